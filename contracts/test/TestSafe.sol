@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @title TestSafe
+/// @notice Test fixture shaped like a Safe: exposes Safe's `execTransaction` (selector
+/// 0x6a761202) and performs the call (operation 0) or delegatecall (operation 1).
+/// @dev Deliberately checks no signatures and pays no refunds: it exists so the screen can be
+/// tested on Safe-shaped calldata, not to hold funds.
+contract TestSafe {
+    event ExecutionSuccess(bytes32 indexed txHash, uint256 payment);
+    event ExecutionFailure(bytes32 indexed txHash, uint256 payment);
+
+    uint256 public nonce;
+
+    receive() external payable {}
+
+    function execTransaction(
+        address to,
+        uint256 value,
+        bytes calldata data,
+        uint8 operation,
+        uint256 safeTxGas,
+        uint256 baseGas,
+        uint256 gasPrice,
+        address gasToken,
+        address payable refundReceiver,
+        bytes memory signatures
+    ) external payable returns (bool success) {
+        bytes32 txHash = keccak256(
+            abi.encode(
+                to, value, keccak256(data), operation, safeTxGas, baseGas, gasPrice, gasToken, refundReceiver, nonce
+            )
+        );
+        signatures; // unused: the fixture does not verify owners
+        nonce++;
+        require(operation <= 1, "GS013");
+        if (operation == 1) {
+            (success,) = to.delegatecall(data);
+        } else {
+            (success,) = to.call{value: value}(data);
+        }
+        // Safe reverts with GS013 when a call without safeTxGas/gasPrice fails.
+        require(success || safeTxGas != 0 || gasPrice != 0, "GS013");
+        if (success) emit ExecutionSuccess(txHash, 0);
+        else emit ExecutionFailure(txHash, 0);
+    }
+}

@@ -1,0 +1,153 @@
+import {
+  type Address,
+  createTestClient,
+  createWalletClient,
+  type Hash,
+  type Hex,
+  http,
+  keccak256,
+  pad,
+  parseAbi,
+  parseEther,
+  publicActions,
+  stringToBytes,
+  toHex,
+} from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import gasPriceOracleArtifact from '../../../contracts/artifacts/GasPriceOracle.json' with {
+  type: 'json',
+}
+import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' with { type: 'json' }
+import usdcArtifact from '../../../contracts/artifacts/DevnetUSDC.json' with { type: 'json' }
+import { ANVIL_TEST_MNEMONIC } from './anvil.js'
+
+/** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
+export const USDC_ADDRESS: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+/** Canonical Multicall3 address (same on Base mainnet). */
+export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+/** OP-stack GasPriceOracle predeploy. */
+export const GAS_PRICE_ORACLE_ADDRESS: Address = '0x420000000000000000000000000000000000000F'
+/** Storage slot of DevnetUSDC's minter; must equal `MINTER_SLOT` in contracts/DevnetUSDC.sol. */
+export const DEVNET_USDC_MINTER_SLOT: Hex = keccak256(
+  stringToBytes('pre-send-guard.devnet-usdc.minter'),
+)
+/** USDC (atomic units, 6 decimals) the demo buyer holds after preparation: 1,000 USDC. */
+export const BUYER_INITIAL_USDC = 1_000_000_000n
+/** ETH each role account holds after preparation (anvil's default dev balance). */
+export const ROLE_INITIAL_ETH = parseEther('10000')
+
+/** One role account of the devnet. Its private key is public knowledge: devnet only. */
+export type DevnetAccount = {
+  /** BIP-44 address index under {@link ANVIL_TEST_MNEMONIC}. */
+  index: number
+  address: Address
+  /** DEVNET ONLY: derived from the public anvil test mnemonic, so anyone can spend from it. */
+  privateKey: Hex
+}
+
+function deriveAccount(index: number): DevnetAccount {
+  const account = mnemonicToAccount(ANVIL_TEST_MNEMONIC, { addressIndex: index })
+  const key = account.getHdKey().privateKey
+  if (key === null) throw new Error(`no private key derived for index ${index}`)
+  return { index, address: account.address, privateKey: toHex(key) }
+}
+
+/**
+ * The devnet's role accounts, derived from anvil's well-known test mnemonic.
+ * DEVNET ONLY: these keys are published everywhere; never use them on a real network.
+ */
+export const DEVNET_ACCOUNTS = {
+  /** #0: facilitator / settlement signer; pays gas for settlement transactions. */
+  facilitator: deriveAccount(0),
+  /** #1: demo buyer; holds {@link BUYER_INITIAL_USDC} and ETH. */
+  buyer: deriveAccount(1),
+  /** #2: payTo; receives payments, starts with 0 USDC. */
+  payTo: deriveAccount(2),
+  /** #3: signs receipts; never sends transactions. */
+  receiptSigner: deriveAccount(3),
+  /**
+   * #4: DevnetUSDC minter. A separate account so minting never consumes the nonces of the
+   * roles above, keeping their transaction history the same whatever a test mints.
+   */
+  usdcMinter: deriveAccount(4),
+} as const satisfies Record<string, DevnetAccount>
+
+/** Role names of {@link DEVNET_ACCOUNTS}. */
+export type DevnetRole = keyof typeof DEVNET_ACCOUNTS
+
+const mintAbi = parseAbi([
+  'function mint(address to, uint256 amount) returns (bool)',
+  'function balanceOf(address account) view returns (uint256)',
+])
+
+function clients(rpcUrl: string) {
+  // Anvil mines each transaction on submission; poll fast instead of viem's multi-second default.
+  const transport = http(rpcUrl, { retryCount: 0 })
+  const test = createTestClient({ mode: 'anvil', transport, pollingInterval: 50 }).extend(
+    publicActions,
+  )
+  const minter = createWalletClient({
+    account: mnemonicToAccount(ANVIL_TEST_MNEMONIC, {
+      addressIndex: DEVNET_ACCOUNTS.usdcMinter.index,
+    }),
+    transport,
+    pollingInterval: 50,
+  })
+  return { test, minter }
+}
+
+/**
+ * Makes an anvil node Base-mainnet-shaped: DevnetUSDC at the USDC address, Multicall3 and the
+ * GasPriceOracle at their canonical addresses, the USDC minter set, role accounts funded.
+ * Idempotent: re-running tops the buyer up to {@link BUYER_INITIAL_USDC} (never burns) and
+ * resets role ETH balances to {@link ROLE_INITIAL_ETH}.
+ */
+export async function prepareDevnet(rpcUrl: string): Promise<void> {
+  const { test } = clients(rpcUrl)
+  await Promise.all([
+    test.setCode({ address: USDC_ADDRESS, bytecode: usdcArtifact.deployedBytecode as Hex }),
+    test.setCode({
+      address: MULTICALL3_ADDRESS,
+      bytecode: multicall3Artifact.deployedBytecode as Hex,
+    }),
+    test.setCode({
+      address: GAS_PRICE_ORACLE_ADDRESS,
+      bytecode: gasPriceOracleArtifact.deployedBytecode as Hex,
+    }),
+    test.setStorageAt({
+      address: USDC_ADDRESS,
+      index: DEVNET_USDC_MINTER_SLOT,
+      value: pad(DEVNET_ACCOUNTS.usdcMinter.address),
+    }),
+    ...Object.values(DEVNET_ACCOUNTS).map((account) =>
+      test.setBalance({ address: account.address, value: ROLE_INITIAL_ETH }),
+    ),
+  ])
+  const balance = await test.readContract({
+    address: USDC_ADDRESS,
+    abi: mintAbi,
+    functionName: 'balanceOf',
+    args: [DEVNET_ACCOUNTS.buyer.address],
+  })
+  if (balance < BUYER_INITIAL_USDC) {
+    await mintDevnetUsdc(rpcUrl, DEVNET_ACCOUNTS.buyer.address, BUYER_INITIAL_USDC - balance)
+  }
+}
+
+/**
+ * Mints DevnetUSDC (atomic units) to `to` from the devnet minter and waits for the receipt.
+ * Needs {@link prepareDevnet} to have run on `rpcUrl`.
+ */
+export async function mintDevnetUsdc(rpcUrl: string, to: Address, amount: bigint): Promise<Hash> {
+  const { test, minter } = clients(rpcUrl)
+  const hash = await minter.writeContract({
+    chain: null,
+    address: USDC_ADDRESS,
+    abi: mintAbi,
+    functionName: 'mint',
+    args: [to, amount],
+  })
+  const receipt = await test.waitForTransactionReceipt({ hash, timeout: 10_000 })
+  if (receipt.status !== 'success') throw new Error(`DevnetUSDC mint reverted in ${hash}`)
+  return hash
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod'
+
+/**
+ * Every environment variable the service reads, parsed once at start-up.
+ * This module is the only reader of `process.env`.
+ */
+const hexKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
+const bigintString = (fallback: bigint) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, 'must be a non-negative integer')
+    .default(fallback.toString())
+    .transform((v) => BigInt(v))
+const optionalUrl = z.url({ protocol: /^https?$/ }).optional()
+const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value)
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8402),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PUBLIC_BASE_URL: optionalUrl,
+  MAX_BODY_BYTES: positiveInt(64 * 1024),
+
+  BASE_RPC_URL: optionalUrl,
+  RPC_TIMEOUT_MS: positiveInt(5000),
+
+  GAS_WARN_THRESHOLD: bigintString(1_000_000n),
+  UNLIMITED_ALLOWANCE_THRESHOLD: bigintString(2n ** 128n),
+  PERMIT2_EXPIRY_WARN_SECONDS: bigintString(30n * 24n * 3600n),
+
+  PAY_TO_ADDRESS: address.optional(),
+  FACILITATOR: z.enum(['builtin', 'url', 'cdp']).optional(),
+  FACILITATOR_URL: optionalUrl,
+  FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
+  CDP_API_KEY_ID: z.string().min(1).optional(),
+  CDP_API_KEY_SECRET: z.string().min(1).optional(),
+  SETTLEMENT_PRIVATE_KEY: hexKey.optional(),
+  RECEIPT_PRIVATE_KEY: hexKey.optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+
+  READER: z.enum(['jina', 'local']).default('jina'),
+  READER_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://r.jina.ai'),
+  READER_API_KEY: z.string().min(1).optional(),
+  READER_TIMEOUT_MS: positiveInt(15_000),
+})
+
+export type Env = z.infer<typeof envSchema>
+
+/** Parsed configuration. `mode` is `devnet` when no `BASE_RPC_URL` is set. */
+export type Config = Env & { mode: 'devnet' | 'mainnet' }
+
+/** A configuration that cannot start the service; `problems` names every bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+}
+
+/**
+ * Parses the environment. Empty strings count as unset, so `FOO=` in a `.env` file means default.
+ * @throws {ConfigError} naming every bad variable and why.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, unknown> = {}
+  for (const key of Object.keys(envSchema.shape)) input[key] = emptyAsUndefined(env[key])
+  const parsed = envSchema.safeParse(input)
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    )
+  }
+  const cfg = parsed.data
+  const problems: string[] = []
+  if (cfg.FACILITATOR === 'url' && !cfg.FACILITATOR_URL) {
+    problems.push('FACILITATOR_URL: required when FACILITATOR=url')
+  }
+  if (cfg.FACILITATOR === 'cdp' && !(cfg.CDP_API_KEY_ID && cfg.CDP_API_KEY_SECRET)) {
+    problems.push('CDP_API_KEY_ID/CDP_API_KEY_SECRET: required when FACILITATOR=cdp')
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return { ...cfg, mode: cfg.BASE_RPC_URL ? 'mainnet' : 'devnet' }
+}
+
+/**
+ * Loads `./.env` into the environment when present (variables already set win), so
+ * `cp .env.example .env` then `npm start` works without a dotenv dependency.
+ */
+export function loadDotEnvFile(path = '.env'): boolean {
+  try {
+    process.loadEnvFile(path)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw error
+  }
+}

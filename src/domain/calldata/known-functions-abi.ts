@@ -1,0 +1,66 @@
+import { parseAbi } from 'viem'
+
+/**
+ * Functions the calldata decoder knows by selector. One entry per selector: ERC-20 and ERC-721
+ * share `approve`/`transferFrom` selectors, so those entries use neutral argument names (`value`
+ * is an amount for ERC-20 and a token id for ERC-721).
+ */
+export const KNOWN_FUNCTIONS_ABI = parseAbi([
+  'struct PermitDetails { address token; uint160 amount; uint48 expiration; uint48 nonce; }',
+  'struct PermitSingle { PermitDetails details; address spender; uint256 sigDeadline; }',
+  'struct PermitBatch { PermitDetails[] details; address spender; uint256 sigDeadline; }',
+  'struct AllowanceTransferDetails { address from; address to; uint160 amount; address token; }',
+  'struct TokenSpenderPair { address token; address spender; }',
+  'struct TokenPermissions { address token; uint256 amount; }',
+  'struct PermitTransferFrom { TokenPermissions permitted; uint256 nonce; uint256 deadline; }',
+  'struct PermitBatchTransferFrom { TokenPermissions[] permitted; uint256 nonce; uint256 deadline; }',
+  'struct SignatureTransferDetails { address to; uint256 requestedAmount; }',
+  'struct Call { address target; bytes callData; }',
+  'struct Call3 { address target; bool allowFailure; bytes callData; }',
+  'struct Call3Value { address target; bool allowFailure; uint256 value; bytes callData; }',
+  // ERC-20 (approve and transferFrom also cover ERC-721's, which share the selectors)
+  'function transfer(address to, uint256 value)',
+  'function approve(address spender, uint256 value)',
+  'function increaseAllowance(address spender, uint256 addedValue)',
+  'function transferFrom(address from, address to, uint256 value)',
+  // EIP-2612 and DAI permit
+  'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
+  'function permit(address holder, address spender, uint256 nonce, uint256 expiry, bool allowed, uint8 v, bytes32 r, bytes32 s)',
+  // ERC-721 / ERC-1155
+  'function setApprovalForAll(address operator, bool approved)',
+  'function safeTransferFrom(address from, address to, uint256 tokenId)',
+  'function safeTransferFrom(address from, address to, uint256 tokenId, bytes data)',
+  'function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes data)',
+  'function safeBatchTransferFrom(address from, address to, uint256[] ids, uint256[] values, bytes data)',
+  // Uniswap Permit2 (AllowanceTransfer and SignatureTransfer)
+  'function approve(address token, address spender, uint160 amount, uint48 expiration)',
+  'function permit(address owner, PermitSingle permitSingle, bytes signature)',
+  'function permit(address owner, PermitBatch permitBatch, bytes signature)',
+  'function transferFrom(address from, address to, uint160 amount, address token)',
+  'function transferFrom(AllowanceTransferDetails[] transferDetails)',
+  'function lockdown(TokenSpenderPair[] approvals)',
+  'function invalidateNonces(address token, address spender, uint48 newNonce)',
+  'function permitTransferFrom(PermitTransferFrom permit, SignatureTransferDetails transferDetails, address owner, bytes signature)',
+  'function permitTransferFrom(PermitBatchTransferFrom permit, SignatureTransferDetails[] transferDetails, address owner, bytes signature)',
+  // Containers
+  'function multicall(bytes[] data)',
+  'function multicall(uint256 deadline, bytes[] data)',
+  'function aggregate(Call[] calls)',
+  'function tryAggregate(bool requireSuccess, Call[] calls)',
+  'function aggregate3(Call3[] calls)',
+  'function aggregate3Value(Call3Value[] calls)',
+  'function execute(bytes commands, bytes[] inputs, uint256 deadline)',
+  'function execute(bytes commands, bytes[] inputs)',
+  'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures)',
+  // Ownership and proxies (OpenZeppelin Ownable, ERC1967/UUPS, transparent proxy, ProxyAdmin)
+  'function transferOwnership(address newOwner)',
+  'function renounceOwnership()',
+  'function upgradeTo(address newImplementation)',
+  'function upgradeToAndCall(address newImplementation, bytes data)',
+  'function changeAdmin(address newAdmin)',
+  'function upgrade(address proxy, address implementation)',
+  'function upgradeAndCall(address proxy, address implementation, bytes data)',
+  // WETH
+  'function deposit()',
+  'function withdraw(uint256 wad)',
+])

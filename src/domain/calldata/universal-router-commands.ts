@@ -1,0 +1,127 @@
+import { type AbiParameter, parseAbiParameters } from 'viem'
+
+/** One Universal Router command: its name and the ABI layout of its `inputs[i]`. */
+export interface UniversalRouterCommand {
+  name: string
+  params: readonly AbiParameter[]
+}
+
+const PERMIT_DETAILS = '(address token, uint160 amount, uint48 expiration, uint48 nonce)'
+
+/**
+ * Universal Router commands 0x00-0x0e, whose meaning and input layout are the same in v1.2 and v2
+ * (Uniswap/universal-router `Commands.sol` and `Dispatcher.sol`). Commands from 0x10 up differ
+ * between router versions (NFT markets in v1, v4 swaps in v2; the sub-plan is 0x20 in one and 0x21
+ * in the other), so the decoder reports them as unknown rather than guess the version.
+ * `SWEEP`'s `amountMin` is uint160 in v2 and uint256 in v1.2: both decode as uint256.
+ */
+export const UNIVERSAL_ROUTER_COMMANDS: ReadonlyMap<number, UniversalRouterCommand> = new Map([
+  [
+    0x00,
+    {
+      name: 'V3_SWAP_EXACT_IN',
+      params: parseAbiParameters(
+        'address recipient, uint256 amountIn, uint256 amountOutMin, bytes path, bool payerIsUser',
+      ),
+    },
+  ],
+  [
+    0x01,
+    {
+      name: 'V3_SWAP_EXACT_OUT',
+      params: parseAbiParameters(
+        'address recipient, uint256 amountOut, uint256 amountInMax, bytes path, bool payerIsUser',
+      ),
+    },
+  ],
+  [
+    0x02,
+    {
+      name: 'PERMIT2_TRANSFER_FROM',
+      params: parseAbiParameters('address token, address recipient, uint160 amount'),
+    },
+  ],
+  [
+    0x03,
+    {
+      name: 'PERMIT2_PERMIT_BATCH',
+      params: parseAbiParameters(
+        `(${PERMIT_DETAILS}[] details, address spender, uint256 sigDeadline) permitBatch, bytes signature`,
+      ),
+    },
+  ],
+  [
+    0x04,
+    {
+      name: 'SWEEP',
+      params: parseAbiParameters('address token, address recipient, uint256 amountMin'),
+    },
+  ],
+  [
+    0x05,
+    {
+      name: 'TRANSFER',
+      params: parseAbiParameters('address token, address recipient, uint256 value'),
+    },
+  ],
+  [
+    0x06,
+    {
+      name: 'PAY_PORTION',
+      params: parseAbiParameters('address token, address recipient, uint256 bips'),
+    },
+  ],
+  [
+    0x08,
+    {
+      name: 'V2_SWAP_EXACT_IN',
+      params: parseAbiParameters(
+        'address recipient, uint256 amountIn, uint256 amountOutMin, address[] path, bool payerIsUser',
+      ),
+    },
+  ],
+  [
+    0x09,
+    {
+      name: 'V2_SWAP_EXACT_OUT',
+      params: parseAbiParameters(
+        'address recipient, uint256 amountOut, uint256 amountInMax, address[] path, bool payerIsUser',
+      ),
+    },
+  ],
+  [
+    0x0a,
+    {
+      name: 'PERMIT2_PERMIT',
+      params: parseAbiParameters(
+        `(${PERMIT_DETAILS} details, address spender, uint256 sigDeadline) permitSingle, bytes signature`,
+      ),
+    },
+  ],
+  [0x0b, { name: 'WRAP_ETH', params: parseAbiParameters('address recipient, uint256 amountMin') }],
+  [
+    0x0c,
+    { name: 'UNWRAP_WETH', params: parseAbiParameters('address recipient, uint256 amountMin') },
+  ],
+  [
+    0x0d,
+    {
+      name: 'PERMIT2_TRANSFER_FROM_BATCH',
+      params: parseAbiParameters(
+        '(address from, address to, uint160 amount, address token)[] batchDetails',
+      ),
+    },
+  ],
+  [
+    0x0e,
+    {
+      name: 'BALANCE_CHECK_ERC20',
+      params: parseAbiParameters('address owner, address token, uint256 minBalance'),
+    },
+  ],
+])
+
+/** Universal Router recipient placeholder resolved to the router's caller (`Constants.MSG_SENDER`). */
+export const UR_MSG_SENDER = '0x0000000000000000000000000000000000000001'
+/** Universal Router recipient placeholder resolved to the router itself (`Constants.ADDRESS_THIS`). */
+export const UR_ADDRESS_THIS = '0x0000000000000000000000000000000000000002'

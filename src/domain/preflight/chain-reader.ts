@@ -1,0 +1,38 @@
+import type { Address, Hex } from 'viem'
+import type { CallOutcome, GasOutcome } from '../screen/context.js'
+
+/** The block every read of one preflight is pinned to. */
+export interface PinnedBlock {
+  number: bigint
+  hash: Hex
+  timestamp: bigint
+  gasLimit: bigint
+  baseFeePerGas: bigint
+}
+
+/** A call as sent to `eth_call` / `eth_estimateGas`. */
+export interface CallRequest {
+  from: Address
+  to: Address
+  data: Hex
+  value: bigint
+}
+
+/**
+ * The read-only chain access the preflight needs. Implementations never send a transaction.
+ * Expected outcomes (a revert, a failed estimate) are values; transport trouble throws
+ * `RpcUnavailableError`.
+ */
+export interface ChainReader {
+  chainId(): Promise<number>
+  latestBlock(): Promise<PinnedBlock>
+  call(request: CallRequest, block: bigint): Promise<CallOutcome>
+  estimateGas(request: CallRequest, block: bigint): Promise<GasOutcome>
+  balance(address: Address, block: bigint): Promise<bigint>
+  code(address: Address, block: bigint): Promise<Hex>
+  nonce(address: Address, block: bigint): Promise<number>
+  /** Priority-fee rewards (wei) at the given percentile over the `count` blocks ending at `block`. */
+  priorityFeeRewards(count: number, block: bigint, percentile: number): Promise<bigint[]>
+  /** L1 data fee (wei) the GasPriceOracle predeploy charges for this serialized transaction. */
+  l1Fee(serializedTx: Hex, block: bigint): Promise<bigint>
+}

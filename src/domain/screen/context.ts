@@ -1,0 +1,72 @@
+import type { Address, Hex } from 'viem'
+
+/** The transaction as the agent intends to send it (already validated and normalised). */
+export interface TransactionInput {
+  from: Address
+  to: Address
+  data: Hex
+  value: bigint
+}
+
+/** Outcome of `eth_call`: a revert is data, not an exception. */
+export type CallOutcome =
+  | { status: 'success'; returnData: Hex }
+  | { status: 'reverted'; revertData: Hex; message: string }
+
+/** Outcome of `eth_estimateGas`. */
+export type GasOutcome =
+  | { status: 'success'; gas: bigint }
+  | { status: 'failed'; message: string; revertData?: Hex }
+
+/** Fee context in wei for the block the simulation is pinned to. */
+export interface FeeFacts {
+  baseFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
+  maxFeePerGas: bigint
+  /** gas * maxFeePerGas (worst case L2 execution cost); 0 when gas estimation failed. */
+  l2ExecutionCostMax: bigint
+  /** L1 data fee from the GasPriceOracle predeploy. */
+  l1DataFee: bigint
+  /** l2ExecutionCostMax + l1DataFee. */
+  totalCostMax: bigint
+}
+
+/** Everything the deterministic screen may look at. Pure data, read at one pinned block. */
+export interface ScreenContext {
+  tx: TransactionInput
+  call: CallOutcome
+  gas: GasOutcome
+  fees: FeeFacts
+  sender: { balance: bigint; code: Hex }
+  block: { number: bigint; timestamp: bigint; gasLimit: bigint }
+  /**
+   * Runtime code of every address the screen asked for (the target, the sender, and every
+   * address returned by the screen's `addressesOfInterest`), read at the pinned block.
+   * Keys are lower-case addresses; `0x` means no code.
+   */
+  codes: ReadonlyMap<string, Hex>
+}
+
+/** Screen thresholds; defaults live in config. */
+export interface ScreenConfig {
+  /** Gas estimate above this is a warning. */
+  gasWarnThreshold: bigint
+  /** ERC-20 allowances at or above this count as unlimited. */
+  unlimitedAllowanceThreshold: bigint
+  /** Permit2 expirations further than this many seconds past the block are flagged. */
+  permit2ExpiryWarnSeconds: bigint
+}
+
+export type Severity = 'critical' | 'warning' | 'info'
+
+/** One explained finding. `id` is stable API. */
+export interface Finding {
+  id: string
+  severity: Severity
+  title: string
+  detail: string
+  /** Where in nested calldata the finding comes from, e.g. `multicall[2].approve`; absent at top level. */
+  path?: string
+}
+
+export type Verdict = 'sign' | 'review' | 'block'

@@ -1,0 +1,92 @@
+/**
+ * Stable error codes. Once published, a code is API: add new ones, never rename.
+ * Each maps to exactly one HTTP status in {@link statusForCode}.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'invalid_json'
+  | 'unsupported_content_type'
+  | 'body_too_large'
+  | 'unsupported_chain'
+  | 'unsafe_url'
+  | 'target_unreachable'
+  | 'payment_required'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'rpc_unavailable'
+  | 'reader_unavailable'
+  | 'facilitator_unavailable'
+  | 'service_starting'
+  | 'internal_error'
+
+/** The one HTTP status for each error code. */
+export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 502 | 503 {
+  switch (code) {
+    case 'invalid_request':
+    case 'invalid_json':
+    case 'unsupported_content_type':
+    case 'body_too_large':
+    case 'unsupported_chain':
+    case 'unsafe_url':
+    case 'target_unreachable':
+      return 422
+    case 'payment_required':
+      return 402
+    case 'not_found':
+      return 404
+    case 'method_not_allowed':
+      return 405
+    case 'reader_unavailable':
+    case 'facilitator_unavailable':
+      return 502
+    case 'rpc_unavailable':
+    case 'service_starting':
+      return 503
+    case 'internal_error':
+      return 500
+  }
+}
+
+/** One problem with a request, pointing at the offending field. */
+export interface ErrorIssue {
+  path: string
+  message: string
+}
+
+/** The service's one error body. */
+export interface ErrorBody {
+  error: ErrorCode
+  message: string
+  issues: ErrorIssue[]
+  requestId?: string
+}
+
+/** A failure with a stable code; routes throw it and one handler renders it. */
+export class AppError extends Error {
+  override name = 'AppError'
+  readonly code: ErrorCode
+  readonly issues: ErrorIssue[]
+  /** Seconds, sent as `Retry-After` for 429/502/503-class failures. */
+  readonly retryAfter: number | undefined
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { issues?: ErrorIssue[]; retryAfter?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.issues = options.issues ?? []
+    this.retryAfter = options.retryAfter
+  }
+  get status() {
+    return statusForCode(this.code)
+  }
+}
+
+/** The Base RPC failed, timed out or answered something unusable. Maps to 503. */
+export class RpcUnavailableError extends AppError {
+  override name = 'RpcUnavailableError'
+  constructor(message: string, cause?: unknown) {
+    super('rpc_unavailable', message, { retryAfter: 5, cause })
+  }
+}

@@ -1,0 +1,57 @@
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { Logger } from 'pino'
+import type { ZodError } from 'zod'
+import { AppError, type ErrorBody, type ErrorIssue } from '../errors.js'
+
+/** Renders an AppError as the service's one error body, with `Retry-After` where it applies. */
+export function errorResponse(c: Context, error: AppError): Response {
+  const body: ErrorBody = {
+    error: error.code,
+    message: error.message,
+    issues: error.issues,
+    requestId: c.get('requestId'),
+  }
+  if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter))
+  return c.json(body, error.status)
+}
+
+/** Zod issues as `{path, message}` with dotted paths (`items.0.to`). */
+export function zodIssues(error: ZodError): ErrorIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+  }))
+}
+
+/** The `defaultHook` for every zod-openapi route: a failed validation is a 422 with issues. */
+export function validationHook(
+  result: { success: true } | { success: false; error: ZodError },
+  c: Context,
+): Response | undefined {
+  if (result.success) return undefined
+  const issues = zodIssues(result.error)
+  const summary = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')
+  return errorResponse(c, new AppError('invalid_request', `invalid request: ${summary}`, { issues }))
+}
+
+/** Maps anything thrown to a response: AppErrors by code; nothing unexpected leaks its message. */
+export function onError(logger: Logger): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof AppError) {
+      if (error.status >= 500) logger.warn({ err: error, requestId: c.get('requestId') }, error.message)
+      return errorResponse(c, error)
+    }
+    if (error instanceof HTTPException) {
+      const code = error.status === 404 ? 'not_found' : error.status === 413 ? 'body_too_large' : 'invalid_request'
+      const status = error.status >= 500 ? 'internal_error' : code
+      return errorResponse(c, new AppError(status, error.message || 'bad request'))
+    }
+    logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')
+    return errorResponse(c, new AppError('internal_error', 'internal error'))
+  }
+}
+
+/** 404 in the same body shape. */
+export const notFound: NotFoundHandler = (c) =>
+  errorResponse(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path}`))

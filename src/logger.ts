@@ -1,0 +1,6 @@
+import { pino, type Logger } from 'pino'
+
+/** The service's structured logger (JSON lines on stdout). */
+export function createLogger(level: string): Logger {
+  return pino({ level, base: { service: 'pre-send-guard' } })
+}

@@ -1,0 +1,125 @@
+import { serve } from '@hono/node-server'
+import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
+import { type Devnet, startDevnet } from './adapters/devnet/devnet.js'
+import { createApp } from './app.js'
+import { type Config, ConfigError, loadConfig, loadDotEnvFile } from './config.js'
+import { createLogger } from './logger.js'
+
+const BASE_CHAIN_ID = 8453
+
+async function main(): Promise<void> {
+  let config: Config
+  try {
+    loadDotEnvFile()
+    config = loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`pre-send-guard: ${error.message}\nSee .env.example for every variable.\n`)
+      process.exit(2)
+    }
+    throw error
+  }
+  const logger = createLogger(config.LOG_LEVEL)
+  let devnet: Devnet | undefined
+  let shuttingDown = false
+
+  let rpcUrl: string
+  if (config.BASE_RPC_URL) {
+    rpcUrl = config.BASE_RPC_URL
+  } else {
+    devnet = await startDevnet()
+    rpcUrl = devnet.rpcUrl
+    devnet.onExit((info) => {
+      if (shuttingDown || info.expected) return
+      logger.fatal(info, 'the embedded devnet (anvil) exited unexpectedly; stopping the service')
+      process.exit(1)
+    })
+  }
+
+  const chain = createViemChainReader({ rpcUrl, timeoutMs: config.RPC_TIMEOUT_MS })
+  const chainId = await chain.chainId().catch((error: unknown) => {
+    logger.fatal({ err: error, rpcUrl: redact(rpcUrl) }, 'cannot reach the Base RPC at start-up')
+    return undefined
+  })
+  if (chainId !== BASE_CHAIN_ID) {
+    if (chainId !== undefined) {
+      logger.fatal(
+        { chainId: `0x${chainId.toString(16)}`, expected: '0x2105' },
+        'BASE_RPC_URL is not Base mainnet (eth_chainId must be 0x2105); refusing to start',
+      )
+    }
+    await devnet?.stop()
+    process.exit(1)
+  }
+
+  const environment = devnet ? 'devnet' : 'mainnet'
+  const app = createApp({
+    logger,
+    environment,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    preflight: {
+      chain,
+      chainId,
+      environment,
+      screen: {
+        gasWarnThreshold: config.GAS_WARN_THRESHOLD,
+        unlimitedAllowanceThreshold: config.UNLIMITED_ALLOWANCE_THRESHOLD,
+        permit2ExpiryWarnSeconds: config.PERMIT2_EXPIRY_WARN_SECONDS,
+      },
+    },
+  })
+
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`
+    if (devnet) {
+      logger.warn(
+        {
+          environment: 'devnet',
+          rpcUrl: devnet.rpcUrl,
+          chainId: '0x2105',
+          anvilPid: devnet.pid,
+          accounts: Object.entries(devnet.accounts).map(([role, account]) => ({
+            role,
+            index: account.index,
+            address: account.address,
+          })),
+        },
+        `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet.`,
+      )
+    } else {
+      logger.info({ environment: 'mainnet', rpcUrl: redact(rpcUrl) }, 'connected to Base mainnet')
+    }
+    logger.info({ url, environment }, `pre-send-guard listening on ${url}`)
+  })
+
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return
+    shuttingDown = true
+    logger.info({ signal }, 'shutting down')
+    // Let in-flight requests finish, but never wait on idle keep-alive sockets or forever.
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      if ('closeIdleConnections' in server) server.closeIdleConnections()
+      setTimeout(() => {
+        if ('closeAllConnections' in server) server.closeAllConnections()
+        resolve()
+      }, 5000).unref()
+    })
+    await devnet?.stop()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+}
+
+/** Hides credentials embedded in an RPC URL (path keys, userinfo) from logs. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname.length > 1 ? '/…' : ''}`
+  } catch {
+    return '(unparseable url)'
+  }
+}
+
+await main()

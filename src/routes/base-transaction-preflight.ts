@@ -1,0 +1,46 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { type PreflightDeps, runPreflight } from '../domain/preflight/run-preflight.js'
+import { jsonBody } from '../http/json-body.js'
+import { errorResponses } from './schemas/error-body.js'
+import { PreflightResultSchema } from './schemas/preflight-result.js'
+import { TransactionRequestSchema, toTransactionInput } from './schemas/transaction-request.js'
+
+export const BASE_TRANSACTION_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflight'
+
+/** Builds the route definition; `maxBodyBytes` guards the body before validation. */
+export function baseTransactionPreflightRoute(maxBodyBytes: number) {
+  return createRoute({
+    method: 'post',
+    path: BASE_TRANSACTION_PREFLIGHT_PATH,
+    tags: ['preflight'],
+    summary: 'Read-only Base preflight: revert, gas, fee and calldata risk, with a verdict',
+    description:
+      'Runs `eth_call` and `eth_estimateGas` (plus reads of balance, code and fees) pinned to one block, never broadcasts, and screens the transaction with a deterministic rule catalogue. Free; no payment.',
+    middleware: jsonBody(maxBodyBytes),
+    request: {
+      body: { required: true, content: { 'application/json': { schema: TransactionRequestSchema } } },
+    },
+    responses: {
+      200: {
+        description: 'Simulation result, fee context and verdict.',
+        content: { 'application/json': { schema: PreflightResultSchema } },
+      },
+      ...errorResponses({
+        422: 'Invalid transaction input (body not JSON, not an object, too large, bad field, extra property, chainId other than 0x2105).',
+        503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+      }),
+    },
+  })
+}
+
+/** Mounts the read-only preflight. */
+export function registerBaseTransactionPreflight(
+  app: OpenAPIHono,
+  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+): void {
+  app.openapi(baseTransactionPreflightRoute(deps.maxBodyBytes), async (c) => {
+    const input = toTransactionInput(c.req.valid('json'))
+    const result = await runPreflight(deps.preflight(), input)
+    return c.json(result, 200)
+  })
+}

@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const ROOT = new URL('../..', import.meta.url).pathname
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Waits for a JSON log line matching `predicate`, bounded, failing fast if the process exits. */
+function waitForLog(
+  child: ChildProcess,
+  lines: Record<string, unknown>[],
+  predicate: (line: Record<string, unknown>) => boolean,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const check = () => lines.find(predicate)
+    const timer = setInterval(() => {
+      const found = check()
+      if (found) {
+        clearInterval(timer)
+        resolve(found)
+      }
+    }, 25)
+    setTimeout(() => {
+      clearInterval(timer)
+      reject(new Error(`timed out waiting for log line; saw:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`))
+    }, timeoutMs)
+    child.once('exit', (code, signal) => {
+      clearInterval(timer)
+      reject(new Error(`process exited early (${code ?? signal}); saw:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`))
+    })
+  })
+}
+
+describe('npm start, as a new user runs it', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'psg-start-'))
+  let child: ChildProcess | undefined
+  afterAll(() => {
+    if (child?.pid && alive(child.pid)) process.kill(-child.pid, 'SIGKILL')
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('comes up on the devnet with no configuration, answers a preflight, and stops cleanly', async () => {
+    const port = await freePort()
+    // Only what a fresh shell has, plus a free port and a scratch data dir so parallel runs don't collide.
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      PORT: String(port),
+      DATA_DIR: dataDir,
+    }
+    child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const lines: Record<string, unknown>[] = []
+    let stderr = ''
+    let buffer = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString()
+      let newline = buffer.indexOf('\n')
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline)
+        buffer = buffer.slice(newline + 1)
+        try {
+          lines.push(JSON.parse(line))
+        } catch {
+          lines.push({ raw: line })
+        }
+        newline = buffer.indexOf('\n')
+      }
+    })
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+
+    const devnetLine = await waitForLog(child, lines, (l) => l.environment === 'devnet' && typeof l.rpcUrl === 'string', 45_000)
+    expect(String(devnetLine.msg)).toMatch(/DEVNET/)
+    expect(devnetLine.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(devnetLine.chainId).toBe('0x2105')
+    const anvilPid = Number(devnetLine.anvilPid)
+    expect(alive(anvilPid)).toBe(true)
+    await waitForLog(child, lines, (l) => typeof l.msg === 'string' && l.msg.includes('listening'), 15_000)
+
+    const base = `http://127.0.0.1:${port}`
+    const health = await fetch(`${base}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toMatchObject({ status: 'ok', environment: 'devnet' })
+
+    const res = await fetch(`${base}/payanagent/v1/base-transaction-preflight`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        to: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+        data: '0x',
+        value: '0x1',
+      }),
+    })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { verdict: string; environment: string }
+    expect(body).toMatchObject({ verdict: 'sign', environment: 'devnet' })
+
+    // Ctrl-C in a terminal signals the whole foreground process group.
+    const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)))
+    if (child.pid) process.kill(-child.pid, 'SIGINT')
+    const code = await exited
+    expect(code, stderr).toBe(0)
+    const deadline = Date.now() + 5000
+    while (alive(anvilPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    expect(alive(anvilPid)).toBe(false)
+  }, 90_000)
+})

@@ -1,0 +1,36 @@
+import { pino } from 'pino'
+import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
+import { createApp } from '../../src/app.js'
+import type { ScreenConfig } from '../../src/domain/screen/context.js'
+
+/** The screen thresholds' documented defaults. */
+export const DEFAULT_SCREEN: ScreenConfig = {
+  gasWarnThreshold: 1_000_000n,
+  unlimitedAllowanceThreshold: 2n ** 128n,
+  permit2ExpiryWarnSeconds: 30n * 24n * 3600n,
+}
+
+/** The real app over a real RPC URL, logging nothing. */
+export function preflightApp(rpcUrl: string, options: { timeoutMs?: number; screen?: ScreenConfig } = {}) {
+  const chain = createViemChainReader({ rpcUrl, timeoutMs: options.timeoutMs ?? 3000 })
+  return createApp({
+    logger: pino({ level: 'silent' }),
+    environment: 'devnet',
+    maxBodyBytes: 64 * 1024,
+    preflight: { chain, chainId: 8453, environment: 'devnet', screen: options.screen ?? DEFAULT_SCREEN },
+  })
+}
+
+/** POSTs JSON (or a raw string) to the app. */
+export function postJson(
+  app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) {
+  return app.request(path, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+}

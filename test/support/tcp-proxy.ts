@@ -1,0 +1,68 @@
+import net from 'node:net'
+
+/**
+ * A loopback TCP proxy that can be taken down and brought back on the same port, so a test can
+ * make a real RPC "go away" and "come back" without restarting the service under test.
+ */
+export interface TcpProxy {
+  url: string
+  port: number
+  /** Stops accepting and drops live connections: clients get ECONNREFUSED. */
+  down(): Promise<void>
+  /** Accepts again on the same port. */
+  up(): Promise<void>
+  close(): Promise<void>
+}
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>()
+  let server: net.Server | undefined
+  let port = 0
+
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(targetPort, targetHost)
+        sockets.add(client)
+        sockets.add(upstream)
+        client.pipe(upstream).pipe(client)
+        const cleanup = () => {
+          client.destroy()
+          upstream.destroy()
+          sockets.delete(client)
+          sockets.delete(upstream)
+        }
+        client.on('error', cleanup).on('close', cleanup)
+        upstream.on('error', cleanup).on('close', cleanup)
+      })
+      s.once('error', reject)
+      s.listen(port, '127.0.0.1', () => {
+        const address = s.address()
+        if (address && typeof address === 'object') port = address.port
+        server = s
+        resolve()
+      })
+    })
+
+  const down = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+      if (!server) return resolve()
+      server.close(() => resolve())
+      server = undefined
+    })
+
+  await listen()
+  return {
+    get url() {
+      return `http://127.0.0.1:${port}`
+    },
+    get port() {
+      return port
+    },
+    down,
+    up: listen,
+    close: down,
+  }
+}
