@@ -68,7 +68,13 @@ function listOwnSources(): string[] {
         if (entry.name !== 'artifacts') walk(full)
       } else if (entry.name.endsWith('.sol')) {
         found.push(
-          posix.join('contracts', full.slice(root.length + 1).split(sep).join(posix.sep)),
+          posix.join(
+            'contracts',
+            full
+              .slice(root.length + 1)
+              .split(sep)
+              .join(posix.sep),
+          ),
         )
       }
     }

@@ -40,7 +40,10 @@ const envSchema = z.object({
   CDP_API_KEY_SECRET: z.string().min(1).optional(),
   SETTLEMENT_PRIVATE_KEY: hexKey.optional(),
   RECEIPT_PRIVATE_KEY: hexKey.optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATA_DIR: z.string().min(1).default('.data'),
 
   READER: z.enum(['jina', 'local']).default('jina'),

@@ -10,12 +10,16 @@ export type ErrorCode =
   | 'unsupported_chain'
   | 'unsafe_url'
   | 'target_unreachable'
+  | 'target_error'
+  | 'reader_refused'
   | 'payment_required'
   | 'not_found'
   | 'method_not_allowed'
   | 'rpc_unavailable'
   | 'reader_unavailable'
   | 'facilitator_unavailable'
+  | 'settlement_pending'
+  | 'payment_in_progress'
   | 'service_starting'
   | 'internal_error'
 
@@ -29,6 +33,12 @@ export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 50
     case 'unsupported_chain':
     case 'unsafe_url':
     case 'target_unreachable':
+    // The reader reached the target and it answered an HTTP error (404, 500...). 422, not 502:
+    // the reader is healthy and retrying the same URL will not turn an error page into evidence;
+    // 502 stays reserved for reader trouble a client should retry (spec section 7).
+    case 'target_error':
+    // The reader declined the URL itself (its 451 for non-public or blocked targets).
+    case 'reader_refused':
       return 422
     case 'payment_required':
       return 402
@@ -41,6 +51,8 @@ export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 50
       return 502
     case 'rpc_unavailable':
     case 'service_starting':
+    case 'settlement_pending':
+    case 'payment_in_progress':
       return 503
     case 'internal_error':
       return 500
@@ -88,5 +100,13 @@ export class RpcUnavailableError extends AppError {
   override name = 'RpcUnavailableError'
   constructor(message: string, cause?: unknown) {
     super('rpc_unavailable', message, { retryAfter: 5, cause })
+  }
+}
+
+/** The payment facilitator is unreachable, timed out or answered garbage. Maps to 502. */
+export class FacilitatorUnavailableError extends AppError {
+  override name = 'FacilitatorUnavailableError'
+  constructor(message: string, cause?: unknown) {
+    super('facilitator_unavailable', message, { retryAfter: 5, cause })
   }
 }

@@ -1,6 +1,6 @@
 import { serve } from '@hono/node-server'
-import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
 import { type Devnet, startDevnet } from './adapters/devnet/devnet.js'
+import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
 import { createApp } from './app.js'
 import { type Config, ConfigError, loadConfig, loadDotEnvFile } from './config.js'
 import { createLogger } from './logger.js'
@@ -14,7 +14,9 @@ async function main(): Promise<void> {
     config = loadConfig()
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`pre-send-guard: ${error.message}\nSee .env.example for every variable.\n`)
+      process.stderr.write(
+        `pre-send-guard: ${error.message}\nSee .env.example for every variable.\n`,
+      )
       process.exit(2)
     }
     throw error

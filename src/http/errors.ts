@@ -32,18 +32,27 @@ export function validationHook(
   if (result.success) return undefined
   const issues = zodIssues(result.error)
   const summary = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')
-  return errorResponse(c, new AppError('invalid_request', `invalid request: ${summary}`, { issues }))
+  return errorResponse(
+    c,
+    new AppError('invalid_request', `invalid request: ${summary}`, { issues }),
+  )
 }
 
 /** Maps anything thrown to a response: AppErrors by code; nothing unexpected leaks its message. */
 export function onError(logger: Logger): ErrorHandler {
   return (error, c) => {
     if (error instanceof AppError) {
-      if (error.status >= 500) logger.warn({ err: error, requestId: c.get('requestId') }, error.message)
+      if (error.status >= 500)
+        logger.warn({ err: error, requestId: c.get('requestId') }, error.message)
       return errorResponse(c, error)
     }
     if (error instanceof HTTPException) {
-      const code = error.status === 404 ? 'not_found' : error.status === 413 ? 'body_too_large' : 'invalid_request'
+      const code =
+        error.status === 404
+          ? 'not_found'
+          : error.status === 413
+            ? 'body_too_large'
+            : 'invalid_request'
       const status = error.status >= 500 ? 'internal_error' : code
       return errorResponse(c, new AppError(status, error.message || 'bad request'))
     }

@@ -30,7 +30,10 @@ export function jsonBody(maxBytes: number): MiddlewareHandler[] {
       try {
         parsed = JSON.parse(text)
       } catch (error) {
-        throw new AppError('invalid_json', `request body is not valid JSON: ${(error as Error).message}`)
+        throw new AppError(
+          'invalid_json',
+          `request body is not valid JSON: ${(error as Error).message}`,
+        )
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
         const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed

@@ -18,7 +18,10 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
       'Runs `eth_call` and `eth_estimateGas` (plus reads of balance, code and fees) pinned to one block, never broadcasts, and screens the transaction with a deterministic rule catalogue. Free; no payment.',
     middleware: jsonBody(maxBodyBytes),
     request: {
-      body: { required: true, content: { 'application/json': { schema: TransactionRequestSchema } } },
+      body: {
+        required: true,
+        content: { 'application/json': { schema: TransactionRequestSchema } },
+      },
     },
     responses: {
       200: {

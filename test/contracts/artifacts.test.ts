@@ -1,11 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { ARTIFACTS_DIR, compileAll, serializeArtifact } from '../../scripts/compile.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  ARTIFACTS_DIR,
+  type CompileResult,
+  compileAll,
+  serializeArtifact,
+} from '../../scripts/compile.js'
 
 describe('contracts/artifacts', () => {
+  let compiled: CompileResult
   // One compile (~2-3 s with solc-js) serves every assertion below.
-  const compiled = compileAll()
+  beforeAll(() => {
+    compiled = compileAll()
+  }, 60_000)
 
   it('are byte-identical to a fresh compile (run `npm run build:contracts` if not)', () => {
     for (const artifact of compiled.artifacts) {

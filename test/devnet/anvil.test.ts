@@ -1,4 +1,7 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   type AnvilExit,
@@ -85,6 +88,20 @@ describe('startAnvil', () => {
     await expect(startAnvil({ binaryPath: '/nonexistent/anvil' })).rejects.toThrow(
       /cannot spawn anvil/,
     )
+  })
+
+  it('gives up at the deadline when the process never answers, and kills it', async () => {
+    // A stand-in "anvil" that prints something, then just sleeps.
+    const dir = mkdtempSync(join(tmpdir(), 'fake-anvil-'))
+    const fake = join(dir, 'anvil')
+    writeFileSync(fake, '#!/bin/sh\necho "fake anvil: not listening" >&2\nexec sleep 30\n')
+    chmodSync(fake, 0o755)
+    const error = await startAnvil({ binaryPath: fake, readyTimeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(AnvilStartError)
+    expect((error as AnvilStartError).message).toMatch(/did not answer .* within 300 ms/)
+    expect((error as AnvilStartError).output).toContain('fake anvil: not listening')
   })
 
   it('runs several instances side by side', async () => {

@@ -155,7 +155,12 @@ describe('startDevnet', () => {
     expect(await read('version')).toBe('2')
     expect(await read('decimals')).toBe(6)
     const balanceOf = (address: Hex) =>
-      pub.readContract({ address: USDC_ADDRESS, abi: usdcAbi, functionName: 'balanceOf', args: [address] })
+      pub.readContract({
+        address: USDC_ADDRESS,
+        abi: usdcAbi,
+        functionName: 'balanceOf',
+        args: [address],
+      })
     expect(await balanceOf(DEVNET_ACCOUNTS.buyer.address)).toBeGreaterThanOrEqual(0n)
     const domainFields = await pub.readContract({
       address: USDC_ADDRESS,
@@ -170,11 +175,20 @@ describe('startDevnet', () => {
     try {
       const { pub } = clients(fresh.rpcUrl)
       const balanceOf = (address: Hex) =>
-        pub.readContract({ address: USDC_ADDRESS, abi: usdcAbi, functionName: 'balanceOf', args: [address] })
+        pub.readContract({
+          address: USDC_ADDRESS,
+          abi: usdcAbi,
+          functionName: 'balanceOf',
+          args: [address],
+        })
       expect(await balanceOf(DEVNET_ACCOUNTS.buyer.address)).toBe(1_000_000_000n)
       expect(await balanceOf(DEVNET_ACCOUNTS.payTo.address)).toBe(0n)
       expect(
-        await pub.readContract({ address: USDC_ADDRESS, abi: usdcAbi, functionName: 'totalSupply' }),
+        await pub.readContract({
+          address: USDC_ADDRESS,
+          abi: usdcAbi,
+          functionName: 'totalSupply',
+        }),
       ).toBe(BUYER_INITIAL_USDC)
       expect(await pub.getBalance({ address: DEVNET_ACCOUNTS.buyer.address })).toBeGreaterThan(0n)
     } finally {
@@ -407,7 +421,12 @@ describe('DevnetUSDC EIP-3009', () => {
     const to = DEVNET_ACCOUNTS.receiptSigner.address
     await mintDevnetUsdc(devnet.rpcUrl, to, 5_000_000n)
     expect(
-      await pub.readContract({ address: USDC_ADDRESS, abi: usdcAbi, functionName: 'balanceOf', args: [to] }),
+      await pub.readContract({
+        address: USDC_ADDRESS,
+        abi: usdcAbi,
+        functionName: 'balanceOf',
+        args: [to],
+      }),
     ).toBe(5_000_000n)
   })
 
@@ -455,10 +474,18 @@ describe('OP-stack GasPriceOracle', () => {
     })
     expect(upper).toBeGreaterThan(0n)
     expect(
-      await pub.readContract({ address: GAS_PRICE_ORACLE_ADDRESS, abi: oracleAbi, functionName: 'decimals' }),
+      await pub.readContract({
+        address: GAS_PRICE_ORACLE_ADDRESS,
+        abi: oracleAbi,
+        functionName: 'decimals',
+      }),
     ).toBe(6n)
     expect(
-      await pub.readContract({ address: GAS_PRICE_ORACLE_ADDRESS, abi: oracleAbi, functionName: 'isFjord' }),
+      await pub.readContract({
+        address: GAS_PRICE_ORACLE_ADDRESS,
+        abi: oracleAbi,
+        functionName: 'isFjord',
+      }),
     ).toBe(true)
   })
 })
@@ -491,9 +518,9 @@ describe('Multicall3', () => {
       'function getEthBalance(address) view returns (uint256)',
       'function getBlockNumber() view returns (uint256)',
     ])
-    expect(await pub.readContract({ address: MULTICALL3_ADDRESS, abi, functionName: 'getChainId' })).toBe(
-      8453n,
-    )
+    expect(
+      await pub.readContract({ address: MULTICALL3_ADDRESS, abi, functionName: 'getChainId' }),
+    ).toBe(8453n)
     expect(
       await pub.readContract({
         address: MULTICALL3_ADDRESS,

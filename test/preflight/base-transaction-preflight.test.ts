@@ -33,12 +33,19 @@ afterAll(async () => {
   await devnet?.stop()
 })
 
-const calldata = (target: { abi: readonly unknown[] }, functionName: string, args: unknown[] = []) =>
-  encodeFunctionData({ abi: target.abi as never, functionName, args } as never) as Hex
+const calldata = (
+  target: { abi: readonly unknown[] },
+  functionName: string,
+  args: unknown[] = [],
+) => encodeFunctionData({ abi: target.abi as never, functionName, args } as never) as Hex
 
 async function preflight(body: unknown) {
   const res = await postJson(app, PATH, body)
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> }
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as Record<string, any>,
+  }
 }
 
 describe('read-only preflight on the devnet', () => {
@@ -81,7 +88,10 @@ describe('read-only preflight on the devnet', () => {
     expect(body.verdict).toBe('block')
     expect(body.call.success).toBe(false)
     expect(body.call.revert.selector).toBe('0x08c379a0')
-    expect(body.call.revert.decoded).toMatchObject({ kind: 'error', reason: 'Reverter: require failed' })
+    expect(body.call.revert.decoded).toMatchObject({
+      kind: 'error',
+      reason: 'Reverter: require failed',
+    })
     expect(body.gas.success).toBe(false)
     expect(body.findings.some((f: { severity: string }) => f.severity === 'critical')).toBe(true)
   })
@@ -149,7 +159,11 @@ describe('read-only preflight on the devnet', () => {
   })
 
   it('gives a byte-identical verdict and findings for the same input at the same block', async () => {
-    const request = { from: sender, to: reverter.address, data: calldata(reverter, 'failCustom', [7n]) }
+    const request = {
+      from: sender,
+      to: reverter.address,
+      data: calldata(reverter, 'failCustom', [7n]),
+    }
     const first = await postJson(app, PATH, request)
     const second = await postJson(app, PATH, request)
     const [a, b] = [await first.text(), await second.text()]
@@ -270,7 +284,11 @@ describe('RPC trouble is a 503, never a 500 or a hang', () => {
   })
 
   it('an RPC answering garbage -> 503', async () => {
-    for (const reply of ['not json at all', '{"jsonrpc":"2.0","id":1,"result":{"number":"zz"}}', '[]']) {
+    for (const reply of [
+      'not json at all',
+      '{"jsonrpc":"2.0","id":1,"result":{"number":"zz"}}',
+      '[]',
+    ]) {
       const server = http.createServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' })
         res.end(reply)
@@ -295,7 +313,11 @@ describe('RPC trouble is a 503, never a 500 or a hang', () => {
     const port = (server.address() as AddressInfo).port
     try {
       const started = Date.now()
-      const res = await postJson(preflightApp(`http://127.0.0.1:${port}`, { timeoutMs: 300 }), PATH, request)
+      const res = await postJson(
+        preflightApp(`http://127.0.0.1:${port}`, { timeoutMs: 300 }),
+        PATH,
+        request,
+      )
       expect(res.status).toBe(503)
       expect(Date.now() - started).toBeLessThan(5000)
     } finally {

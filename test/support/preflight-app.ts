@@ -11,24 +11,32 @@ export const DEFAULT_SCREEN: ScreenConfig = {
 }
 
 /** The real app over a real RPC URL, logging nothing. */
-export function preflightApp(rpcUrl: string, options: { timeoutMs?: number; screen?: ScreenConfig } = {}) {
+export function preflightApp(
+  rpcUrl: string,
+  options: { timeoutMs?: number; screen?: ScreenConfig } = {},
+) {
   const chain = createViemChainReader({ rpcUrl, timeoutMs: options.timeoutMs ?? 3000 })
   return createApp({
     logger: pino({ level: 'silent' }),
     environment: 'devnet',
     maxBodyBytes: 64 * 1024,
-    preflight: { chain, chainId: 8453, environment: 'devnet', screen: options.screen ?? DEFAULT_SCREEN },
+    preflight: {
+      chain,
+      chainId: 8453,
+      environment: 'devnet',
+      screen: options.screen ?? DEFAULT_SCREEN,
+    },
   })
 }
 
 /** POSTs JSON (or a raw string) to the app. */
-export function postJson(
+export async function postJson(
   app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
   path: string,
   body: unknown,
   headers: Record<string, string> = { 'content-type': 'application/json' },
-) {
-  return app.request(path, {
+): Promise<Response> {
+  return await app.request(path, {
     method: 'POST',
     headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -136,8 +136,10 @@ async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
     ANVIL_TEST_MNEMONIC,
     '--silent',
   ]
-  // Not detached: anvil stays in our process group, so a terminal's Ctrl+C reaches it too.
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  // Detached into its own process group: a terminal's Ctrl+C reaches only the service, which
+  // owns shutdown and stops anvil by PID. Otherwise anvil could die first and look like a crash.
+  // The orphan hooks below still kill it if this process exits any way but SIGKILL.
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let output = ''
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS)
@@ -150,7 +152,8 @@ async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
   let stopping = false
   const listeners = new Set<(exit: AnvilExit) => void>()
   const exitPromise = new Promise<AnvilExit>((resolve) => {
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': it fires once stdio has drained, so `output` holds anvil's last words.
+    child.once('close', (code, signal) => {
       exited = { code, signal, expected: stopping, output }
       untrack(child)
       resolve(exited)
@@ -158,7 +161,13 @@ async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
       listeners.clear()
     })
   })
-  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve))
+  // A persistent listener: an unhandled 'error' event (spawn or kill failure) would crash us.
+  const spawnError = new Promise<Error>((resolve) => {
+    child.on('error', (error) => {
+      keep(Buffer.from(`\n[spawn error] ${error.message}\n`))
+      resolve(error)
+    })
+  })
 
   if (child.pid === undefined) {
     const error = await spawnError
@@ -262,7 +271,9 @@ async function queryChainId(
     const body = await response.text()
     const parsed: unknown = JSON.parse(body)
     const result =
-      typeof parsed === 'object' && parsed !== null && 'result' in parsed ? parsed.result : undefined
+      typeof parsed === 'object' && parsed !== null && 'result' in parsed
+        ? parsed.result
+        : undefined
     return { result, body }
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) }

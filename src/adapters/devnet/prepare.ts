@@ -13,12 +13,12 @@ import {
   stringToBytes,
   toHex,
 } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import usdcArtifact from '../../../contracts/artifacts/DevnetUSDC.json' with { type: 'json' }
 import gasPriceOracleArtifact from '../../../contracts/artifacts/GasPriceOracle.json' with {
   type: 'json',
 }
 import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' with { type: 'json' }
-import usdcArtifact from '../../../contracts/artifacts/DevnetUSDC.json' with { type: 'json' }
 import { ANVIL_TEST_MNEMONIC } from './anvil.js'
 
 /** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
@@ -45,6 +45,7 @@ export type DevnetAccount = {
   privateKey: Hex
 }
 
+// Derivation runs PBKDF2 per account (~20 ms each), once per process at import.
 function deriveAccount(index: number): DevnetAccount {
   const account = mnemonicToAccount(ANVIL_TEST_MNEMONIC, { addressIndex: index })
   const key = account.getHdKey().privateKey
@@ -87,9 +88,7 @@ function clients(rpcUrl: string) {
     publicActions,
   )
   const minter = createWalletClient({
-    account: mnemonicToAccount(ANVIL_TEST_MNEMONIC, {
-      addressIndex: DEVNET_ACCOUNTS.usdcMinter.index,
-    }),
+    account: privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey),
     transport,
     pollingInterval: 50,
   })

@@ -7,14 +7,11 @@ import {
   http,
   numberToHex,
   parseAbi,
+  RpcError,
   RpcRequestError,
 } from 'viem'
 import { z } from 'zod'
-import type {
-  CallRequest,
-  ChainReader,
-  PinnedBlock,
-} from '../../domain/preflight/chain-reader.js'
+import type { CallRequest, ChainReader, PinnedBlock } from '../../domain/preflight/chain-reader.js'
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
 
@@ -43,9 +40,15 @@ const feeHistorySchema = z.object({ reward: z.array(z.array(quantity)).optional(
  * geth, reth and anvil use for execution errors such as insufficient funds.
  */
 const EXECUTION_ERROR_CODES = new Set([3, -32000, -32003, -32015])
+/** -32000 is also geth's catch-all for state it does not have: that is the node's trouble, not a revert. */
+const NODE_TROUBLE =
+  /header not found|unknown block|missing trie node|state (?:is )?not available|pruned/i
 
-function revertDataOf(error: RpcRequestError): Hex {
-  const data = (error.cause as { data?: unknown } | undefined)?.data ?? error.data
+type ExecutionError = (RpcError | RpcRequestError) & { code: number }
+
+function revertDataOf(error: ExecutionError): Hex {
+  const data =
+    (error.cause as { data?: unknown } | undefined)?.data ?? (error as { data?: unknown }).data
   if (typeof data === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(data)) return data as Hex
   if (data && typeof data === 'object' && 'data' in data) {
     const inner = (data as { data: unknown }).data
@@ -54,18 +57,29 @@ function revertDataOf(error: RpcRequestError): Hex {
   return '0x'
 }
 
-function isExecutionError(error: unknown): error is RpcRequestError {
-  return error instanceof RpcRequestError && EXECUTION_ERROR_CODES.has(error.code)
+// viem maps well-known JSON-RPC codes to RpcError subclasses and leaves others (such as 3,
+// the revert code) as RpcRequestError, so both must be recognised.
+function isExecutionError(error: unknown): error is ExecutionError {
+  return (
+    (error instanceof RpcError || error instanceof RpcRequestError) &&
+    EXECUTION_ERROR_CODES.has(error.code) &&
+    !NODE_TROUBLE.test(error.details ?? '') &&
+    !NODE_TROUBLE.test(error.shortMessage)
+  )
 }
 
 function unavailable(what: string, error: unknown): RpcUnavailableError {
-  const reason = error instanceof Error ? (error as { shortMessage?: string }).shortMessage ?? error.message : String(error)
+  const reason =
+    error instanceof Error
+      ? ((error as { shortMessage?: string }).shortMessage ?? error.message)
+      : String(error)
   return new RpcUnavailableError(`Base RPC failed during ${what}: ${reason}`, error)
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value)
-  if (!parsed.success) throw unavailable(what, new Error(`unexpected reply ${JSON.stringify(value)?.slice(0, 200)}`))
+  if (!parsed.success)
+    throw unavailable(what, new Error(`unexpected reply ${JSON.stringify(value)?.slice(0, 200)}`))
   return parsed.data
 }
 
@@ -124,7 +138,11 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
       } catch (error) {
         if (error instanceof RpcUnavailableError) throw error
         if (isExecutionError(error)) {
-          return { status: 'reverted', revertData: revertDataOf(error), message: error.shortMessage }
+          return {
+            status: 'reverted',
+            revertData: revertDataOf(error),
+            message: error.shortMessage,
+          }
         }
         throw unavailable('eth_call', error)
       }
@@ -189,11 +207,14 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
       ])
       const returned = parse(hex, raw, 'GasPriceOracle.getL1Fee') as Hex
       try {
-        return decodeFunctionResult({ abi: gasPriceOracleAbi, functionName: 'getL1Fee', data: returned })
+        return decodeFunctionResult({
+          abi: gasPriceOracleAbi,
+          functionName: 'getL1Fee',
+          data: returned,
+        })
       } catch (error) {
         throw unavailable('GasPriceOracle.getL1Fee', error)
       }
     },
   }
 }
-

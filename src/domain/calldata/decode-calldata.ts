@@ -28,7 +28,11 @@ export const DECODE_LIMITS = {
   maxCalldataBytes: 131_072,
 } as const
 
-/** One named, JSON-safe argument. `type` is the canonical ABI type (tuples spelled out). */
+/**
+ * One named, JSON-safe argument. `type` is the canonical ABI type (tuples spelled out). Integers
+ * of 48 bits or fewer are JSON numbers, wider ones decimal strings (viem's decoding convention);
+ * tuples with named components are objects.
+ */
 export interface DecodedArg {
   name: string
   type: string
@@ -195,10 +199,12 @@ function addChildren(
             reason: 'depth_limit',
           }
         : (child.decode?.() ?? decodeAt(child.data, child.target, path, depth + 1, budget))
-    const entry: NestedCall = { path, target: child.target, call: nested }
+    // Built field by field so the JSON reads path, target, value, operation, allowFailure, call.
+    const entry = { path, target: child.target } as NestedCall
     if (child.value !== undefined) entry.value = child.value.toString(10)
     if (child.operation !== undefined) entry.operation = child.operation
     if (child.allowFailure !== undefined) entry.allowFailure = child.allowFailure
+    entry.call = nested
     calls.push(entry)
   })
   call.calls = calls
@@ -312,7 +318,7 @@ function decodeCommand(type: number, input: Hex | undefined): DecodedCall {
     selector,
     known: true,
     name: command.name,
-    signature: `${command.name}${formatAbiParams(command.params)}`,
+    signature: `${command.name}(${formatAbiParams(command.params)})`,
     args,
   }
 }

@@ -63,7 +63,11 @@ export interface PreflightResult {
 }
 
 function revertReport(data: Hex): RevertReport {
-  return { data, selector: data.length >= 10 ? slice(data, 0, 4) : null, decoded: decodeRevert(data) }
+  return {
+    data,
+    selector: data.length >= 10 ? slice(data, 0, 4) : null,
+    decoded: decodeRevert(data),
+  }
 }
 
 /**
@@ -132,7 +136,11 @@ export async function runPreflight(
     environment: deps.environment,
     chainId: `0x${deps.chainId.toString(16)}`,
     network: `eip155:${deps.chainId}`,
-    block: { number: block.number.toString(), hash: block.hash, timestamp: block.timestamp.toString() },
+    block: {
+      number: block.number.toString(),
+      hash: block.hash,
+      timestamp: block.timestamp.toString(),
+    },
     transaction: { from: tx.from, to: tx.to, data: tx.data, value: tx.value.toString() },
     call:
       call.status === 'success'

@@ -3,7 +3,9 @@ import { z } from '@hono/zod-openapi'
 /** The service's one error body (every 4xx/5xx except the 402 challenge, which extends it). */
 export const ErrorBodySchema = z
   .object({
-    error: z.string().openapi({ description: 'Stable snake_case code.', example: 'invalid_request' }),
+    error: z
+      .string()
+      .openapi({ description: 'Stable snake_case code.', example: 'invalid_request' }),
     message: z.string().openapi({ description: 'What went wrong, for a person.' }),
     issues: z
       .array(z.object({ path: z.string(), message: z.string() }))
@@ -15,13 +17,19 @@ export const ErrorBodySchema = z
 /** Standard error responses, for `createRoute({ responses })`. */
 export function errorResponses<const S extends number>(
   entries: Record<S, string>,
-): Record<S, { description: string; content: { 'application/json': { schema: typeof ErrorBodySchema } } }> {
+): Record<
+  S,
+  { description: string; content: { 'application/json': { schema: typeof ErrorBodySchema } } }
+> {
   const out = {} as Record<
     S,
     { description: string; content: { 'application/json': { schema: typeof ErrorBodySchema } } }
   >
   for (const [status, description] of Object.entries(entries) as [string, string][]) {
-    out[Number(status) as S] = { description, content: { 'application/json': { schema: ErrorBodySchema } } }
+    out[Number(status) as S] = {
+      description,
+      content: { 'application/json': { schema: ErrorBodySchema } },
+    }
   }
   return out
 }

@@ -3,7 +3,10 @@ import type { DecodedCall } from '../../domain/calldata/decode-calldata.js'
 import type { DecodedRevert } from '../../domain/revert/decode-revert.js'
 
 const wei = (description: string) =>
-  z.string().regex(/^[0-9]+$/).openapi({ description: `${description} Wei, decimal string.` })
+  z
+    .string()
+    .regex(/^[0-9]+$/)
+    .openapi({ description: `${description} Wei, decimal string.` })
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
 
 /** One explained finding. */
@@ -21,15 +24,13 @@ export const FindingSchema = z
   })
   .openapi('Finding')
 
-const DecodedRevertSchema = z
-  .custom<DecodedRevert>()
-  .openapi('DecodedRevert', {
-    type: 'object',
-    description:
-      '`kind` is one of empty, error (Error(string): `reason`), panic (`code`, `meaning`), custom (`name`, `signature`, `args`), unknown.',
-    properties: { kind: { type: 'string', enum: ['empty', 'error', 'panic', 'custom', 'unknown'] } },
-    required: ['kind'],
-  })
+const DecodedRevertSchema = z.custom<DecodedRevert>().openapi('DecodedRevert', {
+  type: 'object',
+  description:
+    '`kind` is one of empty, error (Error(string): `reason`), panic (`code`, `meaning`), custom (`name`, `signature`, `args`), unknown.',
+  properties: { kind: { type: 'string', enum: ['empty', 'error', 'panic', 'custom', 'unknown'] } },
+  required: ['kind'],
+})
 
 const RevertSchema = z
   .object({ data: hex, selector: hex.nullable(), decoded: DecodedRevertSchema })
@@ -45,7 +46,8 @@ const DecodedCallSchema = z.custom<DecodedCall>().openapi('DecodedCall', {
 export const PreflightResultSchema = z
   .object({
     verdict: z.enum(['sign', 'review', 'block']).openapi({
-      description: 'Worst severity among findings: critical -> block, warning -> review, else sign.',
+      description:
+        'Worst severity among findings: critical -> block, warning -> review, else sign.',
     }),
     findings: z.array(FindingSchema),
     environment: z.enum(['devnet', 'mainnet']).openapi({
@@ -79,7 +81,9 @@ export const PreflightResultSchema = z
         baseFeePerGas: wei('Base fee of the pinned block.'),
         maxPriorityFeePerGas: wei('Suggested tip: median of recent rewards, at least 0.001 gwei.'),
         maxFeePerGas: wei('Suggested cap: 2 x base fee + tip.'),
-        gasLimit: z.string().openapi({ description: 'Gas used for the costs (the estimate; 0 if it failed).' }),
+        gasLimit: z
+          .string()
+          .openapi({ description: 'Gas used for the costs (the estimate; 0 if it failed).' }),
         l2ExecutionCost: wei('gas x (base fee + tip): expected L2 execution cost.'),
         l2ExecutionCostMax: wei('gas x max fee: worst-case L2 execution cost.'),
         l1DataFee: wei('L1 data fee from the GasPriceOracle predeploy (getL1Fee).'),

@@ -29,7 +29,9 @@ const fields = {
 }
 
 /** Request body of `POST /payanagent/v1/base-transaction-preflight`: no other properties. */
-export const TransactionRequestSchema = z.strictObject(fields).openapi('TransactionPreflightRequest')
+export const TransactionRequestSchema = z
+  .strictObject(fields)
+  .openapi('TransactionPreflightRequest')
 
 export type TransactionRequest = z.infer<typeof TransactionRequestSchema>
 

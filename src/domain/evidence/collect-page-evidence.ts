@@ -1,0 +1,116 @@
+import { AppError } from '../../errors.js'
+import { boundText } from './bound-text.js'
+import { classifyTargetUrl, type UnsafeUrlReason } from './classify-target-url.js'
+import { sha256Hex } from './hash-text.js'
+import type { PageReader, ReaderInfo } from './page-reader.js'
+
+/** Bounds of `max_chars` (spec section 8), in Unicode code points. */
+export const MIN_MAX_CHARS = 500
+export const MAX_MAX_CHARS = 20_000
+/** Titles and reader warnings are metadata, not evidence: cut them short. */
+const MAX_TITLE_CHARS = 500
+const MAX_WARNING_CHARS = 500
+
+/** What the evidence route was asked for. */
+export interface EvidenceRequest {
+  url: string
+  /** Budget for `markdown`, in Unicode code points. */
+  maxChars: number
+}
+
+/** What collecting evidence needs: a reader and a clock. */
+export interface EvidenceDeps {
+  reader: PageReader
+  now: () => Date
+}
+
+/** Bounded, hashed markdown of one public page (spec section 2.3). */
+export interface PageEvidence {
+  markdown: string
+  title: string | null
+  sourceUrl: string
+  finalUrl: string | null
+  truncated: boolean
+  originalChars: number
+  returnedChars: number
+  fetchedAt: string
+  sha256: string
+  reader: ReaderInfo
+  warning: string | null
+}
+
+/**
+ * Vets the URL, reads the page through the reader, bounds the markdown to `maxChars` code points
+ * and hashes exactly what is returned. Only the normalised `url.href` reaches the reader.
+ * @throws {AppError} `invalid_request` / `unsafe_url` for a refused URL, and whatever the reader
+ * throws (`reader_unavailable`, `target_error`, `target_unreachable`, `reader_refused`).
+ */
+export async function collectPageEvidence(
+  deps: EvidenceDeps,
+  request: EvidenceRequest,
+  options: { signal?: AbortSignal } = {},
+): Promise<PageEvidence> {
+  const verdict = classifyTargetUrl(request.url)
+  if (!verdict.safe) {
+    const code = verdict.reason === 'unparseable' ? 'invalid_request' : 'unsafe_url'
+    throw new AppError(code, `url refused (${verdict.reason}): ${verdict.detail}`, {
+      issues: [{ path: 'url', message: verdict.detail }],
+    })
+  }
+  const sourceUrl = verdict.url.href
+  const page = await deps.reader.read(sourceUrl, options)
+  const fetchedAt = deps.now().toISOString()
+  const finalUrl = vetFinalUrl(page.finalUrl)
+  const bounded = boundText(page.content, request.maxChars)
+  return {
+    markdown: bounded.text,
+    title: shortLine(page.title, MAX_TITLE_CHARS),
+    sourceUrl,
+    finalUrl,
+    truncated: bounded.truncated,
+    originalChars: bounded.originalChars,
+    returnedChars: bounded.returnedChars,
+    fetchedAt,
+    sha256: sha256Hex(bounded.text),
+    reader: deps.reader.info,
+    warning: shortLine(page.warning, MAX_WARNING_CHARS),
+  }
+}
+
+/**
+ * The reader's final URL, normalised. A redirect onto a private or local host means the reader
+ * fetched something that is not a public page, so that is refused like the request itself would
+ * be. A public host on another port is only reported; anything unusable is reported as null.
+ */
+function vetFinalUrl(reported: string | null): string | null {
+  if (reported === null) return null
+  let url: URL
+  try {
+    url = new URL(reported)
+  } catch {
+    return null
+  }
+  const portless = new URL(url.href)
+  portless.port = ''
+  const verdict = classifyTargetUrl(portless.href)
+  if (verdict.safe) return url.href
+  if (NON_PUBLIC.has(verdict.reason)) {
+    throw new AppError(
+      'unsafe_url',
+      `the target redirected to a non-public URL: ${verdict.detail}`,
+      {
+        issues: [{ path: 'url', message: `redirected: ${verdict.detail}` }],
+      },
+    )
+  }
+  return null
+}
+
+const NON_PUBLIC = new Set<UnsafeUrlReason>(['ip_not_public', 'local_name', 'single_label'])
+
+/** Well-formed, whitespace-collapsed, bounded; empty becomes null. */
+function shortLine(value: string | null, maxChars: number): string | null {
+  if (value === null) return null
+  const line = boundText(value.replace(/\s+/g, ' ').trim(), maxChars).text
+  return line === '' ? null : line
+}

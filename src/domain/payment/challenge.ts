@@ -1,0 +1,62 @@
+import { PAYMENT_NETWORK, PRICE, PRODUCT } from './offer.js'
+import type { RailReadiness } from './payment-rail.js'
+import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+
+/** Paths of the pages the challenge points a newcomer to (served on the same host). */
+export const FIRST_CHECK_PATH = '/first-unpaid-402'
+export const QUICKSTART_PATH = '/quickstart'
+export const BROWSER_DEMO_PATH = '/first-unpaid-402#browser-demo'
+
+/** The 402 body of the paid route (spec 2.6), the same on every 402 but for `reason`. */
+export interface ChallengeBody {
+  error: 'payment_required'
+  product: typeof PRODUCT
+  price: typeof PRICE
+  network: typeof PAYMENT_NETWORK
+  firstCheckUrl: string
+  quickstartUrl: string
+  browserDemoUrl: string
+  settlement: { railReadiness: RailReadiness }
+  /** Stable code saying why this 402 (see PAYMENT_REASONS). */
+  reason: PaymentReason
+  message: string
+  /** The facilitator's own failure code, when the facilitator rejected the payment. */
+  facilitatorReason?: string
+  /** Same shape as every other error body; empty here. */
+  issues: []
+  requestId?: string
+}
+
+/** Absolute URLs of the onboarding pages on `baseUrl` (no trailing slash). */
+export function onboardingUrls(baseUrl: string) {
+  return {
+    firstCheckUrl: `${baseUrl}${FIRST_CHECK_PATH}`,
+    quickstartUrl: `${baseUrl}${QUICKSTART_PATH}`,
+    browserDemoUrl: `${baseUrl}${BROWSER_DEMO_PATH}`,
+  }
+}
+
+/** Builds the 402 body for `reason`. */
+export function challengeBody(params: {
+  baseUrl: string
+  readiness: RailReadiness
+  reason: PaymentReason
+  detail?: string
+  facilitatorReason?: string
+  requestId?: string
+}): ChallengeBody {
+  const base = PAYMENT_REASONS[params.reason]
+  return {
+    error: 'payment_required',
+    product: PRODUCT,
+    price: PRICE,
+    network: PAYMENT_NETWORK,
+    ...onboardingUrls(params.baseUrl),
+    settlement: { railReadiness: params.readiness },
+    reason: params.reason,
+    message: params.detail ? `${base} (${params.detail})` : base,
+    ...(params.facilitatorReason ? { facilitatorReason: params.facilitatorReason } : {}),
+    issues: [],
+    ...(params.requestId ? { requestId: params.requestId } : {}),
+  }
+}

@@ -1,0 +1,49 @@
+import type { PaymentRequirements, ResourceInfo } from '@x402/core/types'
+import type { Address } from 'viem'
+
+/** The product sold on the paid route (spec 2.6). */
+export const PRODUCT = 'evm-transaction-preflight'
+/** Price per call, as advertised (spec 2.6, 5.1). */
+export const PRICE = '$0.01'
+/** CAIP-2 id of Base mainnet: the only network payments are taken on. */
+export const PAYMENT_NETWORK = 'eip155:8453'
+/** USDC on Base mainnet (the devnet places its EIP-3009 token at the same address). */
+export const USDC_BASE: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+/** $0.01 in USDC atomic units (6 decimals). */
+export const PRICE_ATOMIC = '10000'
+/** EIP-712 domain of USDC on Base, which the buyer signs its EIP-3009 authorization under. */
+export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const
+/**
+ * How long an authorization must stay valid for us: long enough for verify, the preflight and
+ * settlement with confirmation. x402's default, so stock clients sign compatible payments.
+ */
+export const MAX_TIMEOUT_SECONDS = 300
+/** Path of the paid route. */
+export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
+
+/**
+ * The one x402 v2 offer of the paid route: exact scheme, Base USDC, $0.01, to `payTo`.
+ * Equal to what `@x402/evm`'s ExactEvmScheme derives from `$0.01` on eip155:8453 (a test holds
+ * them together); built here so the challenge never depends on the facilitator answering.
+ */
+export function paymentRequirements(payTo: Address): PaymentRequirements {
+  return {
+    scheme: 'exact',
+    network: PAYMENT_NETWORK,
+    asset: USDC_BASE,
+    amount: PRICE_ATOMIC,
+    payTo,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    extra: { ...USDC_EIP712 },
+  }
+}
+
+/** The `resource` of the challenge: absolute URL of the paid route on `baseUrl`. */
+export function paidResource(baseUrl: string): ResourceInfo {
+  return {
+    url: `${baseUrl}${PAID_PREFLIGHT_PATH}`,
+    description:
+      'EVM transaction preflight on Base: simulates the transaction (never broadcasts), reports revert risk, gas and fees (L2 + L1 data fee), screens calldata, and returns a verdict with a signed PRE_SEND_PROOF_RECEIPT.',
+    mimeType: 'application/json',
+  }
+}

@@ -1,0 +1,68 @@
+import type {
+  PaymentPayload,
+  PaymentRequired,
+  PaymentRequirements,
+  ResourceInfo,
+  SettleResponse,
+} from '@x402/core/types'
+import type { Address, Hex } from 'viem'
+
+/** Which facilitator settles payments. */
+export type FacilitatorKind = 'builtin' | 'url' | 'cdp'
+
+/** The facilitator's last `/supported` answer, as reported in `railReadiness.facilitator`. */
+export interface FacilitatorStatus {
+  kind: FacilitatorKind
+  /** Base URL for `url` and `cdp`; absent for the built-in facilitator (in process). */
+  url?: string
+  /** It listed the exact scheme on eip155:8453 for x402 v2 at the last check. */
+  supportsExactBase: boolean
+  /** ISO time of the last completed check; null before the first one finishes. */
+  checkedAt: string | null
+  /** Why the last check failed, when it did. */
+  error?: string
+}
+
+/**
+ * `settlement.railReadiness` in every 402 body: whether a paid call can succeed right now.
+ * `ready` is true when the facilitator supports exact on eip155:8453, a payTo is set and a
+ * receipt key is configured.
+ */
+export interface RailReadiness {
+  ready: boolean
+  network: string
+  asset: Address
+  payTo: Address
+  facilitator: FacilitatorStatus
+  receiptSigner: { configured: boolean; address: Address | null }
+}
+
+/** Facilitator verdict on a payment. A rejection is data; an unreachable facilitator throws. */
+export type VerifyOutcome =
+  | { valid: true; payer: Address }
+  | { valid: false; upstreamReason: string; message?: string }
+
+/** How a settle attempt ended. */
+export type SettleOutcome =
+  /** Settled on chain: the transfer happened. */
+  | { status: 'settled'; transaction: Hex; response: SettleResponse }
+  /** Definitely not settled (rejected, reverted, or never sent). */
+  | { status: 'failed'; upstreamReason: string; message?: string; response?: SettleResponse }
+  /** The facilitator could not be reached at all, so nothing was sent. */
+  | { status: 'unreachable'; message: string }
+  /** Unknown (timeout, pending confirmation): the chain decides, later. */
+  | { status: 'unknown'; transaction?: Hex; message: string }
+
+/**
+ * The x402 rail, as the paid route needs it: the challenge, verify and settle against the one
+ * offer. Implemented over `@x402/core`'s resource server and a facilitator client.
+ */
+export interface PaymentRail {
+  readonly requirements: PaymentRequirements
+  /** The x402 v2 PaymentRequired for the PAYMENT-REQUIRED header; `error` carries the reason. */
+  paymentRequired(resource: ResourceInfo, error: string): Promise<PaymentRequired>
+  /** @throws {FacilitatorUnavailableError} when the facilitator cannot answer. */
+  verify(payload: PaymentPayload): Promise<VerifyOutcome>
+  settle(payload: PaymentPayload): Promise<SettleOutcome>
+  facilitatorStatus(): FacilitatorStatus
+}

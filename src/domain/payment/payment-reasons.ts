@@ -1,0 +1,52 @@
+/**
+ * Stable reason codes carried by every 402 of the paid route (`reason` in the body, `error` in
+ * the PAYMENT-REQUIRED header). Once published, a code is API: add new ones, never rename.
+ */
+export const PAYMENT_REASONS = {
+  payment_missing: 'No PAYMENT-SIGNATURE header: pay with x402 v2 and retry.',
+  payment_undecodable: 'PAYMENT-SIGNATURE is not base64 of a JSON object.',
+  payment_malformed:
+    'PAYMENT-SIGNATURE decodes, but is not an x402 v2 exact/EVM payment (EIP-3009 authorization and signature).',
+  unsupported_x402_version: 'Only x402 version 2 (PAYMENT-SIGNATURE) is accepted.',
+  scheme_mismatch: 'The payment is not for the exact scheme offered.',
+  network_mismatch: 'The payment is not on eip155:8453 (Base mainnet).',
+  asset_mismatch: 'The payment is not in Base USDC.',
+  amount_mismatch: 'The payment amount is not the price offered (10000 = $0.01 USDC).',
+  pay_to_mismatch: 'The payment is not to the payTo address offered.',
+  offer_mismatch: 'The payment does not match the offer (maxTimeoutSeconds or extra differ).',
+  invalid_signature: 'The authorization signature does not verify for the payer.',
+  authorization_expired: 'The authorization expires too soon (validBefore) or has expired.',
+  authorization_not_yet_valid: 'The authorization is not valid yet (validAfter).',
+  authorization_used: 'This authorization nonce was already used or belongs to another payment.',
+  insufficient_funds: 'The payer does not hold enough USDC.',
+  verification_failed: 'The facilitator rejected the payment.',
+  payment_reused: 'This payment already paid for a different request: sign a new one.',
+  settlement_failed: 'Settlement failed on chain; nothing was charged and no result is returned.',
+} as const
+
+/** One of {@link PAYMENT_REASONS}. */
+export type PaymentReason = keyof typeof PAYMENT_REASONS
+
+/**
+ * Maps a facilitator's verify/settle failure code (x402 `invalidReason`/`errorReason`, e.g.
+ * `invalid_exact_evm_signature`) to our stable reason; `fallback` when it names nothing we
+ * distinguish. The raw code is reported beside it as `facilitatorReason`.
+ */
+export function reasonFromFacilitator(
+  upstream: string | undefined,
+  fallback: 'verification_failed' | 'settlement_failed',
+): PaymentReason {
+  const code = upstream ?? ''
+  if (/recipient_mismatch|invalid_destination/.test(code)) return 'pay_to_mismatch'
+  if (/value_mismatch|amount_mismatch|authorization_value|invalid_amount/.test(code))
+    return 'amount_mismatch'
+  if (/network_mismatch/.test(code)) return 'network_mismatch'
+  if (/token_mismatch|asset_mismatch|asset_not_deployed/.test(code)) return 'asset_mismatch'
+  if (/invalid_scheme/.test(code)) return 'scheme_mismatch'
+  if (/signature/.test(code)) return 'invalid_signature'
+  if (/valid_before|deadline_expired/.test(code)) return 'authorization_expired'
+  if (/valid_after|not_yet_valid|too_early/.test(code)) return 'authorization_not_yet_valid'
+  if (/nonce_already_used|invalid_nonce/.test(code)) return 'authorization_used'
+  if (/insufficient_(balance|funds)/.test(code)) return 'insufficient_funds'
+  return fallback
+}

@@ -1,0 +1,46 @@
+import type { Address } from 'viem'
+import type { DecodedCall } from '../calldata/decode-calldata.js'
+import { callSites, hasCalldata } from './call-sites.js'
+import type { TransactionInput } from './context.js'
+import { callEffects } from './effects.js'
+
+/**
+ * Most addresses whose code the screen asks for. Each costs the preflight one `eth_getCode`;
+ * calldata naming more is unusual enough that the screen reports it (`screen-incomplete`).
+ */
+export const ADDRESSES_OF_INTEREST_LIMIT = 64
+
+/**
+ * Every address whose code a rule consults, lower-case, deduplicated, in a fixed order: the
+ * target, the sender, then per call site (top-level first, then nested in call order) its target,
+ * spenders and operators, transfer recipients, new owners, implementations and admins. Unbounded:
+ * see {@link addressesOfInterest} for the bounded list.
+ */
+export function allAddressesOfInterest(tx: TransactionInput, decoded: DecodedCall): Address[] {
+  const seen = new Set<string>()
+  const out: Address[] = []
+  const add = (address: string): void => {
+    const key = address.toLowerCase()
+    if (seen.has(key)) return
+    seen.add(key)
+    out.push(key as Address)
+  }
+  add(tx.to)
+  add(tx.from)
+  for (const site of callSites(tx, decoded)) {
+    if (site.kind === 'call' && hasCalldata(site)) add(site.target)
+    const effects = callEffects(site)
+    for (const approval of effects.approvals) add(approval.spender)
+    for (const transfer of effects.transfers) if (transfer.pull) add(transfer.to)
+    for (const change of effects.privileged) if (change.subject) add(change.subject)
+  }
+  return out
+}
+
+/**
+ * The addresses (lower-case) whose runtime code the preflight must read at the pinned block and
+ * put in `ScreenContext.codes`. Bounded by {@link ADDRESSES_OF_INTEREST_LIMIT}; deterministic.
+ */
+export function addressesOfInterest(tx: TransactionInput, decoded: DecodedCall): Address[] {
+  return allAddressesOfInterest(tx, decoded).slice(0, ADDRESSES_OF_INTEREST_LIMIT)
+}

@@ -1,0 +1,68 @@
+import {
+  approvalForAll,
+  approvalToEoa,
+  permit2LongExpiry,
+  unlimitedAllowance,
+} from './rules/approval-rules.js'
+import { calldataNotDecoded, screenIncomplete } from './rules/decoding-rules.js'
+import {
+  ownershipRenounce,
+  ownershipTransfer,
+  proxyAdminChange,
+  proxyUpgrade,
+  proxyUpgradeToNoCode,
+} from './rules/privileged-rules.js'
+import { safeDelegatecall } from './rules/safe-rules.js'
+import { insufficientBalance, senderEip7702Delegated } from './rules/sender-rules.js'
+import {
+  callReverts,
+  gasAboveBlockLimit,
+  gasAboveThreshold,
+  gasEstimationFailed,
+} from './rules/simulation-rules.js'
+import { calldataToNoCode, valueWithCalldataToNoCode } from './rules/target-rules.js'
+import {
+  pullTransferToNoCode,
+  transferToBurnAddress,
+  transferToTokenContract,
+} from './rules/transfer-rules.js'
+import type { RuleDescription, ScreenRule } from './screen-rule.js'
+
+/** Every rule the screen runs, in catalogue order (the order of `docs/rules.md`). */
+export const SCREEN_RULES: readonly ScreenRule[] = [
+  callReverts,
+  gasEstimationFailed,
+  insufficientBalance,
+  gasAboveBlockLimit,
+  gasAboveThreshold,
+  senderEip7702Delegated,
+  calldataToNoCode,
+  valueWithCalldataToNoCode,
+  unlimitedAllowance,
+  permit2LongExpiry,
+  approvalToEoa,
+  approvalForAll,
+  transferToTokenContract,
+  transferToBurnAddress,
+  pullTransferToNoCode,
+  ownershipTransfer,
+  ownershipRenounce,
+  proxyUpgrade,
+  proxyUpgradeToNoCode,
+  proxyAdminChange,
+  safeDelegatecall,
+  screenIncomplete,
+  calldataNotDecoded,
+]
+
+/** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */
+export const RULES: readonly RuleDescription[] = SCREEN_RULES.map(
+  ({ id, severity, title, checks, why, example }) => ({
+    id,
+    severity,
+    title,
+    checks,
+    why,
+    example,
+  }),
+)

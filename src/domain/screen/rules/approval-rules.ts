@@ -1,0 +1,118 @@
+import type { CallSite } from '../call-sites.js'
+import type { ApprovalEffect } from '../effects.js'
+import { callEffects } from '../effects.js'
+import {
+  codeOf,
+  delegateOf,
+  hitAt,
+  isKeyAccount,
+  type RuleHit,
+  type RuleInput,
+  type ScreenRule,
+} from '../screen-rule.js'
+
+/** Every approval or permit in the transaction with the call site it comes from. */
+function approvals(sites: readonly CallSite[]): { site: CallSite; approval: ApprovalEffect }[] {
+  return sites.flatMap((site) =>
+    callEffects(site).approvals.map((approval) => ({ site, approval })),
+  )
+}
+
+function describe(a: ApprovalEffect): string {
+  if (a.kind === 'operator')
+    return `${a.via} gives ${a.spender} every token of collection ${a.token}`
+  return `${a.via} lets ${a.spender} spend ${a.amount} (raw units) of token ${a.token}`
+}
+
+/** Unlimited or near-unlimited allowance. */
+export const unlimitedAllowance: ScreenRule = {
+  id: 'unlimited-allowance',
+  severity: 'warning',
+  title: 'Unlimited or near-unlimited token allowance',
+  checks:
+    'An ERC-20 `approve`/`increaseAllowance`, EIP-2612 or DAI `permit`, or Permit2 `approve`/`permit` (direct or as a Universal Router command) grants an allowance at or above `unlimitedAllowanceThreshold` (default 2^128; Permit2 max is 2^160-1; DAI `allowed=true` is unlimited).',
+  why: 'An unlimited allowance lets the spender take the whole balance, now and later, if it is malicious or gets compromised. Approve what the transaction needs.',
+  example: '`approve(router, 2^256-1)` on USDC.',
+  evaluate({ sites, config }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const { site, approval } of approvals(sites)) {
+      if (approval.revoke || approval.amount === undefined) continue
+      if (approval.amount < config.unlimitedAllowanceThreshold) continue
+      hits.push(
+        hitAt(site, `${describe(approval)}, at or above ${config.unlimitedAllowanceThreshold}.`),
+      )
+    }
+    return hits
+  },
+}
+
+/** Permit2 allowance expiring far in the future. */
+export const permit2LongExpiry: ScreenRule = {
+  id: 'permit2-long-expiry',
+  severity: 'warning',
+  title: 'Permit2 allowance expires far in the future',
+  checks:
+    "A Permit2 `approve` or `permit` sets an expiration more than `permit2ExpiryWarnSeconds` (default 30 days) after the pinned block's timestamp.",
+  why: 'A Permit2 allowance is normally short-lived; one that lasts months stays usable long after the trade it was for.',
+  example: 'Permit2 `permit` with `expiration` = 2^48-1 (year 8.9 million).',
+  evaluate({ ctx, sites, config }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const { site, approval } of approvals(sites)) {
+      if (approval.kind !== 'permit2' || approval.revoke || approval.expiration === undefined)
+        continue
+      // Permit2 stores expiration 0 as "this block".
+      if (approval.expiration === 0n) continue
+      const ahead = approval.expiration - ctx.block.timestamp
+      if (ahead <= config.permit2ExpiryWarnSeconds) continue
+      hits.push(
+        hitAt(
+          site,
+          `${describe(approval)} until ${approval.expiration} (unix), ${ahead} s after block ${ctx.block.number}; the limit is ${config.permit2ExpiryWarnSeconds} s.`,
+        ),
+      )
+    }
+    return hits
+  },
+}
+
+/** Approval, permit or operator grant to an account without contract code. */
+export const approvalToEoa: ScreenRule = {
+  id: 'approval-to-eoa',
+  severity: 'critical',
+  title: 'Approval to an address without contract code',
+  checks:
+    'An approval, permit (EIP-2612, DAI, Permit2) or `setApprovalForAll(true)` names a spender or operator that has no code at the pinned block, or only an EIP-7702 delegation.',
+  why: 'Protocols spend through contracts; an allowance to a key-controlled account is the usual shape of an approval phishing drain.',
+  example: '`approve(0xEOA, 2^256-1)` or `setApprovalForAll(0xEOA, true)`.',
+  evaluate({ ctx, sites }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const { site, approval } of approvals(sites)) {
+      if (approval.revoke) continue
+      const code = codeOf(ctx, approval.spender)
+      if (code === undefined || !isKeyAccount(code)) continue
+      const delegate = delegateOf(code)
+      const what =
+        delegate === undefined ? 'has no code' : `is an EIP-7702 account delegated to ${delegate}`
+      hits.push(hitAt(site, `${describe(approval)}; ${approval.spender} ${what}.`))
+    }
+    return hits
+  },
+}
+
+/** setApprovalForAll(true) to anyone. */
+export const approvalForAll: ScreenRule = {
+  id: 'approval-for-all',
+  severity: 'warning',
+  title: 'Operator approval for a whole collection',
+  checks: '`setApprovalForAll(operator, true)` on an ERC-721 or ERC-1155 contract.',
+  why: 'The operator can move every token of the collection the sender holds, including ones acquired later.',
+  example: '`setApprovalForAll(marketplace, true)` on an NFT collection.',
+  evaluate({ sites }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const { site, approval } of approvals(sites)) {
+      if (approval.kind !== 'operator' || approval.revoke) continue
+      hits.push(hitAt(site, `${describe(approval)}.`))
+    }
+    return hits
+  },
+}

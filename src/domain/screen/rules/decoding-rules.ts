@@ -1,0 +1,94 @@
+import { DECODE_LIMITS } from '../../calldata/decode-calldata.js'
+import { ADDRESSES_OF_INTEREST_LIMIT, allAddressesOfInterest } from '../addresses-of-interest.js'
+import { codeOf, hitAt, type RuleHit, type RuleInput, type ScreenRule } from '../screen-rule.js'
+
+/** The screen could not see everything it needed. */
+export const screenIncomplete: ScreenRule = {
+  id: 'screen-incomplete',
+  severity: 'warning',
+  title: 'The screen could not check the whole transaction',
+  checks: `A known function whose arguments do not decode, nesting deeper than ${DECODE_LIMITS.maxDepth} containers, more than ${DECODE_LIMITS.maxNestedCalls} nested calls, calldata over ${DECODE_LIMITS.maxCalldataBytes} bytes, more than ${ADDRESSES_OF_INTEREST_LIMIT} addresses to check, or an address whose code was not read.`,
+  why: "Rules only judge what they can read; calldata built to exceed the decoder's bounds could hide an approval or transfer.",
+  example: '`multicall` nesting `multicall` six levels deep, or 200 `aggregate3` calls.',
+  evaluate({ ctx, decoded, sites }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const site of sites) {
+      const call = site.call
+      if (call.known) {
+        if (call.omittedCalls !== undefined) {
+          hits.push(
+            hitAt(
+              site,
+              `${call.omittedCalls} nested call(s) were not decoded: more than ${DECODE_LIMITS.maxNestedCalls} in one transaction.`,
+            ),
+          )
+        }
+        continue
+      }
+      if (call.reason === 'malformed_arguments') {
+        hits.push(
+          hitAt(
+            site,
+            `Calldata for selector ${call.selector ?? '(none)'} at ${site.target} does not decode as its known function.`,
+          ),
+        )
+      } else if (call.reason === 'depth_limit') {
+        hits.push(
+          hitAt(
+            site,
+            `Call to ${site.target} is nested deeper than ${DECODE_LIMITS.maxDepth} containers and was not decoded.`,
+          ),
+        )
+      } else if (call.reason === 'too_large') {
+        hits.push(
+          hitAt(
+            site,
+            `Calldata to ${site.target} is over ${DECODE_LIMITS.maxCalldataBytes} bytes and was not decoded.`,
+          ),
+        )
+      }
+    }
+    const all = allAddressesOfInterest(ctx.tx, decoded)
+    if (all.length > ADDRESSES_OF_INTEREST_LIMIT) {
+      hits.push({
+        detail: `The calldata names ${all.length} addresses; only the first ${ADDRESSES_OF_INTEREST_LIMIT} were checked for code.`,
+      })
+    }
+    const sender = ctx.tx.from.toLowerCase()
+    const missing = all
+      .slice(0, ADDRESSES_OF_INTEREST_LIMIT)
+      .filter((address) => address !== sender && codeOf(ctx, address) === undefined)
+    if (missing.length > 0) {
+      hits.push({
+        detail: `Code was not read for ${missing.join(', ')}; rules about them were skipped.`,
+      })
+    }
+    return hits
+  },
+}
+
+/** Calldata the screen does not recognise. */
+export const calldataNotDecoded: ScreenRule = {
+  id: 'calldata-not-decoded',
+  severity: 'info',
+  title: 'Calldata not recognised',
+  checks:
+    'The function selector (or Universal Router command) is not one the screen decodes; see `decoded` for the list it knows.',
+  why: 'Rules about approvals, transfers and ownership look at decoded arguments, so they could not apply to this call. It is not guessed at.',
+  example: 'A call to `0x12345678…` on an unfamiliar contract.',
+  evaluate({ sites }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const site of sites) {
+      const call = site.call
+      if (call.known) continue
+      if (call.reason === 'unknown_selector') {
+        hits.push(hitAt(site, `Selector ${call.selector} on ${site.target} is not recognised.`))
+      } else if (call.reason === 'unknown_command') {
+        hits.push(hitAt(site, `Universal Router command ${call.selector} is not recognised.`))
+      } else if (call.reason === 'too_short') {
+        hits.push(hitAt(site, `Calldata to ${site.target} is shorter than a 4-byte selector.`))
+      }
+    }
+    return hits
+  },
+}

@@ -1,0 +1,40 @@
+import { delegateOf, formatWei, type ScreenRule } from '../screen-rule.js'
+
+/** The sender cannot cover value plus the worst-case fee. */
+export const insufficientBalance: ScreenRule = {
+  id: 'insufficient-balance',
+  severity: 'critical',
+  title: 'Sender cannot pay value plus the maximum fee',
+  checks:
+    "The sender's balance at the pinned block is below the value plus the maximum fee (gas x max fee per gas for L2 execution, plus Base's L1 data fee).",
+  why: 'The node refuses the transaction, or it is stuck until the balance grows.',
+  example: 'Sending 1 ETH from an account holding 1 ETH: nothing is left for the fee.',
+  evaluate({ ctx }) {
+    const needed = ctx.tx.value + ctx.fees.totalCostMax
+    if (ctx.sender.balance >= needed) return []
+    return [
+      {
+        detail: `Sender ${ctx.tx.from} holds ${formatWei(ctx.sender.balance)} but needs ${formatWei(needed)}: value ${formatWei(ctx.tx.value)} + L2 execution max ${formatWei(ctx.fees.l2ExecutionCostMax)} + L1 data fee ${formatWei(ctx.fees.l1DataFee)}.`,
+      },
+    ]
+  },
+}
+
+/** The sender is an EIP-7702 delegated account. */
+export const senderEip7702Delegated: ScreenRule = {
+  id: 'sender-eip7702-delegated',
+  severity: 'warning',
+  title: 'Sender is an EIP-7702 delegated account',
+  checks: "The sender's code is an EIP-7702 delegation designator (`0xef0100 || delegate`).",
+  why: 'Whatever code the delegate runs acts for the account, and phishing a delegation signature is a known way to drain accounts: check the delegate is the one you installed.',
+  example: 'A sender whose code is `0xef0100` followed by an unfamiliar contract address.',
+  evaluate({ ctx }) {
+    const delegate = delegateOf(ctx.sender.code)
+    if (delegate === undefined) return []
+    return [
+      {
+        detail: `Sender ${ctx.tx.from} is delegated (EIP-7702) to ${delegate}; that contract's code runs for the account.`,
+      },
+    ]
+  },
+}

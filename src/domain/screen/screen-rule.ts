@@ -1,0 +1,74 @@
+import { type Address, formatEther, type Hex } from 'viem'
+import type { DecodedCall } from '../calldata/decode-calldata.js'
+import type { CallSite } from './call-sites.js'
+import type { ScreenConfig, ScreenContext, Severity } from './context.js'
+
+/** A rule as documented: the catalogue entry `docs/rules.md` must agree with. */
+export interface RuleDescription {
+  /** Stable kebab-case id; published ids are API. */
+  id: string
+  severity: Severity
+  /** One line, used as the finding's title. */
+  title: string
+  /** What fact the rule looks at. */
+  checks: string
+  /** Why signing despite it is risky. */
+  why: string
+  /** A transaction that fires it. */
+  example: string
+}
+
+/** What every rule may read. */
+export interface RuleInput {
+  ctx: ScreenContext
+  decoded: DecodedCall
+  config: ScreenConfig
+  /** The top-level call then every nested call, depth-first. */
+  sites: readonly CallSite[]
+}
+
+/** One firing of a rule: the explanation and, for nested calls, where. */
+export interface RuleHit {
+  detail: string
+  path?: string
+}
+
+/** A documented rule with its check. Pure: same input, same hits. */
+export interface ScreenRule extends RuleDescription {
+  evaluate(input: RuleInput): RuleHit[]
+}
+
+/** Code read for `address` at the pinned block; undefined when the preflight did not read it. */
+export function codeOf(ctx: ScreenContext, address: string): Hex | undefined {
+  return ctx.codes.get(address.toLowerCase())
+}
+
+const DELEGATION = /^0xef0100[0-9a-fA-F]{40}$/
+
+/** The delegate of an EIP-7702 delegated account (code `0xef0100 || delegate`), if any. */
+export function delegateOf(code: Hex): Address | undefined {
+  return DELEGATION.test(code) ? (`0x${code.slice(8)}` as Address) : undefined
+}
+
+/**
+ * True when the address is controlled by a private key: no code, or only an EIP-7702 delegation
+ * (the key can still sign anything, and can re-delegate).
+ */
+export function isKeyAccount(code: Hex): boolean {
+  return code === '0x' || delegateOf(code) !== undefined
+}
+
+/** `1500000000000000000 wei (1.5 ETH)`: raw and readable, never rounded. */
+export function formatWei(wei: bigint): string {
+  return `${wei} wei (${formatEther(wei)} ETH)`
+}
+
+/** Hit located at a call site (top-level hits carry no path). */
+export function hitAt(site: CallSite, detail: string): RuleHit {
+  return site.path === undefined ? { detail } : { detail, path: site.path }
+}
+
+/** `at multicall[2].approve: ` prefix for nested details, empty at top level. */
+export function where(site: CallSite): string {
+  return site.path === undefined ? '' : ` (at ${site.path})`
+}

@@ -1,0 +1,197 @@
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { html, raw } from 'hono/html'
+import type { HtmlEscapedString } from 'hono/utils/html'
+import { publicBaseUrl } from '../http/base-url.js'
+
+/** Paths of the informational pages (spec 4.5). */
+export const PAGE_PATHS = [
+  '/start-here',
+  '/first-unpaid-402',
+  '/quickstart',
+  '/integrations',
+  '/recipes',
+  '/examples',
+  '/proof',
+  '/artifact-index',
+] as const
+
+/** The example payload every page and the browser demo use: a 0-value transfer, buyer -> payTo. */
+export function examplePayload(payTo: string) {
+  return {
+    from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    to: payTo,
+    data: '0x',
+    value: '0x0',
+    chainId: '0x2105',
+  }
+}
+
+export interface PagesDeps {
+  publicBaseUrl: string | undefined
+  environment: 'devnet' | 'mainnet'
+  payTo: string
+}
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>
+
+const NAV = PAGE_PATHS.map((p) => html`<a href="${p}">${p.slice(1)}</a>`)
+
+function layout(title: string, environment: 'devnet' | 'mainnet', body: Html): Html {
+  const banner =
+    environment === 'devnet'
+      ? html`<p class="devnet"><strong>DEVNET.</strong> This instance runs on a local anvil chain shaped like Base mainnet (chain id 8453). Nothing here is real money.</p>`
+      : ''
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · Pre-Send Guard</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:56rem;margin:2rem auto;padding:0 1rem;color:#111}
+nav a{margin-right:.8rem}pre{background:#f4f4f4;padding:.8rem;overflow:auto}code{font-size:.9em}
+.devnet{background:#fff3cd;border:2px solid #c90;padding:.6rem}.ok{color:#060}.bad{color:#a00}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left}</style></head>
+<body><nav>${NAV}</nav>${banner}<h1>${title}</h1>${body}</body></html>`
+}
+
+function curl(base: string, payTo: string): string {
+  return `curl -s -i ${base}/simulate/transaction-preflight \\\n  -H 'content-type: application/json' \\\n  -d '${JSON.stringify(examplePayload(payTo))}'`
+}
+
+const pages: Record<
+  (typeof PAGE_PATHS)[number],
+  (base: string, deps: PagesDeps) => [string, Html]
+> = {
+  '/start-here': (base, deps) => [
+    'Start here',
+    html`<p>Pre-Send Guard checks an EVM transaction on Base <em>before</em> your agent signs it: will it revert, what will it cost (L2 execution + L1 data fee), and is anything about it dangerous? It simulates and judges; it never broadcasts.</p>
+<h2>The recommended first run</h2>
+<ol>
+<li>Fetch the discovery document: <a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a>.</li>
+<li>Send the example payload <em>without</em> payment and confirm the 402 challenge (no wallet needed): <a href="/first-unpaid-402?autorun=1">run it in this browser</a>.</li>
+<li>Only if the challenge's route, network and price match discovery, make exactly one paid call with an x402 buyer wallet holding a little USDC and gas on Base. Expect one HTTP 200, one settlement transaction hash, one matching wallet debit and one <code>PRE_SEND_PROOF_RECEIPT</code>.</li>
+<li>If anything does not match, stop before funding a wallet.</li>
+</ol>
+<p>Free routes: <code>POST /payanagent/v1/base-transaction-preflight</code> (read-only preflight with a verdict) and <code>POST /payanagent/v1/public-page-evidence</code> (one public URL to bounded, hashed markdown). Paid: <code>POST /simulate/transaction-preflight</code>, $0.01 in USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>.</p>`,
+  ],
+  '/first-unpaid-402': (base, deps) => [
+    'Your first unpaid 402',
+    html`<p>This page sends the example payload to the paid route <strong>without payment</strong> and checks that the 402 challenge matches the discovery document. No wallet is involved and nothing is charged.</p>
+<pre>${curl(base, deps.payTo)}</pre>
+<p id="browser-demo"><button id="run">Run one unpaid challenge</button> (or open <a href="/first-unpaid-402?autorun=1">?autorun=1</a>)</p>
+<div id="out" aria-live="polite"></div>
+<script type="module">${raw(browserDemoScript(deps.payTo))}</script>`,
+  ],
+  '/quickstart': (base, deps) => [
+    'Quickstart',
+    html`<h2>1. Discovery</h2><pre>curl -s ${base}/.well-known/x402</pre>
+<h2>2. The unpaid challenge</h2><pre>${curl(base, deps.payTo)}</pre>
+<p>Expect <code>HTTP/1.1 402</code>, a <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2) and a body with <code>"error":"payment_required"</code>, <code>"price":"$0.01"</code>, <code>"network":"eip155:8453"</code>.</p>
+<h2>3. One paid call (TypeScript, @x402/fetch + viem)</h2>
+<pre>import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import { privateKeyToAccount } from 'viem/accounts'
+
+const client = new x402Client()
+registerExactEvmScheme(client, { signer: privateKeyToAccount(process.env.BUYER_KEY) })
+const pay = wrapFetchWithPayment(fetch, client)
+const res = await pay('${base}/simulate/transaction-preflight', {
+  method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(${JSON.stringify(examplePayload(deps.payTo))}),
+})
+const { result, receipt } = await res.json()   // receipt.name === 'PRE_SEND_PROOF_RECEIPT'</pre>
+<h2>4. The free read-only preflight</h2>
+<pre>curl -s ${base}/payanagent/v1/base-transaction-preflight -H 'content-type: application/json' \\
+  -d '${JSON.stringify({ from: examplePayload(deps.payTo).from, to: deps.payTo, data: '0x' })}'</pre>`,
+  ],
+  '/integrations': (base) => [
+    'Integrations',
+    html`<ul>
+<li><strong>Any HTTP client</strong>: the read-only routes are plain JSON POSTs; see <a href="/openapi.json">the OpenAPI 3.1 document</a>.</li>
+<li><strong>x402 buyers</strong> (<code>@x402/fetch</code>, <code>@x402/axios</code>, any x402 v2 client): the paid route answers the standard v2 challenge in the <code>PAYMENT-REQUIRED</code> header and takes <code>PAYMENT-SIGNATURE</code>.</li>
+<li><strong>Browsers</strong>: CORS exposes <code>PAYMENT-REQUIRED</code> and <code>PAYMENT-RESPONSE</code> and allows <code>PAYMENT-SIGNATURE</code>.</li>
+<li><strong>x402 indexers</strong>: <a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a> lists the paid resource.</li>
+</ul>`,
+  ],
+  '/recipes': (base) => [
+    'Recipes',
+    html`<h2>Gate every send on the verdict</h2>
+<pre>const res = await fetch('${base}/payanagent/v1/base-transaction-preflight', {
+  method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ from, to, data, value }),
+})
+if (res.status === 503) throw new Error('RPC unavailable: retry after ' + res.headers.get('retry-after') + ' s')
+const check = await res.json()
+if (check.verdict === 'block') throw new Error(check.findings.map((f) => f.title).join('; '))
+if (check.verdict === 'review') await askAHuman(check.findings)
+await wallet.sendTransaction({ to, data, value, maxFeePerGas: BigInt(check.fees.maxFeePerGas) })</pre>
+<h2>Budget the whole cost</h2><p><code>fees.totalCostPlusValue</code> is what the sender must hold: value + gas x max fee + the L1 data fee.</p>`,
+  ],
+  '/examples': () => [
+    'Examples',
+    html`<table><tr><th>transaction</th><th>verdict</th><th>why</th></tr>
+<tr><td>ETH transfer between EOAs, funded sender</td><td>sign</td><td>no findings</td></tr>
+<tr><td>call that reverts with <code>Error(string)</code>, a custom error or a panic</td><td>block</td><td>the revert, decoded</td></tr>
+<tr><td>calldata sent to an address without code</td><td>review</td><td>nothing would execute</td></tr>
+<tr><td>value above the sender's balance</td><td>block</td><td>cannot pay value + fees</td></tr>
+<tr><td>unlimited ERC-20 approval to an EOA</td><td>block</td><td>see the rule catalogue</td></tr></table>`,
+  ],
+  '/proof': (base) => [
+    'Proof receipts',
+    html`<p>Every paid call returns a <code>PRE_SEND_PROOF_RECEIPT</code>: the hashes of your request and of the answer, the verdict, the block the simulation was pinned to, the settlement transaction, payer, payTo, amount and network, signed as EIP-712 typed data by the service's receipt key. The signer address and the typed-data domain and types are published in <a href="/.well-known/x402">discovery</a>.</p>
+<pre>import { verifyTypedData } from 'viem'
+const { receipt } = await paidResponse.json()
+const ok = await verifyTypedData({ address: discovery.receipts.signer, ...receipt.typedData, signature: receipt.signature })</pre>
+<p>Stored receipts: <code>GET ${base}/receipts/{id}</code>.</p>`,
+  ],
+  '/artifact-index': (base) => [
+    'Artifact index',
+    html`<ul>
+<li><a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a>: discovery (JSON)</li>
+<li><a href="/openapi.json"><code>${base}/openapi.json</code></a>: OpenAPI 3.1.0, document version 1.2.0</li>
+<li><a href="/healthz"><code>${base}/healthz</code></a>: health</li>
+<li><code>${base}/receipts/{id}</code>: stored proof receipts</li>
+</ul>`,
+  ],
+}
+
+/** The browser demo: one unpaid POST, the challenge decoded and compared with discovery. */
+function browserDemoScript(payTo: string): string {
+  return `
+const out = document.getElementById('out')
+const show = (cls, text) => { const p = document.createElement('pre'); p.className = cls; p.textContent = text; out.append(p) }
+async function run() {
+  out.textContent = ''
+  const discovery = await (await fetch('/.well-known/x402')).json()
+  const res = await fetch('/simulate/transaction-preflight', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(${JSON.stringify(examplePayload(payTo))}) })
+  const body = await res.json()
+  const header = res.headers.get('PAYMENT-REQUIRED')
+  const challenge = header ? JSON.parse(atob(header)) : null
+  show('', 'HTTP ' + res.status + '\\n' + JSON.stringify(body, null, 2))
+  if (challenge) show('', 'PAYMENT-REQUIRED (decoded)\\n' + JSON.stringify(challenge, null, 2))
+  const accept = challenge && challenge.accepts && challenge.accepts[0]
+  const checks = [
+    ['status is 402', res.status === 402],
+    ['error is payment_required', body.error === 'payment_required'],
+    ['price matches discovery', body.price === discovery.price],
+    ['network matches discovery', body.network === discovery.network && !!accept && accept.network === discovery.network],
+    ['route matches discovery', new URL(challenge ? challenge.resource.url : 'x:/').pathname === discovery.route],
+    ['payTo matches discovery', !!accept && accept.payTo.toLowerCase() === String(discovery.payTo).toLowerCase()],
+    ['quickstartUrl or browserDemoUrl present', !!(body.quickstartUrl || body.browserDemoUrl)],
+  ]
+  for (const [name, ok] of checks) show(ok ? 'ok' : 'bad', (ok ? 'PASS ' : 'FAIL ') + name)
+  show(checks.every(([, ok]) => ok) ? 'ok' : 'bad', checks.every(([, ok]) => ok) ? 'The challenge matches discovery: one paid call is safe to try.' : 'STOP: the challenge does not match discovery. Do not fund a wallet.')
+}
+document.getElementById('run').addEventListener('click', () => run().catch((e) => show('bad', String(e))))
+if (new URLSearchParams(location.search).get('autorun') === '1') run().catch((e) => show('bad', String(e)))
+`
+}
+
+/** Mounts the informational GET pages. */
+export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
+  for (const path of PAGE_PATHS) {
+    app.get(path, (c: Context) => {
+      const [title, body] = pages[path](publicBaseUrl(c, deps.publicBaseUrl), deps)
+      return c.html(layout(title, deps.environment, body))
+    })
+  }
+  app.get('/', (c) => c.redirect('/start-here'))
+}

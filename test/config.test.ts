@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+describe('configuration', () => {
+  it('defaults to the devnet on 127.0.0.1:8402 with nothing set', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      mode: 'devnet',
+      PORT: 8402,
+      HOST: '127.0.0.1',
+      RPC_TIMEOUT_MS: 5000,
+    })
+    expect(config.GAS_WARN_THRESHOLD).toBe(1_000_000n)
+    expect(config.UNLIMITED_ALLOWANCE_THRESHOLD).toBe(2n ** 128n)
+  })
+
+  it('is mainnet mode when BASE_RPC_URL is set', () => {
+    expect(loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' }).mode).toBe('mainnet')
+  })
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ BASE_RPC_URL: '', PORT: '' })).toMatchObject({ mode: 'devnet', PORT: 8402 })
+  })
+
+  it('names every bad variable and why, at once', () => {
+    let error: unknown
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        BASE_RPC_URL: 'ftp://example.com',
+        PAY_TO_ADDRESS: '0x1234',
+        RECEIPT_PRIVATE_KEY: 'secret',
+        GAS_WARN_THRESHOLD: '-5',
+      })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const problems = (error as ConfigError).problems
+    const named = problems.map((p) => p.split(':')[0]).sort()
+    expect(named).toEqual([
+      'BASE_RPC_URL',
+      'GAS_WARN_THRESHOLD',
+      'PAY_TO_ADDRESS',
+      'PORT',
+      'RECEIPT_PRIVATE_KEY',
+    ])
+    expect((error as Error).message).toContain(
+      'PAY_TO_ADDRESS: must be a 0x-prefixed 20-byte address',
+    )
+  })
+
+  it('requires the facilitator settings that the chosen facilitator needs', () => {
+    expect(() => loadConfig({ FACILITATOR: 'url' })).toThrow(/FACILITATOR_URL/)
+    expect(() => loadConfig({ FACILITATOR: 'cdp' })).toThrow(/CDP_API_KEY_ID/)
+    expect(
+      loadConfig({ FACILITATOR: 'url', FACILITATOR_URL: 'https://x402.example/facilitator' })
+        .FACILITATOR,
+    ).toBe('url')
+  })
+})
