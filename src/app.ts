@@ -2,9 +2,14 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 import type { Logger } from 'pino'
-import type { PreflightDeps } from './domain/preflight/run-preflight.js'
+import type { PageReader } from './domain/evidence/page-reader.js'
+import type { PaidPreflightDeps } from './domain/payment/paid-preflight.js'
+import { type PreflightDeps, runPreflight } from './domain/preflight/run-preflight.js'
 import { notFound, onError, validationHook } from './http/errors.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
+import { registerPublicPageEvidence } from './routes/public-page-evidence.js'
+import { registerReceipts } from './routes/receipts.js'
+import { registerTransactionPreflight } from './routes/transaction-preflight.js'
 
 /** What the HTTP app needs; `main.ts` builds it from config, tests build it directly. */
 export interface AppDeps {
@@ -12,6 +17,15 @@ export interface AppDeps {
   environment: 'devnet' | 'mainnet'
   maxBodyBytes: number
   preflight: PreflightDeps
+  /** Fetches public pages as markdown for the evidence route. */
+  reader: PageReader
+  /**
+   * The paid route's rail, ledger and receipt key (the preflight comes from `preflight`).
+   * Without it the paid route and `/receipts/{id}` are not mounted.
+   */
+  payments?: Omit<PaidPreflightDeps, 'runPreflight'>
+  /** PUBLIC_BASE_URL: origin for absolute URLs in answers; the request's origin when unset. */
+  publicBaseUrl?: string
 }
 
 /** The OpenAPI document's identity (spec section 9). */
@@ -55,6 +69,20 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })
+  registerPublicPageEvidence(app, { maxBodyBytes: deps.maxBodyBytes, reader: () => deps.reader })
+  const payments = deps.payments
+  if (payments) {
+    const paid: PaidPreflightDeps = {
+      ...payments,
+      runPreflight: (tx) => runPreflight(deps.preflight, tx),
+    }
+    registerTransactionPreflight(app, {
+      maxBodyBytes: deps.maxBodyBytes,
+      publicBaseUrl: deps.publicBaseUrl,
+      paid: () => paid,
+    })
+    registerReceipts(app, { ledger: () => payments.ledger })
+  }
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -1,5 +1,6 @@
 import { serve } from '@hono/node-server'
 import { type Devnet, startDevnet } from './adapters/devnet/devnet.js'
+import { createJinaReader } from './adapters/reader/jina-reader.js'
 import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
 import { createApp } from './app.js'
 import { type Config, ConfigError, loadConfig, loadDotEnvFile } from './config.js'
@@ -22,6 +23,16 @@ async function main(): Promise<void> {
     throw error
   }
   const logger = createLogger(config.LOG_LEVEL)
+  // Only the Jina-compatible reader exists so far; refuse rather than silently use another.
+  if (config.READER !== 'jina') {
+    logger.fatal({ READER: config.READER }, 'READER=local is not implemented yet; use READER=jina')
+    process.exit(2)
+  }
+  const reader = createJinaReader({
+    baseUrl: config.READER_BASE_URL,
+    apiKey: config.READER_API_KEY,
+    timeoutMs: config.READER_TIMEOUT_MS,
+  })
   let devnet: Devnet | undefined
   let shuttingDown = false
 
@@ -69,6 +80,7 @@ async function main(): Promise<void> {
         permit2ExpiryWarnSeconds: config.PERMIT2_EXPIRY_WARN_SECONDS,
       },
     },
+    reader,
   })
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {

@@ -26,7 +26,7 @@ export async function postEvidence(
 ) {
   const res = await postJson(app, EVIDENCE_PATH, body, headers)
   const text = await res.text()
-  // biome-ignore lint/suspicious/noExplicitAny: tests index into the parsed JSON freely
+  // Tests index into the parsed JSON freely.
   let json: any
   try {
     json = JSON.parse(text)

@@ -11,7 +11,13 @@ export type FakeReply = { delayMs?: number } & (
       url?: string | null
       warning?: string
     }
-  | { kind: 'error'; status: number; name?: string; message?: string; headers?: Record<string, string> }
+  | {
+      kind: 'error'
+      status: number
+      name?: string
+      message?: string
+      headers?: Record<string, string>
+    }
   | { kind: 'raw'; status: number; body: string | Buffer; contentType?: string }
 )
 
@@ -59,10 +65,18 @@ export async function startFakeReader(): Promise<FakeReader> {
         body = JSON.parse(text)
       } catch {}
       const url =
-        body !== null && typeof body === 'object' && typeof (body as { url?: unknown }).url === 'string'
+        body !== null &&
+        typeof body === 'object' &&
+        typeof (body as { url?: unknown }).url === 'string'
           ? (body as { url: string }).url
           : undefined
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, url })
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        url,
+      })
       const reply = (url !== undefined ? replies.get(url) : undefined) ?? fake.fallback(url ?? '')
       const send = () => {
         if (res.destroyed) return
@@ -119,7 +133,12 @@ function writeReply(res: http.ServerResponse, reply: FakeReply, url: string): vo
   }
 }
 
-function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
   res.end(JSON.stringify(body))
 }

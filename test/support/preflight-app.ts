@@ -1,6 +1,8 @@
 import { pino } from 'pino'
+import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
 import { createApp } from '../../src/app.js'
+import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { ScreenConfig } from '../../src/domain/screen/context.js'
 
 /** The screen thresholds' documented defaults. */
@@ -13,7 +15,7 @@ export const DEFAULT_SCREEN: ScreenConfig = {
 /** The real app over a real RPC URL, logging nothing. */
 export function preflightApp(
   rpcUrl: string,
-  options: { timeoutMs?: number; screen?: ScreenConfig } = {},
+  options: { timeoutMs?: number; screen?: ScreenConfig; reader?: PageReader } = {},
 ) {
   const chain = createViemChainReader({ rpcUrl, timeoutMs: options.timeoutMs ?? 3000 })
   return createApp({
@@ -26,6 +28,8 @@ export function preflightApp(
       environment: 'devnet',
       screen: options.screen ?? DEFAULT_SCREEN,
     },
+    // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
+    reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
   })
 }
 

@@ -88,9 +88,12 @@ export function createJinaReader(options: JinaReaderOptions): PageReader {
         if (inner.success && inner.data.code !== undefined && inner.data.code >= 300) {
           throw failureFor(inner.data.code, json, retryAfter)
         }
-        throw unavailable(`the reader answered ${status} with an unexpected body: ${describe(text)}`, {
-          retryAfter,
-        })
+        throw unavailable(
+          `the reader answered ${status} with an unexpected body: ${describe(text)}`,
+          {
+            retryAfter,
+          },
+        )
       }
       throw failureFor(status, json, retryAfter)
     },
@@ -136,7 +139,10 @@ function failureFor(status: number, json: unknown, retryAfter: number | undefine
         retryAfter,
       })
     case 451:
-      return target('reader_refused', 'the reader refused to fetch this URL (non-public or blocked target)')
+      return target(
+        'reader_refused',
+        'the reader refused to fetch this URL (non-public or blocked target)',
+      )
     case 400:
       return target('reader_refused', 'the reader rejected this URL as invalid')
     case 413:
@@ -148,7 +154,10 @@ function failureFor(status: number, json: unknown, retryAfter: number | undefine
   }
 }
 
-function unavailable(message: string, options: { retryAfter?: number | undefined; cause?: unknown }) {
+function unavailable(
+  message: string,
+  options: { retryAfter?: number | undefined; cause?: unknown },
+) {
   return new AppError('reader_unavailable', message, {
     ...(options.retryAfter === undefined ? {} : { retryAfter: options.retryAfter }),
     ...(options.cause === undefined ? {} : { cause: options.cause }),
@@ -156,7 +165,8 @@ function unavailable(message: string, options: { retryAfter?: number | undefined
 }
 
 function transportFailure(error: unknown, timeoutMs: number, timedOut: boolean): AppError {
-  if (timedOut) return unavailable(`the reader did not answer within ${timeoutMs} ms`, { cause: error })
+  if (timedOut)
+    return unavailable(`the reader did not answer within ${timeoutMs} ms`, { cause: error })
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause
   const reason =
     typeof cause?.code === 'string'
@@ -204,7 +214,10 @@ function parseJson(text: string): unknown {
  * `Retry-After` as whole seconds, from either delta-seconds or an HTTP date; undefined when absent
  * or unreadable. Capped at an hour so a hostile upstream cannot park clients indefinitely.
  */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | null,
+  now: number = Date.now(),
+): number | undefined {
   if (value === null) return undefined
   const trimmed = value.trim()
   let seconds: number
@@ -219,7 +232,10 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
 
 /** Untrusted upstream text, made well-formed, single-line and short enough to quote. */
 function quote(text: string): string {
-  const line = text.replace(/\p{Surrogate}/gu, '\uFFFD').replace(/\s+/g, ' ').trim()
+  const line = text
+    .replace(/\p{Surrogate}/gu, '\uFFFD')
+    .replace(/\s+/g, ' ')
+    .trim()
   const chars = Array.from(line)
   return chars.length > MAX_QUOTED_CHARS ? `${chars.slice(0, MAX_QUOTED_CHARS).join('')}…` : line
 }

@@ -10,6 +10,7 @@ import {
   toFunctionSelector,
 } from 'viem'
 import { formatAbiItem, formatAbiParams } from 'viem/utils'
+import { hasAliasedCalldataList } from './aliasing-guard.js'
 import { type JsonValue, toJsonValue } from './json-value.js'
 import { KNOWN_FUNCTIONS_ABI } from './known-functions-abi.js'
 import { UNIVERSAL_ROUTER_COMMANDS } from './universal-router-commands.js'
@@ -140,6 +141,7 @@ function decodeAt(
   }
   const fn = FUNCTIONS.get(selector)
   if (!fn) return { selector, known: false, reason: 'unknown_selector' }
+  if (hasAliasedCalldataList(data)) return { selector, known: false, reason: 'malformed_arguments' }
   let values: readonly unknown[]
   try {
     values = (decodeFunctionData({ abi: [fn.item], data }).args ?? []) as readonly unknown[]

@@ -127,14 +127,14 @@ function classifyName(url: URL, hostname: string): TargetUrlVerdict {
   if (name.length === 0 || name.length > 253 || !labels.every((l) => DNS_LABEL.test(l))) {
     return refuse('bad_hostname', `host ${hostname} is not a valid DNS name`)
   }
-  if (labels.length < 2) {
-    return refuse('single_label', `host ${hostname} is a single-label name, not a public domain`)
-  }
   const hit = [...LOCAL_SUFFIXES, ...LOOPBACK_DNS_DOMAINS].find(
     (suffix) => name === suffix || name.endsWith(`.${suffix}`),
   )
   if (hit !== undefined) {
     return refuse('local_name', `host ${hostname} is a local or private name (*.${hit})`)
+  }
+  if (labels.length < 2) {
+    return refuse('single_label', `host ${hostname} is a single-label name, not a public domain`)
   }
   return { safe: true, url }
 }

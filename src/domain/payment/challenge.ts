@@ -1,5 +1,6 @@
+import type { Address } from 'viem'
 import { PAYMENT_NETWORK, PRICE, PRODUCT } from './offer.js'
-import type { RailReadiness } from './payment-rail.js'
+import type { PaymentRail, RailReadiness } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
 
 /** Paths of the pages the challenge points a newcomer to (served on the same host). */
@@ -54,9 +55,27 @@ export function challengeBody(params: {
     ...onboardingUrls(params.baseUrl),
     settlement: { railReadiness: params.readiness },
     reason: params.reason,
-    message: params.detail ? `${base} (${params.detail})` : base,
+    // Upstream details can be long (viem errors): keep the body small and the header readable.
+    message: params.detail ? `${base} (${params.detail.slice(0, 200)})` : base,
     ...(params.facilitatorReason ? { facilitatorReason: params.facilitatorReason } : {}),
     issues: [],
     ...(params.requestId ? { requestId: params.requestId } : {}),
+  }
+}
+
+/** The rail's readiness right now, from cached facts only (never waits on the network). */
+export function railReadiness(params: {
+  rail: Pick<PaymentRail, 'requirements' | 'facilitatorStatus'>
+  receiptSigner: Address | null
+}): RailReadiness {
+  const facilitator = params.rail.facilitatorStatus()
+  const payTo = params.rail.requirements.payTo as Address
+  return {
+    ready: facilitator.supportsExactBase && params.receiptSigner !== null,
+    network: params.rail.requirements.network,
+    asset: params.rail.requirements.asset as Address,
+    payTo,
+    facilitator,
+    receiptSigner: { configured: params.receiptSigner !== null, address: params.receiptSigner },
   }
 }

@@ -87,7 +87,10 @@ export async function handlePaidPreflight(
   const timings: PhaseTimings = {}
   const required = (
     reason: PaymentReason,
-    extra: Omit<Extract<PaidPreflightOutcome, { kind: 'payment_required' }>, 'kind' | 'reason' | 'timings'> = {},
+    extra: Omit<
+      Extract<PaidPreflightOutcome, { kind: 'payment_required' }>,
+      'kind' | 'reason' | 'timings'
+    > = {},
   ): PaidPreflightOutcome => ({ kind: 'payment_required', reason, ...extra, timings })
 
   if (request.paymentHeader === undefined || request.paymentHeader.trim() === '') {

@@ -37,6 +37,7 @@ export function reasonFromFacilitator(
   fallback: 'verification_failed' | 'settlement_failed',
 ): PaymentReason {
   const code = upstream ?? ''
+  if (/no_matching_requirements|offer_mismatch/.test(code)) return 'offer_mismatch'
   if (/recipient_mismatch|invalid_destination/.test(code)) return 'pay_to_mismatch'
   if (/value_mismatch|amount_mismatch|authorization_value|invalid_amount/.test(code))
     return 'amount_mismatch'

@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
-import { callSites, hasCalldata } from './call-sites.js'
+import { type CallSite, callSites, hasCalldata } from './call-sites.js'
 import type { TransactionInput } from './context.js'
 import { callEffects } from './effects.js'
 
@@ -17,6 +17,11 @@ export const ADDRESSES_OF_INTEREST_LIMIT = 64
  * see {@link addressesOfInterest} for the bounded list.
  */
 export function allAddressesOfInterest(tx: TransactionInput, decoded: DecodedCall): Address[] {
+  return addressesOfSites(tx, callSites(tx, decoded))
+}
+
+/** {@link allAddressesOfInterest} over call sites already flattened (the screen reuses its own). */
+export function addressesOfSites(tx: TransactionInput, sites: readonly CallSite[]): Address[] {
   const seen = new Set<string>()
   const out: Address[] = []
   const add = (address: string): void => {
@@ -27,7 +32,7 @@ export function allAddressesOfInterest(tx: TransactionInput, decoded: DecodedCal
   }
   add(tx.to)
   add(tx.from)
-  for (const site of callSites(tx, decoded)) {
+  for (const site of sites) {
     if (site.kind === 'call' && hasCalldata(site)) add(site.target)
     const effects = callEffects(site)
     for (const approval of effects.approvals) add(approval.spender)

@@ -1,4 +1,4 @@
-import type { Address } from 'viem'
+import { type Address, getAddress, isAddress } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { TransactionInput } from './context.js'
 
@@ -18,7 +18,9 @@ export interface CallSite {
 
 /** Flattens the decoded tree into call sites, top-level first, then depth-first in call order. */
 export function callSites(tx: TransactionInput, decoded: DecodedCall): CallSite[] {
-  const sites: CallSite[] = [{ target: tx.to, value: tx.value, kind: 'root', call: decoded }]
+  // Checksummed like every address the decoder reports, so details read the same at any depth.
+  const target = isAddress(tx.to, { strict: false }) ? getAddress(tx.to) : tx.to
+  const sites: CallSite[] = [{ target, value: tx.value, kind: 'root', call: decoded }]
   visit(decoded, sites)
   return sites
 }

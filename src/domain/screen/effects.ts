@@ -59,8 +59,19 @@ export const BURN_ADDRESSES: ReadonlySet<string> = new Set([
   '0xdead000000000000000000000000000000000000',
 ])
 
+// Several rules read the same site's effects; call sites are fresh objects per screen run.
+const cache = new WeakMap<CallSite, CallEffects>()
+
 /** Reads the effects of one call site from its decoded arguments. Unknown calls have none. */
 export function callEffects(site: CallSite): CallEffects {
+  const cached = cache.get(site)
+  if (cached) return cached
+  const effects = readEffects(site)
+  cache.set(site, effects)
+  return effects
+}
+
+function readEffects(site: CallSite): CallEffects {
   const effects: CallEffects = { approvals: [], transfers: [], privileged: [] }
   const call = site.call
   if (!call.known) return effects

@@ -7,16 +7,12 @@ export const MAX_URL_LENGTH = 4096
 /** Request body of `POST /payanagent/v1/public-page-evidence` (spec 2.2): no other properties. */
 export const EvidenceRequestSchema = z
   .strictObject({
-    url: z
-      .string()
-      .min(1)
-      .max(MAX_URL_LENGTH)
-      .openapi({
-        format: 'uri',
-        description:
-          'One public http(s) URL. Refused with 422 `unsafe_url`: other schemes, a user name or password, any port but the default (80/443), IP literals that are not public unicast in any spelling (loopback, private, link-local incl. 169.254.169.254, CGNAT, multicast, reserved, IPv4-mapped/compatible/NAT64 IPv6, unique-local, ...), and local or single-label names (`localhost`, `*.local`, `*.internal`, `*.home.arpa`, ...). The URL is normalised by WHATWG rules and only the normalised form is fetched.',
-        example: 'https://example.com/',
-      }),
+    url: z.string().min(1).max(MAX_URL_LENGTH).openapi({
+      format: 'uri',
+      description:
+        'One public http(s) URL. Refused with 422 `unsafe_url`: other schemes, a user name or password, any port but the default (80/443), IP literals that are not public unicast in any spelling (loopback, private, link-local incl. 169.254.169.254, CGNAT, multicast, reserved, IPv4-mapped/compatible/NAT64 IPv6, unique-local, ...), and local or single-label names (`localhost`, `*.local`, `*.internal`, `*.home.arpa`, ...). The URL is normalised by WHATWG rules and only the normalised form is fetched.',
+      example: 'https://example.com/',
+    }),
     max_chars: z
       .number()
       .int()

@@ -1,5 +1,5 @@
 import { DECODE_LIMITS } from '../../calldata/decode-calldata.js'
-import { ADDRESSES_OF_INTEREST_LIMIT, allAddressesOfInterest } from '../addresses-of-interest.js'
+import { ADDRESSES_OF_INTEREST_LIMIT, addressesOfSites } from '../addresses-of-interest.js'
 import { codeOf, hitAt, type RuleHit, type RuleInput, type ScreenRule } from '../screen-rule.js'
 
 /** The screen could not see everything it needed. */
@@ -10,7 +10,7 @@ export const screenIncomplete: ScreenRule = {
   checks: `A known function whose arguments do not decode, nesting deeper than ${DECODE_LIMITS.maxDepth} containers, more than ${DECODE_LIMITS.maxNestedCalls} nested calls, calldata over ${DECODE_LIMITS.maxCalldataBytes} bytes, more than ${ADDRESSES_OF_INTEREST_LIMIT} addresses to check, or an address whose code was not read.`,
   why: "Rules only judge what they can read; calldata built to exceed the decoder's bounds could hide an approval or transfer.",
   example: '`multicall` nesting `multicall` six levels deep, or 200 `aggregate3` calls.',
-  evaluate({ ctx, decoded, sites }: RuleInput) {
+  evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const site of sites) {
       const call = site.call
@@ -48,7 +48,7 @@ export const screenIncomplete: ScreenRule = {
         )
       }
     }
-    const all = allAddressesOfInterest(ctx.tx, decoded)
+    const all = addressesOfSites(ctx.tx, sites)
     if (all.length > ADDRESSES_OF_INTEREST_LIMIT) {
       hits.push({
         detail: `The calldata names ${all.length} addresses; only the first ${ADDRESSES_OF_INTEREST_LIMIT} were checked for code.`,
@@ -58,9 +58,14 @@ export const screenIncomplete: ScreenRule = {
     const missing = all
       .slice(0, ADDRESSES_OF_INTEREST_LIMIT)
       .filter((address) => address !== sender && codeOf(ctx, address) === undefined)
-    if (missing.length > 0) {
+    if (missing.length === 1) {
+      hits.push({ detail: `Code was not read for ${missing[0]}; rules about it were skipped.` })
+    } else if (missing.length > 1) {
+      // Name a few: the detail must stay one readable line even for hostile calldata.
+      const named = missing.slice(0, 5).join(', ')
+      const more = missing.length > 5 ? ', ...' : ''
       hits.push({
-        detail: `Code was not read for ${missing.join(', ')}; rules about them were skipped.`,
+        detail: `Code was not read for ${missing.length} addresses (${named}${more}); rules about them were skipped.`,
       })
     }
     return hits

@@ -1,0 +1,68 @@
+import { x402Facilitator } from '@x402/core/facilitator'
+import type { FacilitatorClient } from '@x402/core/server'
+import type { SupportedResponse } from '@x402/core/types'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { type Address, createWalletClient, type Hex, http, nonceManager, publicActions } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { base } from 'viem/chains'
+import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
+
+/** Options for {@link createBuiltinFacilitator}. */
+export interface BuiltinFacilitatorOptions {
+  /** Key of the account that submits settlement transactions and pays their gas. */
+  settlementPrivateKey: Hex
+  /** Base RPC (the devnet's on the devnet). */
+  rpcUrl: string
+  /** RPC request timeout (ms). */
+  rpcTimeoutMs: number
+  /** How long settle waits for the transaction receipt before reporting it pending (ms). */
+  confirmationTimeoutMs: number
+  /** Receipt polling interval (ms); Base makes a block every ~2 s, anvil on every transaction. */
+  pollingIntervalMs?: number
+}
+
+/** The in-process facilitator and the address that settles. */
+export interface BuiltinFacilitator {
+  client: FacilitatorClient
+  settlerAddress: Address
+}
+
+/**
+ * Our own x402 facilitator: `@x402/core`'s x402Facilitator with `@x402/evm`'s exact scheme
+ * (facilitator side) over a viem wallet holding the settlement key, for eip155:8453 only.
+ * It submits EIP-3009 `transferWithAuthorization` itself, so no third party is involved.
+ */
+export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): BuiltinFacilitator {
+  // The nonce manager hands out transaction nonces locally, so concurrent settlements of
+  // different payments never race for the same account nonce.
+  const account = privateKeyToAccount(options.settlementPrivateKey, { nonceManager })
+  const wallet = createWalletClient({
+    account,
+    chain: base,
+    transport: http(options.rpcUrl, { retryCount: 0, timeout: options.rpcTimeoutMs }),
+    pollingInterval: options.pollingIntervalMs ?? 250,
+  }).extend(publicActions)
+  const signer = toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      readContract: (args) => wallet.readContract(args as never) as Promise<unknown>,
+      verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+      writeContract: (args) => wallet.writeContract(args as never),
+      sendTransaction: (args) => wallet.sendTransaction(args as never),
+      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+      getCode: (args) => wallet.getCode(args),
+    },
+    { confirmationTimeoutMs: options.confirmationTimeoutMs },
+  )
+  const facilitator = new x402Facilitator().register(PAYMENT_NETWORK, new ExactEvmScheme(signer))
+  return {
+    settlerAddress: account.address,
+    client: {
+      verify: (payload, requirements) => facilitator.verify(payload, requirements),
+      settle: (payload, requirements) => facilitator.settle(payload, requirements),
+      // Same data, typed as x402's SupportedResponse (networks are CAIP-2 strings).
+      getSupported: async () => facilitator.getSupported() as SupportedResponse,
+    },
+  }
+}

@@ -1,0 +1,106 @@
+import type { SqlClient } from './sql-client.js'
+
+/**
+ * The one set of migrations, for PGlite and PostgreSQL alike. Append only: a released
+ * migration never changes. `{{schema}}` is replaced by the quoted schema name.
+ *
+ * JSON documents are stored as `text`, not `jsonb`: jsonb rejects `\u0000`, which a decoded
+ * revert reason may legitimately contain, and we never query inside them.
+ */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'payments and receipts',
+    sql: `
+CREATE TABLE {{schema}}.payments (
+  id              text PRIMARY KEY,
+  network         text NOT NULL,
+  asset           text NOT NULL,
+  payer           text NOT NULL,
+  nonce           text NOT NULL,
+  pay_to          text NOT NULL,
+  amount          numeric(78, 0) NOT NULL CHECK (amount >= 0),
+  valid_before    numeric(78, 0) NOT NULL,
+  payload_hash    text NOT NULL,
+  payload         text NOT NULL,
+  request_hash    text NOT NULL,
+  status          text NOT NULL CHECK (status IN
+    ('verifying', 'verified', 'preflight_done', 'settling', 'settled', 'settle_pending', 'failed')),
+  attempts        integer NOT NULL DEFAULT 1,
+  result          text,
+  settlement_tx   text,
+  settle_response text,
+  receipt_id      text UNIQUE,
+  failure         text,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  -- The authorization is the payment: one EIP-3009 nonce per payer and token, ever.
+  CONSTRAINT payments_authorization_unique UNIQUE (network, asset, payer, nonce),
+  CONSTRAINT payments_settled_complete CHECK
+    (status <> 'settled' OR (settlement_tx IS NOT NULL AND receipt_id IS NOT NULL AND result IS NOT NULL))
+);
+CREATE INDEX payments_unresolved ON {{schema}}.payments (updated_at)
+  WHERE status IN ('verifying', 'verified', 'preflight_done', 'settling', 'settle_pending');
+CREATE INDEX payments_settled_pay_to ON {{schema}}.payments (pay_to) WHERE status = 'settled';
+
+CREATE TABLE {{schema}}.receipts (
+  id          text PRIMARY KEY,
+  payment_id  text NOT NULL UNIQUE REFERENCES {{schema}}.payments (id),
+  receipt     text NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
+]
+
+/** Quotes a schema name after checking it is a plain identifier. */
+export function quoteSchema(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`invalid schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]*`)
+  }
+  return `"${schema}"`
+}
+
+/** Arbitrary constant: the advisory lock that serialises migrations across instances. */
+const MIGRATION_LOCK = 402_840_2
+
+/**
+ * Brings `schema` up to date, inside one transaction holding an advisory lock, so instances
+ * starting together against one PostgreSQL apply each migration exactly once.
+ */
+export async function migrate(db: SqlClient, schema: string): Promise<number[]> {
+  const q = quoteSchema(schema)
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${q}`)
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${q}.schema_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    )
+    const { rows } = await tx.query<{ version: number }>(
+      `SELECT version FROM ${q}.schema_migrations`,
+    )
+    const done = new Set(rows.map((row) => Number(row.version)))
+    const applied: number[] = []
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue
+      for (const statement of splitStatements(migration.sql.replaceAll('{{schema}}', q))) {
+        await tx.query(statement)
+      }
+      await tx.query(`INSERT INTO ${q}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ])
+      applied.push(migration.version)
+    }
+    return applied
+  })
+}
+
+/** Splits a migration into statements (ours contain no semicolons inside literals). */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*\n/)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0)
+}

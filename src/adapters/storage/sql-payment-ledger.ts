@@ -1,0 +1,191 @@
+import type { PaymentPayload, SettleResponse } from '@x402/core/types'
+import type { Address, Hex } from 'viem'
+import type {
+  ClaimResult,
+  NewPayment,
+  PaymentFailure,
+  PaymentLedger,
+  PaymentRecord,
+  PaymentStatus,
+  PaymentUpdate,
+} from '../../domain/payment/payment-ledger.js'
+import { IN_FLIGHT_STATUSES } from '../../domain/payment/payment-ledger.js'
+import type { PreflightResult } from '../../domain/preflight/run-preflight.js'
+import type { Receipt } from '../../domain/receipt/receipt.js'
+import { quoteSchema } from './migrations.js'
+import type { SqlClient } from './sql-client.js'
+
+interface PaymentRow {
+  id: string
+  network: string
+  asset: string
+  payer: string
+  nonce: string
+  pay_to: string
+  amount: string
+  valid_before: string
+  payload_hash: string
+  payload: string
+  request_hash: string
+  status: PaymentStatus
+  attempts: number
+  result: string | null
+  settlement_tx: string | null
+  settle_response: string | null
+  receipt_id: string | null
+  failure: string | null
+  created_at: Date | string
+  updated_at: Date | string
+}
+
+const COLUMNS = `id, network, asset, payer, nonce, pay_to, amount::text AS amount,
+  valid_before::text AS valid_before, payload_hash, payload, request_hash, status, attempts, result,
+  settlement_tx, settle_response, receipt_id, failure, created_at, updated_at`
+
+/** The ledger over SQL (PGlite or PostgreSQL); `schema` must already be migrated. */
+export function createSqlPaymentLedger(db: SqlClient, schema: string): PaymentLedger {
+  const payments = `${quoteSchema(schema)}.payments`
+  const receipts = `${quoteSchema(schema)}.receipts`
+
+  const get = async (id: string): Promise<PaymentRecord | undefined> => {
+    const { rows } = await db.query<PaymentRow>(
+      `SELECT ${COLUMNS} FROM ${payments} WHERE id = $1`,
+      [id],
+    )
+    return rows[0] ? toRecord(rows[0]) : undefined
+  }
+
+  return {
+    async claim(payment: NewPayment): Promise<ClaimResult> {
+      const values = [
+        payment.id,
+        payment.network,
+        payment.asset,
+        payment.payer,
+        payment.nonce,
+        payment.payTo,
+        payment.amount.toString(),
+        payment.validBefore.toString(),
+        payment.payloadHash,
+        JSON.stringify(payment.payload),
+        payment.requestHash,
+      ]
+      // Whoever inserts first owns the payment; the unique authorization turns others away.
+      const inserted = await db.query(
+        `INSERT INTO ${payments} (id, network, asset, payer, nonce, pay_to, amount, valid_before,
+           payload_hash, payload, request_hash, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'verifying')
+         ON CONFLICT DO NOTHING RETURNING id`,
+        values,
+      )
+      if (inserted.rows.length > 0) return { claimed: true }
+      // A payment that failed may be tried again (after funding the wallet, say); one retry wins.
+      const reclaimed = await db.query(
+        `UPDATE ${payments} SET status = 'verifying', attempts = attempts + 1, pay_to = $6,
+           amount = $7, valid_before = $8, payload_hash = $9, payload = $10, request_hash = $11,
+           result = NULL, settlement_tx = NULL, settle_response = NULL, failure = NULL,
+           updated_at = now()
+         WHERE id = $1 AND status = 'failed'
+           AND network = $2 AND asset = $3 AND payer = $4 AND nonce = $5
+         RETURNING id`,
+        values,
+      )
+      if (reclaimed.rows.length > 0) return { claimed: true }
+      const existing = await get(payment.id)
+      if (!existing) throw new Error(`payment ${payment.id} conflicts but cannot be read`)
+      return { claimed: false, existing }
+    },
+
+    async transition(id, from, update: PaymentUpdate): Promise<boolean> {
+      const statusParams = from.map((_, i) => `$${i + 8}`).join(', ')
+      const params = [
+        id,
+        update.status,
+        update.result === undefined ? null : JSON.stringify(update.result),
+        update.settlementTx ?? null,
+        update.settleResponse === undefined ? null : JSON.stringify(update.settleResponse),
+        update.failure === undefined ? null : JSON.stringify(update.failure),
+        update.receipt?.id ?? null,
+        ...from,
+      ]
+      const sql = `UPDATE ${payments} SET status = $2, result = COALESCE($3, result),
+          settlement_tx = COALESCE($4, settlement_tx), settle_response = COALESCE($5, settle_response),
+          failure = COALESCE($6, failure), receipt_id = COALESCE($7, receipt_id), updated_at = now()
+        WHERE id = $1 AND status IN (${statusParams}) RETURNING id`
+      const receipt = update.receipt
+      if (!receipt) {
+        const { rows } = await db.query(sql, params)
+        return rows.length > 0
+      }
+      // The receipt and the settled status are one fact: store both or neither.
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query(sql, params)
+        if (rows.length === 0) return false
+        await tx.query(`INSERT INTO ${receipts} (id, payment_id, receipt) VALUES ($1, $2, $3)`, [
+          receipt.id,
+          id,
+          JSON.stringify(receipt),
+        ])
+        return true
+      })
+    },
+
+    get,
+
+    async listUnresolved(staleBefore: Date): Promise<PaymentRecord[]> {
+      const inFlight = IN_FLIGHT_STATUSES.map((s) => `'${s}'`).join(', ')
+      const { rows } = await db.query<PaymentRow>(
+        `SELECT ${COLUMNS} FROM ${payments}
+         WHERE status = 'settle_pending' OR (status IN (${inFlight}) AND updated_at < $1)
+         ORDER BY updated_at LIMIT 100`,
+        [staleBefore.toISOString()],
+      )
+      return rows.map(toRecord)
+    },
+
+    async getReceipt(id: string): Promise<Receipt | undefined> {
+      const { rows } = await db.query<{ receipt: string }>(
+        `SELECT receipt FROM ${receipts} WHERE id = $1`,
+        [id],
+      )
+      return rows[0] ? (JSON.parse(rows[0].receipt) as Receipt) : undefined
+    },
+
+    async settledTotal(payTo: Address): Promise<bigint> {
+      const { rows } = await db.query<{ total: string }>(
+        `SELECT COALESCE(SUM(amount), 0)::text AS total FROM ${payments}
+         WHERE status = 'settled' AND lower(pay_to) = lower($1)`,
+        [payTo],
+      )
+      return BigInt(rows[0]?.total ?? '0')
+    },
+
+    close: () => db.close(),
+  }
+}
+
+function toRecord(row: PaymentRow): PaymentRecord {
+  return {
+    id: row.id,
+    network: row.network,
+    asset: row.asset as Address,
+    payer: row.payer as Address,
+    nonce: row.nonce as Hex,
+    payTo: row.pay_to as Address,
+    amount: BigInt(row.amount),
+    validBefore: BigInt(row.valid_before),
+    payloadHash: row.payload_hash as Hex,
+    payload: JSON.parse(row.payload) as PaymentPayload,
+    requestHash: row.request_hash as Hex,
+    status: row.status,
+    attempts: Number(row.attempts),
+    result: row.result === null ? null : (JSON.parse(row.result) as PreflightResult),
+    settlementTx: row.settlement_tx as Hex | null,
+    settleResponse:
+      row.settle_response === null ? null : (JSON.parse(row.settle_response) as SettleResponse),
+    receiptId: row.receipt_id,
+    failure: row.failure === null ? null : (JSON.parse(row.failure) as PaymentFailure),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  }
+}

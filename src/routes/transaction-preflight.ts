@@ -1,0 +1,181 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import type { Context } from 'hono'
+import { challengeBody, railReadiness } from '../domain/payment/challenge.js'
+import {
+  PAID_PREFLIGHT_PATH,
+  PAYMENT_NETWORK,
+  PRICE,
+  PRODUCT,
+  paidResource,
+} from '../domain/payment/offer.js'
+import {
+  handlePaidPreflight,
+  type PaidPreflightDeps,
+  type PaidPreflightOutcome,
+  type PhaseTimings,
+} from '../domain/payment/paid-preflight.js'
+import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
+import { publicBaseUrl } from '../http/base-url.js'
+import { jsonBody } from '../http/json-body.js'
+import { ReceiptSchema } from './receipts.js'
+import { errorResponses } from './schemas/error-body.js'
+import { PreflightResultSchema } from './schemas/preflight-result.js'
+import { TransactionRequestSchema, toTransactionInput } from './schemas/transaction-request.js'
+
+/** The 402 body (spec 2.6) with our `reason` and `settlement.railReadiness`. */
+export const ChallengeSchema = z
+  .object({
+    error: z.literal('payment_required'),
+    product: z.literal(PRODUCT),
+    price: z.literal(PRICE),
+    network: z.literal(PAYMENT_NETWORK),
+    firstCheckUrl: z.url(),
+    quickstartUrl: z.url(),
+    browserDemoUrl: z.url(),
+    settlement: z.object({
+      railReadiness: z
+        .object({
+          ready: z.boolean(),
+          network: z.string(),
+          asset: z.string(),
+          payTo: z.string(),
+          facilitator: z.object({
+            kind: z.enum(['builtin', 'url', 'cdp']),
+            url: z.string().optional(),
+            supportsExactBase: z.boolean(),
+            checkedAt: z.string().nullable(),
+            error: z.string().optional(),
+          }),
+          receiptSigner: z.object({ configured: z.boolean(), address: z.string().nullable() }),
+        })
+        .openapi({
+          description:
+            '`ready` = the facilitator listed exact on eip155:8453 at its last (cached, background-refreshed) /supported check, and a receipt key is configured.',
+        }),
+    }),
+    reason: z.enum(Object.keys(PAYMENT_REASONS) as [PaymentReason, ...PaymentReason[]]).openapi({
+      description: 'Stable code: why this 402.',
+    }),
+    message: z.string(),
+    facilitatorReason: z
+      .string()
+      .optional()
+      .openapi({ description: "The facilitator's own code." }),
+    issues: z.array(z.never()),
+    requestId: z.string().optional(),
+  })
+  .openapi('PaymentChallenge')
+
+const PaidResponseSchema = z
+  .object({ result: PreflightResultSchema, receipt: ReceiptSchema })
+  .openapi('PaidPreflightResponse')
+
+/** What the paid route needs beyond the preflight itself. */
+export interface PaidRouteDeps {
+  maxBodyBytes: number
+  /** Origin for absolute URLs in the challenge; the request's origin when unset. */
+  publicBaseUrl: string | undefined
+  paid: () => PaidPreflightDeps
+}
+
+/** Builds the route definition. */
+export function transactionPreflightRoute(maxBodyBytes: number) {
+  return createRoute({
+    method: 'post',
+    path: PAID_PREFLIGHT_PATH,
+    tags: ['preflight'],
+    summary: 'Paid preflight ($0.01 USDC on Base, x402 v2) with a signed PRE_SEND_PROOF_RECEIPT',
+    description:
+      'Simulates the transaction (never broadcasts) like the read-only preflight and returns the result with an EIP-712 signed receipt. Without payment: 402 with the x402 v2 PAYMENT-REQUIRED header. Order: body validated (422), payment decoded and verified (402), preflight run (503 if the RPC is down: nothing charged), payment settled (402 if settlement fails: no result), 200 with PAYMENT-RESPONSE. Retrying with the same PAYMENT-SIGNATURE returns the stored answer and is never charged twice.',
+    middleware: jsonBody(maxBodyBytes),
+    request: {
+      headers: z.object({
+        'payment-signature': z.string().optional().openapi({
+          description: 'x402 v2 payment: base64 of the PaymentPayload JSON.',
+        }),
+      }),
+      body: {
+        required: true,
+        content: { 'application/json': { schema: TransactionRequestSchema } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'Preflight result and receipt. PAYMENT-RESPONSE carries the settlement.',
+        content: { 'application/json': { schema: PaidResponseSchema } },
+      },
+      402: {
+        description:
+          'Payment required (no payment, or it was rejected, or settlement failed). PAYMENT-REQUIRED header always set.',
+        content: { 'application/json': { schema: ChallengeSchema } },
+      },
+      ...errorResponses({
+        422: 'Invalid transaction input; no payment is looked at.',
+        502: 'The payment facilitator is unavailable; nothing was charged.',
+        503: 'The Base RPC is unavailable (nothing charged), or the settlement is pending / in progress: retry with the same PAYMENT-SIGNATURE.',
+      }),
+    },
+  })
+}
+
+/** Mounts `POST /simulate/transaction-preflight`. */
+export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDeps): void {
+  app.openapi(transactionPreflightRoute(deps.maxBodyBytes), async (c) => {
+    const body = c.req.valid('json')
+    const paid = deps.paid()
+    const header = c.req.header('payment-signature')
+    if (header === undefined && c.req.header('x-payment') !== undefined) {
+      return challenge(c, deps, paid, { reason: 'unsupported_x402_version' })
+    }
+    const outcome = await handlePaidPreflight(paid, {
+      body,
+      tx: toTransactionInput(body),
+      paymentHeader: header,
+    })
+    const timing = serverTiming(outcome.timings)
+    if (timing) c.header('Server-Timing', timing)
+    if (outcome.kind === 'payment_required') return challenge(c, deps, paid, outcome)
+    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
+    c.header('Cache-Control', 'private, no-store')
+    return c.json({ result: outcome.result, receipt: outcome.receipt }, 200)
+  })
+}
+
+type Challenge = Pick<
+  Extract<PaidPreflightOutcome, { kind: 'payment_required' }>,
+  'reason' | 'detail' | 'facilitatorReason' | 'settlement'
+>
+
+/** Every 402 of the route: the PAYMENT-REQUIRED header and the spec's body with a reason. */
+async function challenge(
+  c: Context,
+  deps: PaidRouteDeps,
+  paid: PaidPreflightDeps,
+  outcome: Challenge,
+) {
+  const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
+  const paymentRequired = await paid.rail.paymentRequired(paidResource(baseUrl), outcome.reason)
+  c.header('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired))
+  if (outcome.settlement)
+    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
+  c.header('Cache-Control', 'no-store')
+  const requestId = c.get('requestId') as string | undefined
+  const body = challengeBody({
+    baseUrl,
+    readiness: railReadiness({ rail: paid.rail, receiptSigner: paid.receiptSigner.address }),
+    reason: outcome.reason,
+    ...(outcome.detail ? { detail: outcome.detail } : {}),
+    ...(outcome.facilitatorReason ? { facilitatorReason: outcome.facilitatorReason } : {}),
+    ...(requestId ? { requestId } : {}),
+  })
+  return c.json(body, 402)
+}
+
+function serverTiming(timings: PhaseTimings): string | undefined {
+  const parts = (['verify', 'preflight', 'settle'] as const).flatMap((phase) => {
+    const ms = timings[`${phase}Ms`]
+    return ms === undefined ? [] : [`${phase};dur=${ms.toFixed(1)}`]
+  })
+  return parts.length > 0 ? parts.join(', ') : undefined
+}

@@ -1,0 +1,195 @@
+import { x402Client } from '@x402/core/client'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import { toClientEvmSigner } from '@x402/evm'
+import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import { pino } from 'pino'
+import {
+  type Address,
+  createPublicClient,
+  erc20Abi,
+  type Hex,
+  http,
+  type PublicClient,
+  parseAbiItem,
+} from 'viem'
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { base } from 'viem/chains'
+import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import {
+  createFacilitator,
+  type Facilitator,
+} from '../../src/adapters/facilitator/facilitator-client.js'
+import {
+  createFacilitatorReadiness,
+  type FacilitatorReadiness,
+} from '../../src/adapters/facilitator/facilitator-readiness.js'
+import { createX402PaymentRail } from '../../src/adapters/facilitator/x402-payment-rail.js'
+import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
+import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
+import { createApp } from '../../src/app.js'
+import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
+import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
+import { DEFAULT_SCREEN } from '../support/preflight-app.js'
+
+export const PAID_URL = 'http://localhost/simulate/transaction-preflight'
+export const PAY_TO = DEVNET_ACCOUNTS.payTo.address
+export const RECEIPT_SIGNER = privateKeyToAccount(DEVNET_ACCOUNTS.receiptSigner.privateKey)
+
+/** The example body: a 0-value transfer from the buyer to payTo (always "sign"). */
+export const EXAMPLE_BODY = {
+  chainId: '0x2105',
+  from: DEVNET_ACCOUNTS.buyer.address,
+  to: PAY_TO,
+  data: '0x',
+  value: '0x0',
+} as const
+
+/** The built-in facilitator on `rpcUrl` with the devnet's settlement key. */
+export function builtinFacilitator(rpcUrl: string, confirmationTimeoutMs = 10_000): Facilitator {
+  return createFacilitator({
+    kind: 'builtin',
+    settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
+    rpcUrl,
+    rpcTimeoutMs: 5_000,
+    confirmationTimeoutMs,
+    pollingIntervalMs: 50,
+  })
+}
+
+/** The real app with the paid route, its preflight reading the chain at `preflightRpcUrl`. */
+export async function paidApp(options: {
+  preflightRpcUrl: string
+  facilitator: Facilitator
+  ledger: PaymentLedger
+  publicBaseUrl?: string
+}) {
+  const readiness: FacilitatorReadiness = createFacilitatorReadiness({
+    kind: options.facilitator.kind,
+    ...(options.facilitator.url ? { url: options.facilitator.url } : {}),
+    client: options.facilitator.client,
+  })
+  await readiness.refresh()
+  const rail: PaymentRail = createX402PaymentRail({
+    facilitator: options.facilitator.client,
+    payTo: PAY_TO,
+    facilitatorStatus: readiness.status,
+  })
+  const app = createApp({
+    logger: pino({ level: 'silent' }),
+    environment: 'devnet',
+    maxBodyBytes: 64 * 1024,
+    preflight: {
+      chain: createViemChainReader({ rpcUrl: options.preflightRpcUrl, timeoutMs: 2_000 }),
+      chainId: 8453,
+      environment: 'devnet',
+      screen: DEFAULT_SCREEN,
+    },
+    reader: createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
+    payments: { rail, ledger: options.ledger, receiptSigner: RECEIPT_SIGNER, pollIntervalMs: 10 },
+    ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
+  })
+  return { app, rail, readiness }
+}
+
+type App = Awaited<ReturnType<typeof paidApp>>['app']
+
+/** A buyer: an x402 client over a viem account, and `fetch` against the in-process app. */
+export function buyer(app: App, rpcUrl: string, account: PrivateKeyAccount) {
+  const publicClient = createPublicClient({ chain: base, transport: http(rpcUrl) })
+  const client = new x402Client().register(
+    'eip155:8453',
+    new ExactEvmClientScheme(toClientEvmSigner(account, publicClient)),
+  )
+  const sent: Request[] = []
+  const appFetch = (async (input: Request | string | URL, init?: RequestInit) => {
+    const request = new Request(input, init)
+    sent.push(request.clone())
+    return app.request(request)
+  }) as typeof fetch
+  return {
+    account,
+    client,
+    /** Requests the wrapped fetch sent (the paid retry carries PAYMENT-SIGNATURE). */
+    sent,
+    fetch: wrapFetchWithPayment(appFetch, client),
+    /** A PAYMENT-SIGNATURE for `requirements` (default: the app's offer), optionally edited. */
+    async paymentHeader(
+      offer: PaymentRequired,
+      edit: (payload: PaymentPayload) => PaymentPayload = (p) => p,
+    ): Promise<string> {
+      return encodePaymentSignatureHeader(edit(await client.createPaymentPayload(offer)))
+    },
+  }
+}
+
+/** Fetches the unpaid challenge and decodes its header. */
+export async function unpaidOffer(app: App): Promise<PaymentRequired> {
+  const res = await postPaid(app, EXAMPLE_BODY)
+  const header = res.headers.get('PAYMENT-REQUIRED')
+  if (res.status !== 402 || !header) throw new Error(`expected a 402 challenge, got ${res.status}`)
+  return decodePaymentRequiredHeader(header)
+}
+
+/** An offer with some requirement fields changed (what a confused or hostile client signs). */
+export function withRequirements(
+  offer: PaymentRequired,
+  change: Partial<PaymentRequirements>,
+): PaymentRequired {
+  return { ...offer, accepts: offer.accepts.map((r) => ({ ...r, ...change })) }
+}
+
+/** POSTs JSON to the paid route, with optional extra headers. */
+export async function postPaid(
+  app: App,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return app.request(PAID_URL, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+}
+
+/** USDC balances read from the chain. */
+export async function usdcBalances(
+  client: PublicClient,
+  ...accounts: Address[]
+): Promise<bigint[]> {
+  return Promise.all(
+    accounts.map((account) =>
+      client.readContract({
+        address: USDC_ADDRESS,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [account],
+      }),
+    ),
+  )
+}
+
+const authorizationUsed = parseAbiItem(
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+)
+
+/** Settlement transactions on chain for one authorization (its AuthorizationUsed events). */
+export async function settlementsOf(client: PublicClient, payer: Address, nonce: Hex) {
+  const logs = await client.getLogs({
+    address: USDC_ADDRESS,
+    event: authorizationUsed,
+    args: { authorizer: payer, nonce },
+    fromBlock: 0n,
+    toBlock: 'latest',
+  })
+  return logs.map((log) => log.transactionHash)
+}
+
+/** The authorization nonce inside a PAYMENT-SIGNATURE header. */
+export function nonceOf(header: string): Hex {
+  const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as {
+    payload: { authorization: { nonce: Hex } }
+  }
+  return payload.payload.authorization.nonce
+}

@@ -1,0 +1,457 @@
+import {
+  type Abi,
+  type Address,
+  createTestClient,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  http,
+  maxUint256,
+  parseAbi,
+  parseEther,
+  toHex,
+} from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { MULTICALL3_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { RULES } from '../../src/domain/screen/rule-catalogue.js'
+import { clients, deploy, testAccount } from '../support/contracts.js'
+import { postJson, preflightApp } from '../support/preflight-app.js'
+
+/**
+ * Every rule of the catalogue, through the real app, against real OpenZeppelin fixtures on a
+ * real anvil: one request that fires the rule and a benign twin that does not.
+ */
+
+const PATH = '/payanagent/v1/base-transaction-preflight'
+const owner = testAccount(7)
+const OWNER = owner.address
+/** A funded account with no code (anvil test account #8). */
+const PERSON: Address = testAccount(8).address
+/** Never used on the devnet: no code, no balance. */
+const NOBODY: Address = '0x00000000000000000000000000000000c0dec0de'
+const DEAD: Address = '0x000000000000000000000000000000000000dEaD'
+const PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+const MAX_UINT160 = 2n ** 160n - 1n
+
+const extraAbi = parseAbi([
+  'function approve(address token, address spender, uint160 amount, uint48 expiration)',
+  'function changeAdmin(address newAdmin)',
+  'function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[])',
+  'function deposit() payable',
+])
+
+let devnet: Devnet
+let app: ReturnType<typeof preflightApp>
+type Deployed = { address: Address; abi: Abi }
+let token: Deployed
+let nft: Deployed
+let multi: Deployed
+let ownable: Deployed
+let proxy: Deployed
+let impl2: Deployed
+let safe: Deployed
+let reverter: Deployed
+let delegated: Address
+let poor: Address
+let blockTimestamp: bigint
+
+function call(target: Deployed, functionName: string, args: readonly unknown[] = []): Hex {
+  return encodeFunctionData({ abi: target.abi, functionName, args } as never)
+}
+
+function extra(functionName: string, args: readonly unknown[]): Hex {
+  return encodeFunctionData({ abi: extraAbi, functionName, args } as never)
+}
+
+/** aggregate3 with allowFailure: shows calldata for contracts the devnet does not have. */
+function tolerant(target: Address, data: Hex): Hex {
+  return extra('aggregate3', [[{ target, allowFailure: true, callData: data }]])
+}
+
+function safeExec(to: Address, data: Hex, operation: 0 | 1, safeTxGas = 0n): Hex {
+  return call(safe, 'execTransaction', [
+    to,
+    0n,
+    data,
+    operation,
+    safeTxGas,
+    0n,
+    0n,
+    '0x0000000000000000000000000000000000000000',
+    '0x0000000000000000000000000000000000000000',
+    '0x',
+  ])
+}
+
+interface Request {
+  from?: Address
+  to: Address
+  data: Hex
+  value?: bigint
+}
+
+interface Finding {
+  id: string
+  severity: string
+  title: string
+  detail: string
+  path?: string
+}
+
+async function preflight(request: Request) {
+  const res = await postJson(app, PATH, {
+    from: request.from ?? OWNER,
+    to: request.to,
+    data: request.data,
+    value: toHex(request.value ?? 0n),
+  })
+  expect(res.status).toBe(200)
+  return (await res.json()) as { verdict: string; findings: Finding[] }
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  app = preflightApp(devnet.rpcUrl)
+  const rpc = devnet.rpcUrl
+  const { publicClient, walletClient } = clients(rpc, owner)
+  ;[token, nft, multi, ownable, impl2, safe, reverter] = await Promise.all([
+    deploy(rpc, 'TestERC20', ['Screen Token', 'SCR'], owner),
+    deploy(rpc, 'TestERC721', [], testAccount(9)),
+    deploy(rpc, 'TestERC1155', [], testAccount(6)),
+    deploy(rpc, 'TestOwnable', [OWNER], testAccount(5)),
+    deploy(rpc, 'TestUUPS', [], testAccount(4)),
+    deploy(rpc, 'TestSafe', [], testAccount(3)),
+    deploy(rpc, 'Reverter', [], testAccount(2)),
+  ])
+  const impl = await deploy(rpc, 'TestUUPS', [], owner)
+  const proxyContract = await deploy(
+    rpc,
+    'ERC1967Proxy',
+    [impl.address, call(impl, 'initialize', [OWNER])],
+    owner,
+  )
+  // Calls go to the proxy with the implementation's ABI.
+  proxy = { address: proxyContract.address, abi: impl.abi }
+  const send = async (target: Deployed, functionName: string, args: readonly unknown[]) => {
+    const hash = await walletClient.sendTransaction({
+      to: target.address,
+      data: call(target, functionName, args),
+    })
+    await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+  }
+  await send(token, 'mint', [OWNER, parseEther('1000000')])
+  await send(nft, 'mint', [OWNER, 1n])
+  await send(multi, 'mint', [OWNER, 1n, 100n])
+
+  const test = createTestClient({ mode: 'anvil', transport: http(rpc) })
+  // An EIP-7702 delegated account (designator 0xef0100 || delegate), and a twin without code.
+  delegated = '0x00000000000000000000000000000000000d1e7a'
+  await test.setBalance({ address: delegated, value: parseEther('1') })
+  await test.setCode({ address: delegated, bytecode: `0xef0100${safe.address.slice(2)}` })
+  poor = '0x0000000000000000000000000000000000000b0b'
+  await test.setBalance({ address: poor, value: parseEther('1') })
+  blockTimestamp = (await publicClient.getBlock()).timestamp
+}, 120_000)
+
+afterAll(async () => {
+  await devnet?.stop()
+})
+
+const DAY = 24n * 3600n
+
+/** For every rule id: a request that fires it and its benign twin, with their verdicts. */
+function cases(): Record<
+  string,
+  { fires: Request; verdict: string; benign: Request; benignVerdict?: string }
+> {
+  const manyTransfers = (n: number) =>
+    call(token, 'multicall', [
+      Array.from({ length: n }, (_, i) =>
+        call(token, 'transfer', [`0x${(0xa000 + i).toString(16).padStart(40, '0')}`, 1n]),
+      ),
+    ])
+  let deep = call(token, 'transfer', [PERSON, 1n])
+  for (let i = 0; i < 6; i++) deep = call(token, 'multicall', [[deep]])
+  const shallow = call(token, 'multicall', [
+    [call(token, 'multicall', [[call(token, 'transfer', [PERSON, 1n])]])],
+  ])
+  return {
+    'call-reverts': {
+      fires: { to: reverter.address, data: call(reverter, 'failCustom', [5n]) },
+      verdict: 'block',
+      benign: { to: reverter.address, data: call(reverter, 'succeed', [1n]) },
+    },
+    'gas-estimation-failed': {
+      fires: { to: reverter.address, data: call(reverter, 'failRequire') },
+      verdict: 'block',
+      benign: { to: reverter.address, data: call(reverter, 'ping') },
+    },
+    'insufficient-balance': {
+      fires: { from: poor, to: PERSON, data: '0x', value: parseEther('1') },
+      verdict: 'block',
+      benign: { from: poor, to: PERSON, data: '0x', value: parseEther('0.5') },
+    },
+    'gas-above-threshold': {
+      fires: { to: token.address, data: manyTransfers(45) },
+      verdict: 'review',
+      benign: { to: token.address, data: manyTransfers(2) },
+    },
+    'sender-eip7702-delegated': {
+      fires: { from: delegated, to: PERSON, data: '0x', value: 1n },
+      verdict: 'review',
+      benign: { from: poor, to: PERSON, data: '0x', value: 1n },
+    },
+    'calldata-to-no-code': {
+      fires: { to: NOBODY, data: call(token, 'approve', [safe.address, 100n]) },
+      verdict: 'review',
+      benign: { to: token.address, data: call(token, 'approve', [safe.address, 100n]) },
+    },
+    'value-with-calldata-to-no-code': {
+      fires: { to: NOBODY, data: extra('deposit', []), value: 1000n },
+      verdict: 'block',
+      benign: { to: NOBODY, data: '0x', value: 1000n },
+    },
+    'unlimited-allowance': {
+      fires: { to: token.address, data: call(token, 'approve', [safe.address, maxUint256]) },
+      verdict: 'review',
+      benign: { to: token.address, data: call(token, 'approve', [safe.address, 100n]) },
+    },
+    // No Permit2 on the devnet: Multicall3 carries Permit2 calldata (decoded by selector) to a
+    // contract that rejects it, with allowFailure, so only the Permit2 rule differs between twins.
+    'permit2-long-expiry': {
+      fires: {
+        to: MULTICALL3_ADDRESS,
+        data: tolerant(
+          token.address,
+          extra('approve', [
+            token.address,
+            safe.address,
+            100n,
+            Number(blockTimestamp + 365n * DAY),
+          ]),
+        ),
+      },
+      verdict: 'review',
+      benign: {
+        to: MULTICALL3_ADDRESS,
+        data: tolerant(
+          token.address,
+          extra('approve', [token.address, safe.address, 100n, Number(blockTimestamp + DAY)]),
+        ),
+      },
+    },
+    'approval-to-eoa': {
+      fires: { to: token.address, data: call(token, 'approve', [PERSON, maxUint256]) },
+      verdict: 'block',
+      benign: { to: token.address, data: call(token, 'approve', [safe.address, 100n]) },
+    },
+    'approval-for-all': {
+      fires: { to: nft.address, data: call(nft, 'setApprovalForAll', [safe.address, true]) },
+      verdict: 'review',
+      benign: { to: nft.address, data: call(nft, 'setApprovalForAll', [safe.address, false]) },
+    },
+    'transfer-to-token-contract': {
+      fires: { to: token.address, data: call(token, 'transfer', [token.address, 5n]) },
+      verdict: 'block',
+      benign: { to: token.address, data: call(token, 'transfer', [PERSON, 5n]) },
+    },
+    'transfer-to-burn-address': {
+      fires: { to: token.address, data: call(token, 'transfer', [DEAD, 5n]) },
+      verdict: 'block',
+      benign: { to: token.address, data: call(token, 'transfer', [safe.address, 5n]) },
+    },
+    'pull-transfer-to-no-code': {
+      fires: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, PERSON, 1n]) },
+      verdict: 'review',
+      benign: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]) },
+    },
+    'ownership-transfer': {
+      fires: { to: ownable.address, data: call(ownable, 'transferOwnership', [PERSON]) },
+      verdict: 'review',
+      benign: { to: ownable.address, data: call(ownable, 'setValue', [7n]) },
+    },
+    'ownership-renounce': {
+      fires: { to: ownable.address, data: call(ownable, 'renounceOwnership') },
+      verdict: 'block',
+      benign: { to: ownable.address, data: call(ownable, 'setValue', [7n]) },
+    },
+    'proxy-upgrade': {
+      fires: { to: proxy.address, data: call(proxy, 'upgradeToAndCall', [impl2.address, '0x']) },
+      verdict: 'review',
+      benign: { to: proxy.address, data: call(proxy, 'setValue', [7n]) },
+    },
+    'proxy-upgrade-to-no-code': {
+      fires: { to: proxy.address, data: call(proxy, 'upgradeToAndCall', [NOBODY, '0x']) },
+      verdict: 'block',
+      benign: { to: proxy.address, data: call(proxy, 'upgradeToAndCall', [impl2.address, '0x']) },
+      benignVerdict: 'review',
+    },
+    // No fixture implements changeAdmin: Multicall3 carries it with allowFailure.
+    'proxy-admin-change': {
+      fires: {
+        to: MULTICALL3_ADDRESS,
+        data: tolerant(proxy.address, extra('changeAdmin', [safe.address])),
+      },
+      verdict: 'review',
+      benign: {
+        to: MULTICALL3_ADDRESS,
+        data: tolerant(proxy.address, call(proxy, 'setValue', [7n])),
+      },
+    },
+    'safe-delegatecall': {
+      fires: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 1) },
+      verdict: 'block',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'screen-incomplete': {
+      fires: { to: token.address, data: deep },
+      verdict: 'review',
+      benign: { to: token.address, data: shallow },
+    },
+    'calldata-not-decoded': {
+      fires: { to: reverter.address, data: call(reverter, 'ping') },
+      verdict: 'sign',
+      benign: { to: token.address, data: call(token, 'transfer', [PERSON, 1n]) },
+    },
+  }
+}
+
+/** Anvil caps `eth_estimateGas` at the block gas limit, so an estimate above it cannot happen there. */
+const NOT_REACHABLE_ON_ANVIL = new Set(['gas-above-block-limit'])
+
+describe('every rule on real contracts through the app', () => {
+  it('has a case for every rule anvil can produce', () => {
+    const covered = Object.keys(cases())
+    const expected = RULES.map((r) => r.id).filter((id) => !NOT_REACHABLE_ON_ANVIL.has(id))
+    expect(covered.sort()).toEqual(expected.sort())
+  })
+
+  for (const rule of RULES) {
+    if (NOT_REACHABLE_ON_ANVIL.has(rule.id)) continue
+    it(`${rule.id}: fires, and its benign twin does not`, async () => {
+      const pair = cases()[rule.id]
+      if (!pair) throw new Error(`no case for ${rule.id}`)
+      const fired = await preflight(pair.fires)
+      expect(fired.findings.map((f) => f.id)).toContain(rule.id)
+      expect(fired.verdict).toBe(pair.verdict)
+      const benign = await preflight(pair.benign)
+      expect(benign.findings.map((f) => f.id)).not.toContain(rule.id)
+      expect(benign.verdict).toBe(pair.benignVerdict ?? 'sign')
+    })
+  }
+})
+
+describe('the issue examples', () => {
+  it('approve 100 tokens to a contract spender -> sign; approve max to an EOA -> block', async () => {
+    const ok = await preflight({
+      to: token.address,
+      data: call(token, 'approve', [safe.address, 100n]),
+    })
+    expect(ok).toMatchObject({ verdict: 'sign', findings: [] })
+    const bad = await preflight({
+      to: token.address,
+      data: call(token, 'approve', [PERSON, maxUint256]),
+    })
+    expect(bad.verdict).toBe('block')
+    expect(bad.findings.map((f) => [f.id, f.severity])).toEqual([
+      ['approval-to-eoa', 'critical'],
+      ['unlimited-allowance', 'warning'],
+    ])
+    expect(bad.findings[0]?.detail).toBe(
+      `approve lets ${PERSON} spend ${maxUint256} (raw units) of token ${getAddress(token.address)}; ${PERSON} has no code.`,
+    )
+  })
+
+  it('a custom-error revert is explained by name', async () => {
+    const { findings } = await preflight({
+      to: token.address,
+      data: call(token, 'transfer', [PERSON, parseEther('2000000')]),
+    })
+    expect(findings.find((f) => f.id === 'call-reverts')?.detail).toContain(
+      'ERC20InsufficientBalance(sender=',
+    )
+  })
+})
+
+describe('nested calls on real containers', () => {
+  it('OpenZeppelin multicall holding an approval to an EOA', async () => {
+    const data = call(token, 'multicall', [
+      [call(token, 'transfer', [safe.address, 1n]), call(token, 'approve', [PERSON, 100n])],
+    ])
+    const { verdict, findings } = await preflight({ to: token.address, data })
+    expect(verdict).toBe('block')
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['approval-to-eoa', 'multicall[1].approve'],
+    ])
+  })
+
+  it('Multicall3 aggregate3 with a burn transfer and a call to an empty address', async () => {
+    const data = extra('aggregate3', [
+      [
+        {
+          target: token.address,
+          allowFailure: true,
+          callData: call(token, 'transfer', [DEAD, 1n]),
+        },
+        { target: NOBODY, allowFailure: true, callData: call(token, 'transfer', [PERSON, 1n]) },
+      ],
+    ])
+    const { verdict, findings } = await preflight({ to: MULTICALL3_ADDRESS, data })
+    expect(verdict).toBe('block')
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['transfer-to-burn-address', 'aggregate3[0].transfer'],
+      ['calldata-to-no-code', 'aggregate3[1].transfer'],
+    ])
+  })
+
+  it('Safe call (operation 0) making an unlimited approval', async () => {
+    const { verdict, findings } = await preflight({
+      to: safe.address,
+      data: safeExec(token.address, call(token, 'approve', [reverter.address, maxUint256]), 0),
+    })
+    expect(verdict).toBe('review')
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['unlimited-allowance', 'execTransaction[0].approve'],
+    ])
+  })
+
+  it('Safe delegatecall into a multicall reports both the delegatecall and the nested approval', async () => {
+    const inner = call(token, 'multicall', [[call(token, 'approve', [PERSON, 1n])]])
+    const { verdict, findings } = await preflight({
+      to: safe.address,
+      data: safeExec(token.address, inner, 1, 100_000n),
+    })
+    expect(verdict).toBe('block')
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['approval-to-eoa', 'execTransaction[0].multicall[0].approve'],
+      ['safe-delegatecall', undefined],
+    ])
+  })
+})
+
+describe('determinism', () => {
+  it('the same request at the same block twice gives identical verdict and findings', async () => {
+    const request = {
+      to: MULTICALL3_ADDRESS,
+      data: extra('aggregate3', [
+        [
+          {
+            target: token.address,
+            allowFailure: true,
+            callData: call(token, 'approve', [PERSON, maxUint256]),
+          },
+          {
+            target: PERMIT2,
+            allowFailure: true,
+            callData: extra('approve', [token.address, PERSON, MAX_UINT160, 2 ** 48 - 1]),
+          },
+        ],
+      ]),
+    }
+    const first = await preflight(request)
+    const second = await preflight(request)
+    expect(JSON.stringify(second)).toBe(JSON.stringify(first))
+    expect(first.findings.length).toBeGreaterThan(2)
+  })
+})

@@ -1,0 +1,576 @@
+import fc from 'fast-check'
+import { encodeAbiParameters, encodeErrorResult, type Hex, parseAbi, toHex } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { decodeCalldata } from '../../src/domain/calldata/decode-calldata.js'
+import { UNIVERSAL_ROUTER_COMMANDS } from '../../src/domain/calldata/universal-router-commands.js'
+import type { ScreenContext } from '../../src/domain/screen/context.js'
+import { RULES } from '../../src/domain/screen/rule-catalogue.js'
+import { screenTransaction } from '../../src/domain/screen/screen-transaction.js'
+import {
+  BLOCK_TIMESTAMP,
+  CONFIG,
+  CONTRACT_CODE,
+  DEAD,
+  DELEGATED,
+  DELEGATION_CODE,
+  EMPTY,
+  EOA,
+  encode,
+  encodeSig,
+  MAX_UINT160,
+  MAX_UINT256,
+  MULTICALL3,
+  makeContext,
+  PERMIT2,
+  ROUTER,
+  SAFE,
+  SENDER,
+  SPENDER_CONTRACT,
+  TOKEN,
+  ZERO,
+} from './fixtures.js'
+
+function screen(ctx: ScreenContext) {
+  return screenTransaction(ctx, decodeCalldata(ctx.tx.data, ctx.tx.to), CONFIG)
+}
+
+function ids(ctx: ScreenContext): string[] {
+  return screen(ctx).findings.map((f) => f.id)
+}
+
+function command(type: number, values: readonly unknown[]): Hex {
+  const c = UNIVERSAL_ROUTER_COMMANDS.get(type)
+  if (!c) throw new Error(`no command ${type}`)
+  return encodeAbiParameters(c.params, values as never)
+}
+
+function execute(commands: number[], inputs: Hex[]): Hex {
+  return encodeSig('execute(bytes,bytes[],uint256)', [
+    toHex(new Uint8Array(commands)),
+    inputs,
+    BLOCK_TIMESTAMP + 60n,
+  ])
+}
+
+function safeExec(to: Hex, data: Hex, operation: 0 | 1, value = 0n): Hex {
+  return encode('execTransaction', [to, value, data, operation, 0n, 0n, 0n, ZERO, ZERO, '0x'])
+}
+
+const FAR = BLOCK_TIMESTAMP + 365n * 24n * 3600n
+const SOON = BLOCK_TIMESTAMP + 3600n
+const details = (amount: bigint, expiration: bigint) => ({
+  token: TOKEN,
+  amount,
+  expiration: Number(expiration),
+  nonce: 0,
+})
+const revertData = encodeErrorResult({
+  abi: parseAbi([
+    'error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)',
+  ]),
+  errorName: 'ERC20InsufficientBalance',
+  args: [SENDER, 1n, 2n],
+})
+
+/** For every rule: a context that fires it and a benign twin that differs in the one fact. */
+const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
+  'call-reverts': {
+    fires: makeContext(
+      { data: encode('transfer', [EOA, 2n]) },
+      { call: { status: 'reverted', revertData, message: 'execution reverted' } },
+    ),
+    benign: makeContext({ data: encode('transfer', [EOA, 2n]) }),
+  },
+  'gas-estimation-failed': {
+    fires: makeContext(
+      { data: encode('transfer', [EOA, 2n]) },
+      { gas: { status: 'failed', message: 'execution reverted', revertData } },
+    ),
+    benign: makeContext({ data: encode('transfer', [EOA, 2n]) }),
+  },
+  'insufficient-balance': {
+    fires: makeContext({ to: EOA, data: '0x', value: 10n ** 18n }),
+    benign: makeContext({ to: EOA, data: '0x', value: 10n ** 17n }),
+  },
+  'gas-above-block-limit': {
+    fires: makeContext(
+      { data: encode('transfer', [EOA, 2n]) },
+      { gas: { status: 'success', gas: 200_000_000n } },
+    ),
+    benign: makeContext(
+      { data: encode('transfer', [EOA, 2n]) },
+      {
+        gas: { status: 'success', gas: 150_000_000n },
+        sender: { balance: 10n ** 30n, code: '0x' },
+      },
+    ),
+  },
+  'gas-above-threshold': {
+    fires: makeContext(
+      { data: encode('transfer', [EOA, 2n]) },
+      { gas: { status: 'success', gas: 1_000_001n } },
+    ),
+    benign: makeContext(
+      { data: encode('transfer', [EOA, 2n]) },
+      { gas: { status: 'success', gas: 1_000_000n } },
+    ),
+  },
+  'sender-eip7702-delegated': {
+    fires: makeContext(
+      { to: EOA, data: '0x' },
+      { sender: { balance: 10n ** 18n, code: DELEGATION_CODE } },
+    ),
+    benign: makeContext({ to: EOA, data: '0x' }, { sender: { balance: 10n ** 18n, code: '0x' } }),
+  },
+  'calldata-to-no-code': {
+    fires: makeContext({ to: EMPTY, data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
+    benign: makeContext({ to: TOKEN, data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
+  },
+  'value-with-calldata-to-no-code': {
+    fires: makeContext({ to: EMPTY, data: encode('deposit', []), value: 5n }),
+    benign: makeContext({ to: EMPTY, data: '0x', value: 5n }),
+  },
+  'unlimited-allowance': {
+    fires: makeContext({ data: encode('approve', [SPENDER_CONTRACT, MAX_UINT256]) }),
+    benign: makeContext({ data: encode('approve', [SPENDER_CONTRACT, 100n]) }),
+  },
+  'permit2-long-expiry': {
+    fires: makeContext({
+      to: PERMIT2,
+      data: encodeSig('approve(address,address,uint160,uint48)', [
+        TOKEN,
+        SPENDER_CONTRACT,
+        100n,
+        Number(FAR),
+      ]),
+    }),
+    benign: makeContext({
+      to: PERMIT2,
+      data: encodeSig('approve(address,address,uint160,uint48)', [
+        TOKEN,
+        SPENDER_CONTRACT,
+        100n,
+        Number(SOON),
+      ]),
+    }),
+  },
+  'approval-to-eoa': {
+    fires: makeContext({ data: encode('approve', [EOA, 100n]) }),
+    benign: makeContext({ data: encode('approve', [SPENDER_CONTRACT, 100n]) }),
+  },
+  'approval-for-all': {
+    fires: makeContext({ data: encode('setApprovalForAll', [SPENDER_CONTRACT, true]) }),
+    benign: makeContext({ data: encode('setApprovalForAll', [SPENDER_CONTRACT, false]) }),
+  },
+  'transfer-to-token-contract': {
+    fires: makeContext({ data: encode('transfer', [TOKEN, 5n]) }),
+    benign: makeContext({ data: encode('transfer', [EOA, 5n]) }),
+  },
+  'transfer-to-burn-address': {
+    fires: makeContext({ data: encode('transfer', [DEAD, 5n]) }),
+    benign: makeContext({ data: encode('transfer', [SPENDER_CONTRACT, 5n]) }),
+  },
+  'pull-transfer-to-no-code': {
+    fires: makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SAFE, EOA, 5n]),
+    }),
+    benign: makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SAFE, SPENDER_CONTRACT, 5n]),
+    }),
+  },
+  'ownership-transfer': {
+    fires: makeContext({ to: SAFE, data: encode('transferOwnership', [EOA]) }),
+    benign: makeContext({ to: SAFE, data: encode('transfer', [EOA, 1n]) }),
+  },
+  'ownership-renounce': {
+    fires: makeContext({ to: SAFE, data: encode('renounceOwnership', []) }),
+    benign: makeContext({ to: SAFE, data: encode('transferOwnership', [EOA]) }),
+  },
+  'proxy-upgrade': {
+    fires: makeContext({ to: SAFE, data: encode('upgradeToAndCall', [SPENDER_CONTRACT, '0x']) }),
+    benign: makeContext({ to: SAFE, data: encode('withdraw', [1n]) }),
+  },
+  'proxy-upgrade-to-no-code': {
+    fires: makeContext({ to: SAFE, data: encode('upgradeTo', [EMPTY]) }),
+    benign: makeContext({ to: SAFE, data: encode('upgradeTo', [SPENDER_CONTRACT]) }),
+  },
+  'proxy-admin-change': {
+    fires: makeContext({ to: SAFE, data: encode('changeAdmin', [SPENDER_CONTRACT]) }),
+    benign: makeContext({ to: SAFE, data: encode('deposit', []) }),
+  },
+  'safe-delegatecall': {
+    fires: makeContext({ to: SAFE, data: safeExec(SPENDER_CONTRACT, '0x12345678', 1) }),
+    benign: makeContext({ to: SAFE, data: safeExec(SPENDER_CONTRACT, '0x12345678', 0) }),
+  },
+  'screen-incomplete': {
+    fires: makeContext({ data: encode('approve', [EOA, 1n]).slice(0, 40) as Hex }),
+    benign: makeContext({ data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
+  },
+  'calldata-not-decoded': {
+    fires: makeContext({ data: '0x12345678' }),
+    benign: makeContext({ data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
+  },
+}
+
+describe('every rule fires on its case and not on the benign twin', () => {
+  it('covers the whole catalogue', () => {
+    expect(Object.keys(CASES).sort()).toEqual(RULES.map((r) => r.id).sort())
+  })
+
+  for (const rule of RULES) {
+    it(`${rule.id} (${rule.severity})`, () => {
+      const pair = CASES[rule.id]
+      if (!pair) throw new Error(`no case for ${rule.id}`)
+      const fired = screen(pair.fires)
+      const finding = fired.findings.find((f) => f.id === rule.id)
+      expect(finding).toMatchObject({ id: rule.id, severity: rule.severity, title: rule.title })
+      expect(finding?.detail.length).toBeGreaterThan(10)
+      expect(ids(pair.benign)).not.toContain(rule.id)
+      const expected = { critical: 'block', warning: 'review', info: 'sign' } as const
+      if (rule.severity !== 'info') expect(fired.verdict).toBe(expected[rule.severity])
+    })
+  }
+})
+
+describe('details name addresses and amounts', () => {
+  it('approval to an EOA names spender, token and raw amount', () => {
+    const finding = screen(makeContext({ data: encode('approve', [EOA, MAX_UINT256]) })).findings
+    expect(finding.map((f) => [f.id, f.severity])).toEqual([
+      ['approval-to-eoa', 'critical'],
+      ['unlimited-allowance', 'warning'],
+    ])
+    expect(finding[0]?.detail).toBe(
+      `approve lets ${EOA} spend ${MAX_UINT256} (raw units) of token ${TOKEN}; ${EOA} has no code.`,
+    )
+  })
+
+  it('insufficient balance shows wei and ETH', () => {
+    const { findings } = screen(makeContext({ to: EOA, data: '0x', value: 10n ** 18n }))
+    expect(findings[0]?.detail).toContain('1000000000000000000 wei (1 ETH)')
+    expect(findings[0]?.detail).toContain(SENDER)
+  })
+
+  it('the revert finding carries the decoded custom error', () => {
+    const { findings } = screen(CASES['call-reverts']?.fires as ScreenContext)
+    expect(findings.find((f) => f.id === 'call-reverts')?.detail).toBe(
+      `eth_call reverted: ERC20InsufficientBalance(sender=${SENDER}, balance=1, needed=2).`,
+    )
+  })
+
+  it('names the 7702 delegate', () => {
+    const { findings } = screen(CASES['sender-eip7702-delegated']?.fires as ScreenContext)
+    expect(findings[0]?.detail.toLowerCase()).toContain(SPENDER_CONTRACT.toLowerCase())
+  })
+})
+
+describe('issue-2 minimum verdicts', () => {
+  it('a clean ETH transfer signs with no findings', () => {
+    expect(screen(makeContext({ to: EOA, data: '0x', value: 1000n }))).toEqual({
+      verdict: 'sign',
+      findings: [],
+    })
+  })
+
+  it('approve 100 to a contract spender signs', () => {
+    expect(screen(makeContext({ data: encode('approve', [SPENDER_CONTRACT, 100n]) })).verdict).toBe(
+      'sign',
+    )
+  })
+
+  it('calldata to an address with no code is review', () => {
+    expect(
+      screen(makeContext({ to: EMPTY, data: encode('approve', [SPENDER_CONTRACT, 1n]) })).verdict,
+    ).toBe('review')
+  })
+})
+
+describe('allowance edge cases', () => {
+  it('revocations never fire approval rules', () => {
+    for (const data of [
+      encode('approve', [EOA, 0n]),
+      encode('setApprovalForAll', [EOA, false]),
+      encodeSig('approve(address,address,uint160,uint48)', [TOKEN, EOA, 0n, Number(FAR)]),
+    ]) {
+      expect(ids(makeContext({ data }))).toEqual([])
+    }
+  })
+
+  it('Permit2 max amount, DAI allowed=true and a 2^128 increaseAllowance are unlimited', () => {
+    const sig = `0x${'11'.repeat(32)}` as Hex
+    for (const data of [
+      encodeSig('approve(address,address,uint160,uint48)', [
+        TOKEN,
+        SPENDER_CONTRACT,
+        MAX_UINT160,
+        Number(SOON),
+      ]),
+      encodeSig('permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)', [
+        SENDER,
+        SPENDER_CONTRACT,
+        0n,
+        0n,
+        true,
+        27,
+        sig,
+        sig,
+      ]),
+      encode('increaseAllowance', [SPENDER_CONTRACT, 2n ** 128n]),
+      encodeSig('permit(address,address,uint256,uint256,uint8,bytes32,bytes32)', [
+        SENDER,
+        SPENDER_CONTRACT,
+        MAX_UINT256,
+        0n,
+        27,
+        sig,
+        sig,
+      ]),
+    ]) {
+      expect(ids(makeContext({ data }))).toEqual(['unlimited-allowance'])
+    }
+    expect(
+      ids(makeContext({ data: encode('increaseAllowance', [SPENDER_CONTRACT, 2n ** 128n - 1n]) })),
+    ).toEqual([])
+  })
+
+  it('Permit2 permit (single and batch) is checked for amount and expiry', () => {
+    const single = encodeSig(
+      'permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)',
+      [
+        SENDER,
+        { details: details(MAX_UINT160, FAR), spender: SPENDER_CONTRACT, sigDeadline: SOON },
+        '0x',
+      ],
+    )
+    expect(ids(makeContext({ to: PERMIT2, data: single }))).toEqual([
+      'permit2-long-expiry',
+      'unlimited-allowance',
+    ])
+    const batch = encodeSig(
+      'permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes)',
+      [
+        SENDER,
+        { details: [details(5n, SOON), details(5n, FAR)], spender: EOA, sigDeadline: SOON },
+        '0x',
+      ],
+    )
+    // Both entries grant the same token and amount: one approval-to-eoa finding, not two.
+    expect(ids(makeContext({ to: PERMIT2, data: batch }))).toEqual([
+      'approval-to-eoa',
+      'permit2-long-expiry',
+    ])
+  })
+
+  it('an approval to an EIP-7702 delegated account counts as an approval to an EOA', () => {
+    const { findings } = screen(makeContext({ data: encode('approve', [DELEGATED, 1n]) }))
+    expect(findings[0]).toMatchObject({ id: 'approval-to-eoa' })
+    expect(findings[0]?.detail).toContain('EIP-7702')
+  })
+})
+
+describe('nested calls fire the same rules with a path', () => {
+  it('multicall item', () => {
+    const data = encode('multicall', [
+      [encode('transfer', [SPENDER_CONTRACT, 1n]), '0x12345678', encode('approve', [EOA, 1n])],
+    ])
+    const { verdict, findings } = screen(makeContext({ data }))
+    expect(verdict).toBe('block')
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['approval-to-eoa', 'multicall[2].approve'],
+      ['calldata-not-decoded', 'multicall[1]'],
+    ])
+  })
+
+  it('aggregate3 call to a codeless target and a burn transfer', () => {
+    const data = encode('aggregate3', [
+      [
+        { target: EMPTY, allowFailure: true, callData: encode('approve', [SPENDER_CONTRACT, 1n]) },
+        { target: TOKEN, allowFailure: false, callData: encode('transfer', [ZERO, 9n]) },
+      ],
+    ])
+    const { findings } = screen(makeContext({ to: MULTICALL3, data }))
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['transfer-to-burn-address', 'aggregate3[1].transfer'],
+      ['calldata-to-no-code', 'aggregate3[0].approve'],
+    ])
+  })
+
+  it('aggregate3Value sending value with calldata to a codeless target', () => {
+    const data = encode('aggregate3Value', [
+      [{ target: EMPTY, allowFailure: false, value: 7n, callData: encode('deposit', []) }],
+    ])
+    const { findings } = screen(makeContext({ to: MULTICALL3, data, value: 7n }))
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['value-with-calldata-to-no-code', 'aggregate3Value[0].deposit'],
+      ['calldata-to-no-code', 'aggregate3Value[0].deposit'],
+    ])
+  })
+
+  it('Safe delegatecall to a multicall holding an unlimited approval', () => {
+    const inner = encode('multicall', [[encode('approve', [SPENDER_CONTRACT, MAX_UINT256])]])
+    const { findings } = screen(makeContext({ to: SAFE, data: safeExec(TOKEN, inner, 1) }))
+    expect(findings.map((f) => [f.id, f.severity, f.path])).toEqual([
+      ['safe-delegatecall', 'critical', undefined],
+      ['unlimited-allowance', 'warning', 'execTransaction[0].multicall[0].approve'],
+    ])
+    expect(findings[0]?.detail).toContain(`delegatecalls ${TOKEN} calling multicall`)
+  })
+
+  it('Safe inner call (operation 0) renouncing ownership', () => {
+    const { findings } = screen(
+      makeContext({
+        to: SAFE,
+        data: safeExec(SPENDER_CONTRACT, encode('renounceOwnership', []), 0),
+      }),
+    )
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['ownership-renounce', 'execTransaction[0].renounceOwnership'],
+    ])
+  })
+
+  it('Universal Router permit, transfer and sweep commands', () => {
+    const data = execute(
+      [0x0a, 0x05, 0x04, 0x00, 0x0c],
+      [
+        command(0x0a, [
+          { details: details(MAX_UINT160, FAR), spender: ROUTER, sigDeadline: SOON },
+          '0x',
+        ]),
+        command(0x05, [TOKEN, TOKEN, 5n]),
+        command(0x04, [TOKEN, DEAD, 0n]),
+        command(0x00, [
+          '0x0000000000000000000000000000000000000001',
+          5n,
+          1n,
+          `0x${TOKEN.slice(2)}000bb8${TOKEN.slice(2)}`,
+          true,
+        ]),
+        command(0x0c, ['0x0000000000000000000000000000000000000002', 0n]),
+      ],
+    )
+    const { verdict, findings } = screen(makeContext({ to: ROUTER, data }))
+    expect(verdict).toBe('block')
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['transfer-to-burn-address', 'execute[2].SWEEP'],
+      ['transfer-to-token-contract', 'execute[1].TRANSFER'],
+      ['permit2-long-expiry', 'execute[0].PERMIT2_PERMIT'],
+      ['unlimited-allowance', 'execute[0].PERMIT2_PERMIT'],
+    ])
+  })
+
+  it('an honest Universal Router swap signs', () => {
+    const data = execute(
+      [0x0a, 0x00],
+      [
+        command(0x0a, [
+          { details: details(1000n, SOON), spender: ROUTER, sigDeadline: SOON },
+          '0x',
+        ]),
+        command(0x00, [
+          '0x0000000000000000000000000000000000000001',
+          1000n,
+          990n,
+          `0x${TOKEN.slice(2)}000bb8${SPENDER_CONTRACT.slice(2)}`,
+          true,
+        ]),
+      ],
+    )
+    expect(screen(makeContext({ to: ROUTER, data }))).toEqual({ verdict: 'sign', findings: [] })
+  })
+})
+
+describe('screen-incomplete', () => {
+  it('fires on hostile nesting beyond the decoder bounds', () => {
+    let data = encode('approve', [EOA, 1n])
+    for (let i = 0; i < 8; i++) data = encode('multicall', [[data]])
+    const { findings } = screen(makeContext({ data }))
+    expect(findings.map((f) => f.id)).toEqual(['screen-incomplete'])
+    expect(findings[0]?.path).toMatch(/^multicall\[0\]\.multicall\[0\]/)
+  })
+
+  it('fires when the code of an address the rules need was not read', () => {
+    const ctx = makeContext({ data: encode('approve', [SPENDER_CONTRACT, 1n]) })
+    const codes = new Map(ctx.codes)
+    codes.delete(SPENDER_CONTRACT.toLowerCase())
+    const { findings } = screen({ ...ctx, codes })
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: 'screen-incomplete',
+        detail: `Code was not read for ${SPENDER_CONTRACT.toLowerCase()}; rules about it were skipped.`,
+      }),
+    ])
+  })
+
+  it('fires when there are more addresses than the screen checks', () => {
+    const calls = Array.from({ length: 60 }, (_, i) => ({
+      target: `0x${(i + 1).toString(16).padStart(40, 'a')}` as Hex,
+      allowFailure: false,
+      callData: encode('approve', [`0x${(i + 1).toString(16).padStart(40, 'b')}`, 1n]),
+    }))
+    const data = encode('aggregate3', [calls])
+    const extra: Record<string, Hex> = {}
+    for (const c of calls) extra[c.target] = CONTRACT_CODE
+    const ctx = makeContext({ to: MULTICALL3, data }, {}, extra)
+    const details = screen(ctx)
+      .findings.filter((f) => f.id === 'screen-incomplete')
+      .map((f) => f.detail)
+    expect(details).toContain(
+      'The calldata names 122 addresses; only the first 64 were checked for code.',
+    )
+    expect(details).toContain(
+      `Code was not read for 31 addresses (${Array.from({ length: 5 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, 'b')}`).join(', ')}, ...); rules about them were skipped.`,
+    )
+  })
+})
+
+describe('determinism and ordering', () => {
+  it('the same input twice gives deep-equal output', () => {
+    for (const { fires, benign } of Object.values(CASES)) {
+      expect(screen(fires)).toEqual(screen(fires))
+      expect(screen(benign)).toEqual(screen(benign))
+    }
+  })
+
+  it('orders by severity, then id, then path', () => {
+    const data = encode('multicall', [
+      [
+        encode('setApprovalForAll', [SPENDER_CONTRACT, true]),
+        encode('approve', [SPENDER_CONTRACT, MAX_UINT256]),
+        encode('transfer', [ZERO, 1n]),
+        '0xabcdef01',
+        encode('approve', [SPENDER_CONTRACT, MAX_UINT256]),
+      ],
+    ])
+    const { findings } = screen(
+      makeContext({ data }, { gas: { status: 'success', gas: 2_000_000n } }),
+    )
+    expect(findings.map((f) => [f.severity, f.id, f.path])).toEqual([
+      ['critical', 'transfer-to-burn-address', 'multicall[2].transfer'],
+      ['warning', 'approval-for-all', 'multicall[0].setApprovalForAll'],
+      ['warning', 'gas-above-threshold', undefined],
+      ['warning', 'unlimited-allowance', 'multicall[1].approve'],
+      ['warning', 'unlimited-allowance', 'multicall[4].approve'],
+      ['info', 'calldata-not-decoded', 'multicall[3]'],
+    ])
+  })
+})
+
+describe('robustness', () => {
+  it('never throws and stays JSON-safe on random calldata, nested in known containers', () => {
+    const selectors = ['', 'ac9650d8', '82ad56cb', '3593564c', '6a761202', '095ea7b3', '2b67b570']
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...selectors),
+        fc.uint8Array({ maxLength: 400 }),
+        fc.boolean(),
+        (selector, bytes, wrap) => {
+          let data = `0x${selector}${Buffer.from(bytes).toString('hex')}` as Hex
+          if (wrap) data = encode('multicall', [[data, encode('approve', [EOA, 1n])]])
+          const out = screen(makeContext({ data }))
+          expect(JSON.parse(JSON.stringify(out))).toEqual(out)
+          expect(['sign', 'review', 'block']).toContain(out.verdict)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})

@@ -1,0 +1,299 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { type Address, type Hex, keccak256, toHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
+import { MIGRATIONS, migrate } from '../../src/adapters/storage/migrations.js'
+import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import { paymentRequirements } from '../../src/domain/payment/offer.js'
+import type { NewPayment } from '../../src/domain/payment/payment-ledger.js'
+import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
+import { signReceipt } from '../../src/domain/receipt/receipt.js'
+
+/** CI's PostgreSQL (trust auth, database `test`); override with TEST_DATABASE_URL. */
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const PAY_TO = DEVNET_ACCOUNTS.payTo.address
+const SIGNER = privateKeyToAccount(DEVNET_ACCOUNTS.receiptSigner.privateKey)
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 })
+  try {
+    await client.connect()
+    await client.end()
+    return true
+  } catch {
+    return false
+  }
+}
+
+// CI always has PostgreSQL: there a missing server fails the suite instead of skipping it.
+const havePostgres = process.env.CI ? true : await postgresReachable()
+
+const backends = [
+  {
+    name: 'PGlite (embedded)',
+    open: (schema: string) => openStorage({ kind: 'pglite', dataDir: undefined, schema }),
+  },
+  ...(havePostgres
+    ? [
+        {
+          name: 'PostgreSQL',
+          open: (schema: string) => openStorage({ kind: 'postgres', url: DATABASE_URL, schema }),
+        },
+      ]
+    : []),
+]
+
+function newPayment(overrides: Partial<NewPayment> = {}): NewPayment {
+  const nonce = toHex(randomBytes(32))
+  const payer = privateKeyToAccount(toHex(randomBytes(32))).address
+  return {
+    id: keccak256(nonce),
+    network: 'eip155:8453',
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    payer,
+    nonce,
+    payTo: PAY_TO,
+    amount: 10_000n,
+    validBefore: 2_000_000_000n,
+    payloadHash: keccak256('0x01'),
+    payload: { x402Version: 2, accepted: paymentRequirements(PAY_TO), payload: { nonce } },
+    requestHash: keccak256('0x02'),
+    ...overrides,
+  }
+}
+
+const RESULT = {
+  verdict: 'sign',
+  chainId: '0x2105',
+  block: { number: '12', hash: `0x${'11'.repeat(32)}`, timestamp: '1' },
+  // A revert reason may hold NUL and lone surrogates: stored and returned unchanged.
+  findings: [{ id: 'x', severity: 'info', title: 'nul \u0000 and \ud800', detail: '' }],
+} as unknown as PreflightResult
+
+async function receiptFor(payment: NewPayment, settlementTx: Hex) {
+  return signReceipt(SIGNER, {
+    id: `rcpt_${randomBytes(16).toString('hex')}`,
+    requestHash: payment.requestHash,
+    responseHash: keccak256('0x03'),
+    verdict: 'sign',
+    chainId: '8453',
+    blockNumber: '12',
+    blockHash: `0x${'11'.repeat(32)}`,
+    settlementTx,
+    payer: payment.payer,
+    payTo: payment.payTo,
+    asset: payment.asset,
+    amount: payment.amount.toString(),
+    network: payment.network,
+    issuedAt: '1700000000',
+  })
+}
+
+describe.each(backends)('the payment ledger on $name', ({ open }) => {
+  // A schema of its own per run, dropped at the end: runs never see each other's rows.
+  const schema = `test_ledger_${randomBytes(6).toString('hex')}`
+  let storage: Storage
+
+  beforeAll(async () => {
+    storage = await open(schema)
+  }, 30_000)
+
+  afterAll(async () => {
+    if (!storage) return
+    await storage.sql.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    await storage.close()
+  })
+
+  it('migrates once: a second run applies nothing', async () => {
+    expect(await migrate(storage.sql, schema)).toEqual([])
+    const { rows } = await storage.sql.query<{ version: number }>(
+      `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+    )
+    expect(rows.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version))
+  })
+
+  it('lets exactly one of many concurrent claims of one authorization win', async () => {
+    const payment = newPayment()
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, () => storage.ledger.claim(payment)),
+    )
+    expect(claims.filter((c) => c.claimed)).toHaveLength(1)
+    for (const claim of claims.filter((c) => !c.claimed)) {
+      expect(claim).toMatchObject({
+        claimed: false,
+        existing: { id: payment.id, status: 'verifying' },
+      })
+    }
+  })
+
+  it('refuses a second row for the same authorization under another id', async () => {
+    const payment = newPayment()
+    expect(await storage.ledger.claim(payment)).toEqual({ claimed: true })
+    await expect(
+      storage.sql.query(
+        `INSERT INTO "${schema}".payments (id, network, asset, payer, nonce, pay_to, amount,
+           valid_before, payload_hash, payload, request_hash, status)
+         VALUES ('other', $1, $2, $3, $4, $5, 1, 1, 'h', '{}', 'r', 'verifying')`,
+        [payment.network, payment.asset, payment.payer, payment.nonce, payment.payTo],
+      ),
+    ).rejects.toThrow(/payments_authorization_unique|duplicate key/)
+  })
+
+  it('moves only from the expected status (compare-and-set)', async () => {
+    const payment = newPayment()
+    await storage.ledger.claim(payment)
+    expect(await storage.ledger.transition(payment.id, ['verified'], { status: 'settling' })).toBe(
+      false,
+    )
+    expect(await storage.ledger.transition(payment.id, ['verifying'], { status: 'verified' })).toBe(
+      true,
+    )
+    expect(
+      await storage.ledger.transition(payment.id, ['verified'], {
+        status: 'settling',
+        result: RESULT,
+      }),
+    ).toBe(true)
+    const record = await storage.ledger.get(payment.id)
+    expect(record).toMatchObject({
+      status: 'settling',
+      amount: 10_000n,
+      attempts: 1,
+      result: RESULT,
+    })
+    expect(record?.payload).toEqual(payment.payload)
+  })
+
+  it('stores the settled status and its receipt together, and never settled without one', async () => {
+    const payment = newPayment()
+    await storage.ledger.claim(payment)
+    await storage.ledger.transition(payment.id, ['verifying'], {
+      status: 'settling',
+      result: RESULT,
+    })
+    await expect(
+      storage.ledger.transition(payment.id, ['settling'], { status: 'settled' }),
+    ).rejects.toThrow(/payments_settled_complete/)
+    const tx = `0x${'aa'.repeat(32)}` as Hex
+    const receipt = await receiptFor(payment, tx)
+    const settleResponse = { success: true, transaction: tx, network: 'eip155:8453' as const }
+    expect(
+      await storage.ledger.transition(payment.id, ['settling'], {
+        status: 'settled',
+        settlementTx: tx,
+        settleResponse,
+        receipt,
+      }),
+    ).toBe(true)
+    expect(await storage.ledger.getReceipt(receipt.id)).toEqual(receipt)
+    expect(await storage.ledger.get(payment.id)).toMatchObject({
+      status: 'settled',
+      settlementTx: tx,
+      settleResponse,
+      receiptId: receipt.id,
+    })
+    // A second receipt for the same payment is refused, and the first one stays.
+    const second = await receiptFor(payment, tx)
+    expect(
+      await storage.ledger.transition(payment.id, ['settling'], {
+        status: 'settled',
+        receipt: second,
+      }),
+    ).toBe(false)
+    expect(await storage.ledger.getReceipt(second.id)).toBeUndefined()
+  })
+
+  it('lets a failed payment be claimed again, once', async () => {
+    const payment = newPayment()
+    await storage.ledger.claim(payment)
+    const failure = { status: 402, code: 'insufficient_funds', message: 'no USDC' }
+    await storage.ledger.transition(payment.id, ['verifying'], { status: 'failed', failure })
+    expect(await storage.ledger.get(payment.id)).toMatchObject({ status: 'failed', failure })
+    const retry = { ...payment, requestHash: keccak256('0x09') }
+    const claims = await Promise.all([storage.ledger.claim(retry), storage.ledger.claim(retry)])
+    expect(claims.filter((c) => c.claimed)).toHaveLength(1)
+    expect(await storage.ledger.get(payment.id)).toMatchObject({
+      status: 'verifying',
+      attempts: 2,
+      failure: null,
+      requestHash: retry.requestHash,
+    })
+  })
+
+  it('lists pending and stale in-flight payments for reconciliation', async () => {
+    const pending = newPayment()
+    const fresh = newPayment()
+    await storage.ledger.claim(pending)
+    await storage.ledger.claim(fresh)
+    await storage.ledger.transition(pending.id, ['verifying'], { status: 'settle_pending' })
+    const ids = (await storage.ledger.listUnresolved(new Date(Date.now() - 60_000))).map(
+      (r) => r.id,
+    )
+    expect(ids).toContain(pending.id)
+    expect(ids).not.toContain(fresh.id)
+    const later = (await storage.ledger.listUnresolved(new Date(Date.now() + 60_000))).map(
+      (r) => r.id,
+    )
+    expect(later).toContain(fresh.id)
+  })
+
+  it('sums settled amounts per payTo exactly (numeric, not float)', async () => {
+    const payTo = privateKeyToAccount(toHex(randomBytes(32))).address as Address
+    for (const amount of [10_000n, 2n ** 70n]) {
+      const payment = newPayment({ payTo, amount })
+      await storage.ledger.claim(payment)
+      await storage.ledger.transition(payment.id, ['verifying'], {
+        status: 'settling',
+        result: RESULT,
+      })
+      const tx = toHex(randomBytes(32))
+      await storage.ledger.transition(payment.id, ['settling'], {
+        status: 'settled',
+        settlementTx: tx,
+        settleResponse: { success: true, transaction: tx, network: 'eip155:8453' },
+        receipt: await receiptFor(payment, tx),
+      })
+    }
+    expect(await storage.ledger.settledTotal(payTo)).toBe(10_000n + 2n ** 70n)
+  })
+})
+
+describe.runIf(havePostgres)('migrations on a shared PostgreSQL', () => {
+  it('apply exactly once when several instances start together', async () => {
+    const schema = `test_migrate_${randomBytes(6).toString('hex')}`
+    const instances = await Promise.all(
+      Array.from({ length: 4 }, () => openStorage({ kind: 'postgres', url: DATABASE_URL, schema })),
+    )
+    try {
+      const { rows } = await instances[0]!.sql.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM "${schema}".schema_migrations`,
+      )
+      expect(Number(rows[0]?.n)).toBe(MIGRATIONS.length)
+    } finally {
+      await instances[0]?.sql.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      await Promise.all(instances.map((s) => s.close()))
+    }
+  })
+})
+
+describe('embedded storage on disk', () => {
+  it('keeps the ledger across restarts in DATA_DIR', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = mkdtempSync(join(tmpdir(), 'psg-ledger-'))
+    try {
+      const payment = newPayment()
+      const first = await openStorage({ kind: 'pglite', dataDir: join(dir, 'ledger') })
+      await first.ledger.claim(payment)
+      await first.close()
+      const second = await openStorage({ kind: 'pglite', dataDir: join(dir, 'ledger') })
+      expect((await second.ledger.get(payment.id))?.status).toBe('verifying')
+      await second.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+})
