@@ -46,7 +46,10 @@ try {
     // The screen alone, on a context shaped like a real one (codes of every watched address known).
     const decoded = decodeCalldata(data, token.address)
     const codes = new Map<string, Hex>(
-      [from, token.address, ...addressesOfInterest(tx, decoded)].map((a) => [a.toLowerCase(), '0x']),
+      [from, token.address, ...addressesOfInterest(tx, decoded)].map((a) => [
+        a.toLowerCase(),
+        '0x',
+      ]),
     )
     codes.set(token.address.toLowerCase(), '0x6080')
     const context: ScreenContext = {

@@ -103,3 +103,23 @@ export function loadDotEnvFile(path = '.env'): boolean {
     throw error
   }
 }
+
+/**
+ * What the paid route needs on mainnet, where nothing may default: a payTo, an explicitly
+ * chosen facilitator, a receipt key, and a settlement key for the built-in facilitator.
+ * (On the devnet each has a devnet default.) Returns one line per missing variable.
+ */
+export function mainnetPaymentProblems(cfg: Config): string[] {
+  const problems: string[] = []
+  if (!cfg.PAY_TO_ADDRESS) problems.push('PAY_TO_ADDRESS: required on mainnet (receives USDC)')
+  if (!cfg.FACILITATOR) {
+    problems.push('FACILITATOR: required on mainnet (builtin, url or cdp); no default is safe')
+  }
+  if (cfg.FACILITATOR === 'builtin' && !cfg.SETTLEMENT_PRIVATE_KEY) {
+    problems.push('SETTLEMENT_PRIVATE_KEY: required when FACILITATOR=builtin on mainnet')
+  }
+  if (!cfg.RECEIPT_PRIVATE_KEY) {
+    problems.push('RECEIPT_PRIVATE_KEY: required on mainnet (signs PRE_SEND_PROOF_RECEIPTs)')
+  }
+  return problems
+}

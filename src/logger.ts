@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino'
+import { type Logger, pino } from 'pino'
 
 /** The service's structured logger (JSON lines on stdout). */
 export function createLogger(level: string): Logger {

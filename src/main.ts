@@ -1,9 +1,23 @@
+import { join } from 'node:path'
 import { serve } from '@hono/node-server'
+import { getAddress } from 'viem'
 import { type Devnet, startDevnet } from './adapters/devnet/devnet.js'
+import { DEVNET_ACCOUNTS } from './adapters/devnet/prepare.js'
+import {
+  type PaymentServices,
+  type PaymentServicesOptions,
+  startPaymentServices,
+} from './adapters/facilitator/payment-services.js'
 import { createJinaReader } from './adapters/reader/jina-reader.js'
 import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
 import { createApp } from './app.js'
-import { type Config, ConfigError, loadConfig, loadDotEnvFile } from './config.js'
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  loadDotEnvFile,
+  mainnetPaymentProblems,
+} from './config.js'
 import { createLogger } from './logger.js'
 
 const BASE_CHAIN_ID = 8453
@@ -66,6 +80,52 @@ async function main(): Promise<void> {
   }
 
   const environment = devnet ? 'devnet' : 'mainnet'
+  const paymentProblems = environment === 'mainnet' ? mainnetPaymentProblems(config) : []
+  const publicKeys = new Set(
+    Object.values(DEVNET_ACCOUNTS).flatMap((a) => [
+      a.privateKey.toLowerCase(),
+      a.address.toLowerCase(),
+    ]),
+  )
+  for (const name of ['PAY_TO_ADDRESS', 'SETTLEMENT_PRIVATE_KEY', 'RECEIPT_PRIVATE_KEY'] as const) {
+    // Anvil's test keys are public: on mainnet anything they hold or sign is anyone's.
+    if (environment === 'mainnet' && publicKeys.has(config[name]?.toLowerCase() ?? '')) {
+      paymentProblems.push(`${name}: is a public anvil test account; never use it on mainnet`)
+    }
+  }
+  if (paymentProblems.length > 0) {
+    process.stderr.write(
+      `pre-send-guard: ${new ConfigError(paymentProblems).message}\nSee .env.example for every variable.\n`,
+    )
+    process.exit(2)
+  }
+  let paymentServices: PaymentServices
+  try {
+    paymentServices = await startPaymentServices(paymentOptions(config, rpcUrl, devnet, logger))
+  } catch (error) {
+    logger.fatal({ err: error }, 'cannot start the payment rail (ledger storage or facilitator)')
+    await devnet?.stop()
+    process.exit(1)
+  }
+  logger.info(
+    {
+      payTo: paymentServices.payments.rail.requirements.payTo,
+      receiptSigner: paymentServices.receiptSigner,
+      facilitator: {
+        kind: paymentServices.facilitator.kind,
+        ...(paymentServices.facilitator.url ? { url: paymentServices.facilitator.url } : {}),
+        ...(paymentServices.facilitator.settlerAddress
+          ? { settler: paymentServices.facilitator.settlerAddress }
+          : {}),
+      },
+      ledger: {
+        kind: paymentServices.storage.kind,
+        persistent: config.DATABASE_URL !== undefined || !devnet,
+      },
+    },
+    'paid route: x402 v2, $0.01 USDC on eip155:8453',
+  )
+
   const app = createApp({
     logger,
     environment,
@@ -81,6 +141,8 @@ async function main(): Promise<void> {
       },
     },
     reader,
+    payments: paymentServices.payments,
+    ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
   })
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
@@ -119,11 +181,73 @@ async function main(): Promise<void> {
         resolve()
       }, 5000).unref()
     })
+    await paymentServices.close().catch((error: unknown) => {
+      logger.warn({ err: error }, 'closing the ledger failed')
+    })
     await devnet?.stop()
     process.exit(0)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
+}
+
+/**
+ * The paid route's settings: configuration where given; on the devnet, the devnet's role
+ * accounts and an in-memory ledger (the devnet chain itself is gone after a restart, so a
+ * persisted ledger would describe payments on a chain that no longer exists).
+ */
+function paymentOptions(
+  config: Config,
+  rpcUrl: string,
+  devnet: Devnet | undefined,
+  logger: PaymentServicesOptions['logger'],
+): PaymentServicesOptions {
+  const fallback = (value: `0x${string}` | undefined, devnetValue: `0x${string}`) => {
+    if (value) return value
+    if (!devnet) throw new Error('unreachable: mainnet payment settings were checked')
+    return devnetValue
+  }
+  const kind = config.FACILITATOR ?? 'builtin'
+  const facilitator: PaymentServicesOptions['facilitator'] =
+    kind === 'builtin'
+      ? {
+          kind,
+          settlementPrivateKey: fallback(
+            config.SETTLEMENT_PRIVATE_KEY as `0x${string}` | undefined,
+            DEVNET_ACCOUNTS.facilitator.privateKey,
+          ),
+          rpcUrl,
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+          confirmationTimeoutMs: config.FACILITATOR_TIMEOUT_MS,
+          ...(devnet ? { pollingIntervalMs: 100 } : {}),
+        }
+      : kind === 'url'
+        ? { kind, url: config.FACILITATOR_URL ?? '', timeoutMs: config.FACILITATOR_TIMEOUT_MS }
+        : {
+            kind,
+            apiKeyId: config.CDP_API_KEY_ID ?? '',
+            apiKeySecret: config.CDP_API_KEY_SECRET ?? '',
+            timeoutMs: config.FACILITATOR_TIMEOUT_MS,
+          }
+  return {
+    facilitator,
+    payTo: getAddress(
+      fallback(
+        config.PAY_TO_ADDRESS as `0x${string}` | undefined,
+        DEVNET_ACCOUNTS.payTo.address,
+      ).toLowerCase(),
+    ),
+    receiptPrivateKey: fallback(
+      config.RECEIPT_PRIVATE_KEY as `0x${string}` | undefined,
+      DEVNET_ACCOUNTS.receiptSigner.privateKey,
+    ),
+    storage: config.DATABASE_URL
+      ? { kind: 'postgres', url: config.DATABASE_URL }
+      : { kind: 'pglite', dataDir: devnet ? undefined : join(config.DATA_DIR, 'ledger') },
+    rpcUrl,
+    rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+    logger,
+  }
 }
 
 /** Hides credentials embedded in an RPC URL (path keys, userinfo) from logs. */

@@ -62,7 +62,9 @@ export const ChallengeSchema = z
       .string()
       .optional()
       .openapi({ description: "The facilitator's own code." }),
-    issues: z.array(z.never()),
+    issues: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .openapi({ description: 'As in every error body; always empty on a 402.' }),
     requestId: z.string().optional(),
   })
   .openapi('PaymentChallenge')

@@ -5,14 +5,17 @@ import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server'
 import {
   createPublicClient,
   createTestClient,
+  createWalletClient,
+  erc20Abi,
   http,
   type PublicClient,
+  parseAbi,
   verifyTypedData,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { DEVNET_ACCOUNTS, mintDevnetUsdc, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import {
   createFacilitator,
   type Facilitator,
@@ -151,6 +154,19 @@ describe('the unpaid challenge', () => {
   })
 })
 
+describe('the OpenAPI document', () => {
+  it('describes the paid route with its 402 challenge and the receipt route', async () => {
+    const doc = (await (await stack.app.request('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+    }
+    const paid = doc.paths['/simulate/transaction-preflight']?.post
+    expect(Object.keys(paid?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '402', '422', '502', '503']),
+    )
+    expect(doc.paths['/receipts/{id}']?.get?.responses).toHaveProperty('404')
+  })
+})
+
 describe('a paid call with @x402/fetch and the demo buyer', () => {
   it('answers 200 once, settles once on chain, moves exactly 10000 and signs a receipt', async () => {
     const [buyerBefore, payToBefore] = await usdcBalances(chain, BUYER.address, PAY_TO)
@@ -258,6 +274,14 @@ describe('replays and concurrent copies', () => {
     expect(again.headers.get('PAYMENT-RESPONSE')).toBe(first.headers.get('PAYMENT-RESPONSE'))
     expect(await usdcBalances(chain, BUYER.address, PAY_TO)).toEqual(balances)
     expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toHaveLength(1)
+
+    // Another payload under the same authorization nonce (a re-signed copy) gets nothing.
+    const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8'))
+    const v = payload.payload.signature.slice(-2) === '1b' ? '1c' : '1b'
+    payload.payload.signature = `${payload.payload.signature.slice(0, -2)}${v}`
+    const copy = await pay(Buffer.from(JSON.stringify(payload)).toString('base64'))
+    expect(copy.status).toBe(402)
+    expect(copy.body).toMatchObject({ reason: 'authorization_used' })
 
     // The same payment cannot buy a different request.
     const other = await pay(header, { ...EXAMPLE_BODY, value: '0x1' })
@@ -522,6 +546,127 @@ async function deadPort(): Promise<number> {
     })
   })
 }
+
+describe('settlements that fail', () => {
+  /** A facilitator that runs `before` on chain just before each settle. */
+  const interfering = (before: () => Promise<void>): Facilitator => {
+    const inner = builtinFacilitator(devnet.rpcUrl)
+    return {
+      ...inner,
+      client: {
+        verify: inner.client.verify.bind(inner.client),
+        getSupported: inner.client.getSupported.bind(inner.client),
+        settle: async (...args: Parameters<Facilitator['client']['settle']>) => {
+          await before()
+          return inner.client.settle(...args)
+        },
+      },
+    }
+  }
+  /** A fresh buyer holding exactly the price in USDC, and gas. */
+  const fundedBuyer = async () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    await createTestClient({ mode: 'anvil', transport: http(devnet.rpcUrl) }).setBalance({
+      address: account.address,
+      value: 10n ** 18n,
+    })
+    await mintDevnetUsdc(devnet.rpcUrl, account.address, 10_000n)
+    return account
+  }
+
+  it('answers 402 with the reason and no result when settlement fails, and charges nothing', async () => {
+    const poorer = await fundedBuyer()
+    // Between verify and settle the buyer moves its USDC away: the transfer must then fail.
+    const app = await paidApp({
+      preflightRpcUrl: devnet.rpcUrl,
+      ledger: storage.ledger,
+      facilitator: interfering(async () => {
+        const wallet = createWalletClient({ account: poorer, transport: http(devnet.rpcUrl) })
+        const hash = await wallet.writeContract({
+          chain: null,
+          address: USDC_ADDRESS,
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [DEVNET_ACCOUNTS.usdcMinter.address, 10_000n],
+        })
+        await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+      }),
+    })
+    const header = await buyer(app.app, devnet.rpcUrl, poorer).paymentHeader(
+      await unpaidOffer(app.app),
+    )
+    const [payToBefore] = await usdcBalances(chain, PAY_TO)
+    const { status, headers, body } = await pay(header, EXAMPLE_BODY, app.app)
+    expect(status).toBe(402)
+    expect(body).toMatchObject({
+      error: 'payment_required',
+      reason: 'insufficient_funds',
+      facilitatorReason: 'invalid_exact_evm_insufficient_balance',
+      settlement: { railReadiness: { ready: true } },
+    })
+    expect(body.result).toBeUndefined()
+    expect(body.receipt).toBeUndefined()
+    expect(headers.get('PAYMENT-REQUIRED')).toBeTruthy()
+    expect(decodePaymentResponseHeader(headers.get('PAYMENT-RESPONSE') ?? '')).toMatchObject({
+      success: false,
+    })
+    expect(await settlementsOf(chain, poorer.address, nonceOf(header))).toEqual([])
+    expect(await usdcBalances(chain, PAY_TO)).toEqual([payToBefore])
+  })
+
+  it('treats an authorization someone else submitted first as paid, once the chain says so', async () => {
+    const payer = await fundedBuyer()
+    let header = ''
+    // A third party front-runs the settlement with the buyer's own authorization.
+    const app = await paidApp({
+      preflightRpcUrl: devnet.rpcUrl,
+      ledger: storage.ledger,
+      facilitator: interfering(async () => {
+        const { payload } = JSON.parse(Buffer.from(header, 'base64').toString('utf8'))
+        const { from, to, value, validAfter, validBefore, nonce } = payload.authorization
+        const wallet = createWalletClient({
+          account: privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey),
+          transport: http(devnet.rpcUrl),
+        })
+        const hash = await wallet.writeContract({
+          chain: null,
+          address: USDC_ADDRESS,
+          abi: parseAbi([
+            'function transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)',
+          ]),
+          functionName: 'transferWithAuthorization',
+          args: [
+            from,
+            to,
+            BigInt(value),
+            BigInt(validAfter),
+            BigInt(validBefore),
+            nonce,
+            payload.signature,
+          ],
+        })
+        await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+      }),
+    })
+    header = await buyer(app.app, devnet.rpcUrl, payer).paymentHeader(await unpaidOffer(app.app))
+    const pending = await pay(header, EXAMPLE_BODY, app.app)
+    expect(pending.status).toBe(503)
+    expect(pending.body).toMatchObject({ error: 'settlement_pending' })
+    const [frontRun] = await settlementsOf(chain, payer.address, nonceOf(header))
+    expect(frontRun).toBeDefined()
+    const report = await reconcileSettlements({
+      ledger: storage.ledger,
+      rail: app.rail,
+      chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
+      receiptSigner: RECEIPT_SIGNER,
+      staleAfterMs: 10 * 60_000,
+    })
+    expect(report.settled).toHaveLength(1)
+    const paid = await pay(header, EXAMPLE_BODY, app.app)
+    expect(paid.status).toBe(200)
+    expect(paid.body.receipt.settlementTx).toBe(frontRun)
+  })
+})
 
 describe('settlements whose outcome is unknown', () => {
   const reconcile = (rail: PaymentRail) =>

@@ -18,6 +18,8 @@ import { FacilitatorUnavailableError } from '../../errors.js'
 
 /** The facilitator's code when a settlement was broadcast but not confirmed in time. */
 const SETTLEMENT_PENDING = 'settlement_pending'
+/** `@x402/evm`'s code for an EIP-3009 authorization already used on chain. */
+const NONCE_USED = 'invalid_exact_evm_nonce_already_used'
 
 /** Options for {@link createX402PaymentRail}. */
 export interface X402PaymentRailOptions {
@@ -105,7 +107,9 @@ function classifySettle(response: SettleResponse): SettleOutcome {
       ? { status: 'settled', transaction, response }
       : { status: 'unknown', message: `facilitator reported success without a transaction hash` }
   }
-  if (response.errorReason === SETTLEMENT_PENDING) {
+  // Verify passed, so a used nonce now means someone submitted this authorization first:
+  // EIP-3009 fixes `to` and `value`, so payTo may well be paid. Only the chain can tell.
+  if (response.errorReason === SETTLEMENT_PENDING || response.errorReason === NONCE_USED) {
     return {
       status: 'unknown',
       ...(transaction ? { transaction } : {}),

@@ -16,6 +16,12 @@ import {
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
 
+/** Structural logger (pino's shape) so the domain needs no logging library. */
+export interface PaymentLogger {
+  info(obj: Record<string, unknown>, msg: string): void
+  warn(obj: Record<string, unknown>, msg: string): void
+}
+
 /** What the paid preflight needs; `main.ts` builds it, tests build it directly. */
 export interface PaidPreflightDeps {
   rail: PaymentRail
@@ -26,6 +32,8 @@ export interface PaidPreflightDeps {
   waitTimeoutMs?: number
   pollIntervalMs?: number
   now?: () => Date
+  /** Where settlements, pending ones and facilitator trouble are reported. */
+  logger?: PaymentLogger
 }
 
 /** One paid call: the validated body (hashed into the receipt), the transaction, the header. */
@@ -170,7 +178,11 @@ export async function handlePaidPreflight(
   } finally {
     timings.preflightMs = performance.now() - started
   }
-  if (!(await deps.ledger.transition(id, ['verified'], { status: 'settling', result }))) {
+  // Two steps: `preflight_done` means nothing was sent yet; `settling` that it may have been.
+  if (
+    !(await deps.ledger.transition(id, ['verified'], { status: 'preflight_done', result })) ||
+    !(await deps.ledger.transition(id, ['preflight_done'], { status: 'settling' }))
+  ) {
     return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
   }
 
@@ -190,6 +202,15 @@ export async function handlePaidPreflight(
         receipt,
       })
       if (!stored) return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
+      deps.logger?.info(
+        {
+          paymentId: id,
+          payer: authorization.payer,
+          transaction: settled.transaction,
+          receiptId: receipt.id,
+        },
+        'payment settled',
+      )
       return {
         kind: 'paid',
         result,
@@ -219,9 +240,17 @@ export async function handlePaidPreflight(
         { retryAfter: 5 },
       )
       await fail('settling', failureOf(appError))
+      deps.logger?.warn(
+        { paymentId: id, reason: settled.message },
+        'facilitator unreachable at settle',
+      )
       throw appError
     }
     case 'unknown': {
+      deps.logger?.warn(
+        { paymentId: id, transaction: settled.transaction, reason: settled.message },
+        'settlement outcome unknown; recorded as pending for the reconciler',
+      )
       await deps.ledger.transition(id, ['settling'], {
         status: 'settle_pending',
         ...(settled.transaction ? { settlementTx: settled.transaction } : {}),

@@ -1,6 +1,6 @@
 import type { SettleResponse } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
-import { issueReceipt, type PaidPreflightDeps } from './paid-preflight.js'
+import { issueReceipt, type PaidPreflightDeps, type PaymentLogger } from './paid-preflight.js'
 import type { PaymentLedger, PaymentRecord } from './payment-ledger.js'
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, reasonFromFacilitator } from './payment-reasons.js'
@@ -22,19 +22,13 @@ export interface SettlementChain {
   latestTimestamp(): Promise<bigint>
 }
 
-/** Structural logger (pino's shape) so the domain needs no logging library. */
-export interface ReconcileLogger {
-  info(obj: Record<string, unknown>, msg: string): void
-  warn(obj: Record<string, unknown>, msg: string): void
-}
-
 export interface ReconcileDeps extends Pick<PaidPreflightDeps, 'receiptSigner' | 'now'> {
   ledger: PaymentLedger
   rail: PaymentRail
   chain: SettlementChain
   /** In-flight payments untouched this long are taken over (their request died). */
   staleAfterMs: number
-  logger?: ReconcileLogger
+  logger?: PaymentLogger
 }
 
 /** What one pass did, for logs and tests. */

@@ -1,0 +1,84 @@
+import type { Address, Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { PaidPreflightDeps, PaymentLogger } from '../../domain/payment/paid-preflight.js'
+import { startReconciler } from '../../domain/payment/reconcile-settlements.js'
+import { openStorage, type Storage, type StorageSetup } from '../storage/open-storage.js'
+import { createFacilitator, type Facilitator, type FacilitatorSetup } from './facilitator-client.js'
+import { createFacilitatorReadiness, type FacilitatorReadiness } from './facilitator-readiness.js'
+import { createViemSettlementChain } from './settlement-chain.js'
+import { createX402PaymentRail } from './x402-payment-rail.js'
+
+/** Everything the paid route runs on, resolved from configuration by `main.ts`. */
+export interface PaymentServicesOptions {
+  facilitator: FacilitatorSetup
+  payTo: Address
+  receiptPrivateKey: Hex
+  storage: StorageSetup
+  /** RPC the reconciler reads settlement facts from. */
+  rpcUrl: string
+  rpcTimeoutMs: number
+  logger: PaymentLogger
+  /** Reconciliation pass interval (ms). */
+  reconcileIntervalMs?: number
+  /** In-flight payments untouched this long are taken over by the reconciler (ms). */
+  staleAfterMs?: number
+}
+
+/** The running payment side: what `createApp` needs, plus what to report and to close. */
+export interface PaymentServices {
+  payments: Omit<PaidPreflightDeps, 'runPreflight'>
+  facilitator: Facilitator
+  readiness: FacilitatorReadiness
+  storage: Storage
+  receiptSigner: Address
+  /** Stops the background work and closes the ledger. */
+  close(): Promise<void>
+}
+
+/**
+ * Opens the ledger, builds the facilitator and the x402 rail, starts the `/supported`
+ * readiness check and the settlement reconciler.
+ */
+export async function startPaymentServices(
+  options: PaymentServicesOptions,
+): Promise<PaymentServices> {
+  const storage = await openStorage(options.storage)
+  const facilitator = createFacilitator(options.facilitator)
+  const readiness = createFacilitatorReadiness({
+    kind: facilitator.kind,
+    ...(facilitator.url ? { url: facilitator.url } : {}),
+    client: facilitator.client,
+  })
+  readiness.start()
+  const rail = createX402PaymentRail({
+    facilitator: facilitator.client,
+    payTo: options.payTo,
+    facilitatorStatus: readiness.status,
+  })
+  const receiptSigner = privateKeyToAccount(options.receiptPrivateKey)
+  const stopReconciler = startReconciler(
+    {
+      ledger: storage.ledger,
+      rail,
+      chain: createViemSettlementChain({ rpcUrl: options.rpcUrl, timeoutMs: options.rpcTimeoutMs }),
+      receiptSigner,
+      // Far longer than any request takes (verify + preflight + settle with its one retry),
+      // so the reconciler never races a request that is still working.
+      staleAfterMs: options.staleAfterMs ?? 10 * 60_000,
+      logger: options.logger,
+    },
+    options.reconcileIntervalMs ?? 5_000,
+  )
+  return {
+    payments: { rail, ledger: storage.ledger, receiptSigner, logger: options.logger },
+    facilitator,
+    readiness,
+    storage,
+    receiptSigner: receiptSigner.address,
+    async close() {
+      readiness.stop()
+      await stopReconciler()
+      await storage.close()
+    },
+  }
+}

@@ -1,0 +1,163 @@
+import { createPublicClient, http, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
+import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
+import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
+import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
+import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
+import { startHttpFacilitator } from './http-facilitator.js'
+import {
+  builtinFacilitator,
+  buyer,
+  EXAMPLE_BODY,
+  nonceOf,
+  PAY_TO,
+  paidApp,
+  postPaid,
+  RECEIPT_SIGNER,
+  settlementsOf,
+  unpaidOffer,
+  usdcBalances,
+} from './paid-stack.js'
+
+// Any x402 facilitator URL: @x402/core's HTTPFacilitatorClient against a real facilitator
+// HTTP API on loopback (our built-in facilitator behind it), including its failure modes.
+
+let devnet: Devnet
+let storage: Storage
+let chain: PublicClient
+let remote: Awaited<ReturnType<typeof startHttpFacilitator>>
+let stack: Awaited<ReturnType<typeof paidApp>>
+const BUYER = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  storage = await openStorage({ kind: 'pglite', dataDir: undefined })
+  chain = createPublicClient({ transport: http(devnet.rpcUrl) })
+  remote = await startHttpFacilitator(builtinFacilitator(devnet.rpcUrl).client)
+  stack = await paidApp({
+    preflightRpcUrl: devnet.rpcUrl,
+    facilitator: createFacilitator({ kind: 'url', url: `${remote.url}/`, timeoutMs: 1_000 }),
+    ledger: storage.ledger,
+  })
+}, 60_000)
+
+afterAll(async () => {
+  await remote?.close()
+  await storage?.close()
+  await devnet?.stop()
+})
+
+async function pay(header: string) {
+  const res = await postPaid(stack.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
+  return { status: res.status, body: (await res.json()) as Record<string, any> }
+}
+
+const reconcile = (rail: PaymentRail) =>
+  reconcileSettlements({
+    ledger: storage.ledger,
+    rail,
+    chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
+    receiptSigner: RECEIPT_SIGNER,
+    staleAfterMs: 60_000,
+  })
+
+describe('a facilitator at a URL', () => {
+  it('reports its /supported answer in railReadiness', async () => {
+    const res = await postPaid(stack.app, EXAMPLE_BODY)
+    expect(await res.json()).toMatchObject({
+      settlement: {
+        railReadiness: {
+          ready: true,
+          facilitator: { kind: 'url', url: remote.url, supportsExactBase: true },
+        },
+      },
+    })
+  })
+
+  it('verifies and settles a paid call over HTTP', async () => {
+    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    const [before] = await usdcBalances(chain, PAY_TO)
+    const { status, body } = await pay(header)
+    expect(status).toBe(200)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([
+      body.receipt.settlementTx,
+    ])
+    const [after] = await usdcBalances(chain, PAY_TO)
+    expect(after! - before!).toBe(10_000n)
+  })
+
+  it("passes the facilitator's rejection through as a 402 reason", async () => {
+    const poor = privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey)
+    const header = await buyer(stack.app, devnet.rpcUrl, poor).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    const { status, body } = await pay(header)
+    expect(status).toBe(402)
+    expect(body).toMatchObject({
+      reason: 'insufficient_funds',
+      facilitatorReason: 'invalid_exact_evm_insufficient_balance',
+    })
+  })
+
+  it('answers 502 when the facilitator answers garbage, and settles nothing', async () => {
+    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    remote.faults.verifyBody = '<html>oops</html>'
+    try {
+      const { status, body } = await pay(header)
+      expect(status).toBe(502)
+      expect(body).toMatchObject({ error: 'facilitator_unavailable' })
+    } finally {
+      delete remote.faults.verifyBody
+    }
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([])
+  })
+
+  it('records a settle answer that times out as pending and confirms it from the chain', async () => {
+    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    remote.faults.settleDelayMs = 2_500
+    try {
+      const { status, body } = await pay(header)
+      expect(status).toBe(503)
+      expect(body).toMatchObject({ error: 'settlement_pending' })
+    } finally {
+      delete remote.faults.settleDelayMs
+    }
+    // The facilitator did settle: the chain shows it, the reconciler records it.
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toHaveLength(1)
+    expect((await reconcile(stack.rail)).settled).toHaveLength(1)
+    const replay = await pay(header)
+    expect(replay.status).toBe(200)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([
+      replay.body.receipt.settlementTx,
+    ])
+  })
+
+  it('settles later when the facilitator dropped the settle request', async () => {
+    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    remote.faults.dropSettle = 1
+    const { status } = await pay(header)
+    expect(status).toBe(503)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([])
+    expect((await reconcile(stack.rail)).settled).toHaveLength(1)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toHaveLength(1)
+    expect((await pay(header)).status).toBe(200)
+  })
+
+  it('leaves the ledger equal to what payTo received', async () => {
+    // Every payment in this file went to PAY_TO through this ledger; the devnet is fresh.
+    const [balance] = await usdcBalances(chain, PAY_TO)
+    expect(await storage.ledger.settledTotal(PAY_TO)).toBe(balance)
+  })
+})

@@ -1,0 +1,67 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { FacilitatorClient } from '@x402/core/server'
+
+/** How the loopback facilitator misbehaves on `/settle` (and `/verify`). */
+export interface FacilitatorFaults {
+  /** Settle, then hold the answer back this long (a lost/slow answer after broadcast). */
+  settleDelayMs?: number
+  /** Drop the connection on /settle without settling (the facilitator died mid-request). */
+  dropSettle?: number
+  /** Answer /verify with this raw body (garbage). */
+  verifyBody?: string
+}
+
+/** A real x402 facilitator HTTP API on loopback (GET /supported, POST /verify, POST /settle). */
+export async function startHttpFacilitator(
+  inner: FacilitatorClient,
+  faults: FacilitatorFaults = {},
+) {
+  const calls = { verify: 0, settle: 0, supported: 0 }
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined
+    const reply = (status: number, value: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' })
+      res.end(typeof value === 'string' ? value : JSON.stringify(value))
+    }
+    try {
+      if (req.method === 'GET' && req.url === '/supported') {
+        calls.supported++
+        return reply(200, await inner.getSupported())
+      }
+      if (req.method === 'POST' && req.url === '/verify') {
+        calls.verify++
+        if (faults.verifyBody !== undefined) return reply(200, faults.verifyBody)
+        return reply(200, await inner.verify(body.paymentPayload, body.paymentRequirements))
+      }
+      if (req.method === 'POST' && req.url === '/settle') {
+        calls.settle++
+        if ((faults.dropSettle ?? 0) > 0) {
+          faults.dropSettle = (faults.dropSettle ?? 0) - 1
+          req.socket.destroy()
+          return
+        }
+        const result = await inner.settle(body.paymentPayload, body.paymentRequirements)
+        if (faults.settleDelayMs) await new Promise((r) => setTimeout(r, faults.settleDelayMs))
+        return reply(200, result)
+      }
+      reply(404, { error: 'not found' })
+    } catch (error) {
+      reply(500, { error: String(error) })
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    faults,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}

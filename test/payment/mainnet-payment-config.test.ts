@@ -1,0 +1,144 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
+import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
+import { loadConfig, mainnetPaymentProblems } from '../../src/config.js'
+
+// "Mainnet" here is a bare anvil answering chain id 8453: the service cannot tell, which is the
+// point - on mainnet nothing about payments may default.
+
+const ROOT = new URL('../..', import.meta.url).pathname
+let anvil: AnvilInstance
+let dataDir: string
+
+beforeAll(async () => {
+  anvil = await startAnvil()
+  dataDir = mkdtempSync(join(tmpdir(), 'psg-mainnet-'))
+})
+afterAll(async () => {
+  await anvil?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+function run(env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (c: Buffer) => {
+    stdout += c.toString()
+  })
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString()
+  })
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  )
+  return { child, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+describe('payment configuration on mainnet', () => {
+  it('names every missing payment variable', () => {
+    const config = loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' })
+    expect(mainnetPaymentProblems(config).join('\n')).toMatch(
+      /PAY_TO_ADDRESS[\s\S]*FACILITATOR[\s\S]*RECEIPT_PRIVATE_KEY/,
+    )
+    expect(
+      mainnetPaymentProblems(
+        loadConfig({
+          BASE_RPC_URL: 'https://mainnet.base.org',
+          FACILITATOR: 'builtin',
+          PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
+          RECEIPT_PRIVATE_KEY: generatePrivateKey(),
+        }),
+      ),
+    ).toEqual(['SETTLEMENT_PRIVATE_KEY: required when FACILITATOR=builtin on mainnet'])
+  })
+
+  it('refuses to start without them, after checking the chain, and names them', async () => {
+    const service = run({ PORT: String(await freePort()), BASE_RPC_URL: anvil.rpcUrl })
+    expect(await service.exited).toBe(2)
+    expect(service.stderr()).toMatch(/PAY_TO_ADDRESS: required on mainnet/)
+    expect(service.stderr()).toMatch(/FACILITATOR: required on mainnet/)
+    expect(service.stderr()).toMatch(/RECEIPT_PRIVATE_KEY: required on mainnet/)
+  }, 30_000)
+
+  it('refuses the public anvil keys on mainnet', async () => {
+    const service = run({
+      PORT: String(await freePort()),
+      BASE_RPC_URL: anvil.rpcUrl,
+      FACILITATOR: 'builtin',
+      PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
+      SETTLEMENT_PRIVATE_KEY: DEVNET_ACCOUNTS.facilitator.privateKey,
+      RECEIPT_PRIVATE_KEY: generatePrivateKey(),
+    })
+    expect(await service.exited).toBe(2)
+    expect(service.stderr()).toMatch(/SETTLEMENT_PRIVATE_KEY: is a public anvil test account/)
+  }, 30_000)
+
+  it('starts with them, logs payTo and the receipt signer, and keeps the ledger in DATA_DIR', async () => {
+    const port = await freePort()
+    const payTo = privateKeyToAddress(generatePrivateKey())
+    const receiptKey = generatePrivateKey()
+    const service = run({
+      PORT: String(port),
+      BASE_RPC_URL: anvil.rpcUrl,
+      FACILITATOR: 'builtin',
+      PAY_TO_ADDRESS: payTo.toLowerCase(),
+      SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),
+      RECEIPT_PRIVATE_KEY: receiptKey,
+    })
+    try {
+      let res: Response | undefined
+      for (let i = 0; i < 400 && !res; i++) {
+        res = await fetch(`http://127.0.0.1:${port}/simulate/transaction-preflight`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ from: payTo, to: payTo, data: '0x' }),
+        }).catch(() => undefined)
+        if (!res) await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(res?.status).toBe(402)
+      const body = (await res?.json()) as { settlement: { railReadiness: Record<string, any> } }
+      expect(body.settlement.railReadiness).toMatchObject({
+        ready: true,
+        payTo,
+        facilitator: { kind: 'builtin', supportsExactBase: true },
+        receiptSigner: { configured: true, address: privateKeyToAddress(receiptKey) },
+      })
+      const started = service
+        .stdout()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => String(line.msg).startsWith('paid route'))
+      expect(started).toMatchObject({ payTo, receiptSigner: privateKeyToAddress(receiptKey) })
+      expect(existsSync(join(dataDir, 'ledger'))).toBe(true)
+    } finally {
+      service.child.kill('SIGTERM')
+      expect(await service.exited).toBe(0)
+    }
+  }, 60_000)
+})
