@@ -2,11 +2,14 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 import type { Logger } from 'pino'
+import type { DevnetDescription } from './domain/discovery/discovery-document.js'
 import type { PageReader } from './domain/evidence/page-reader.js'
 import type { PaidPreflightDeps } from './domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflight } from './domain/preflight/run-preflight.js'
 import { notFound, onError, validationHook } from './http/errors.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
+import { registerDiscovery } from './routes/discovery.js'
+import { registerPages } from './routes/pages.js'
 import { registerPublicPageEvidence } from './routes/public-page-evidence.js'
 import { registerReceipts } from './routes/receipts.js'
 import { registerTransactionPreflight } from './routes/transaction-preflight.js'
@@ -26,7 +29,12 @@ export interface AppDeps {
   payments?: Omit<PaidPreflightDeps, 'runPreflight'>
   /** PUBLIC_BASE_URL: origin for absolute URLs in answers; the request's origin when unset. */
   publicBaseUrl?: string
+  /** The embedded devnet, published in discovery; absent on mainnet. */
+  devnet?: DevnetDescription
 }
+
+/** Anvil account #2, the devnet's payTo; only an example address when no rail is configured. */
+const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
 /** The OpenAPI document's identity (spec section 9). */
 export const OPENAPI_VERSION = '1.2.0'
@@ -82,7 +90,20 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       paid: () => paid,
     })
     registerReceipts(app, { ledger: () => payments.ledger })
+    registerDiscovery(app, {
+      publicBaseUrl: deps.publicBaseUrl,
+      environment: deps.environment,
+      rail: payments.rail,
+      receiptSigner: payments.receiptSigner,
+      devnet: deps.devnet,
+    })
   }
+  registerPages(app, {
+    publicBaseUrl: deps.publicBaseUrl,
+    environment: deps.environment,
+    // Without a rail the pages still explain the flow; the example pays the devnet payTo.
+    payTo: payments?.rail.requirements.payTo ?? DEVNET_PAY_TO,
+  })
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

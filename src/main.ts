@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { serve } from '@hono/node-server'
+import type { Address } from 'viem'
 import { getAddress } from 'viem'
 import { type Devnet, startDevnet } from './adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS } from './adapters/devnet/prepare.js'
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
     reader,
     payments: paymentServices.payments,
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
   })
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
@@ -154,11 +156,7 @@ async function main(): Promise<void> {
           rpcUrl: devnet.rpcUrl,
           chainId: '0x2105',
           anvilPid: devnet.pid,
-          accounts: Object.entries(devnet.accounts).map(([role, account]) => ({
-            role,
-            index: account.index,
-            address: account.address,
-          })),
+          accounts: devnetAccountList(devnet),
         },
         `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet.`,
       )
@@ -189,6 +187,13 @@ async function main(): Promise<void> {
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
+}
+
+/** The devnet's role accounts without their (public, devnet-only) keys. */
+function devnetAccountList(devnet: Devnet): Record<string, { index: number; address: Address }> {
+  return Object.fromEntries(
+    Object.entries(devnet.accounts).map(([role, { index, address }]) => [role, { index, address }]),
+  )
 }
 
 /**

@@ -138,8 +138,15 @@ await wallet.sendTransaction({ to, data, value, maxFeePerGas: BigInt(check.fees.
     'Proof receipts',
     html`<p>Every paid call returns a <code>PRE_SEND_PROOF_RECEIPT</code>: the hashes of your request and of the answer, the verdict, the block the simulation was pinned to, the settlement transaction, payer, payTo, amount and network, signed as EIP-712 typed data by the service's receipt key. The signer address and the typed-data domain and types are published in <a href="/.well-known/x402">discovery</a>.</p>
 <pre>import { verifyTypedData } from 'viem'
+const discovery = await (await fetch('${base}/.well-known/x402')).json()
 const { receipt } = await paidResponse.json()
-const ok = await verifyTypedData({ address: discovery.receipts.signer, ...receipt.typedData, signature: receipt.signature })</pre>
+const ok = await verifyTypedData({
+  address: discovery.receipts.signer,        // publish-once signer, not the receipt's own claim
+  ...discovery.receipts.eip712,               // { domain, types, primaryType }
+  message: receipt,
+  signature: receipt.signature,
+})</pre>
+<p><code>requestHash</code> and <code>responseHash</code> are keccak256 of the RFC 8785 canonical JSON of the request body you sent and of the <code>result</code> you received, so you can recompute both.</p>
 <p>Stored receipts: <code>GET ${base}/receipts/{id}</code>.</p>`,
   ],
   '/artifact-index': (base) => [

@@ -29,6 +29,7 @@ import { createX402PaymentRail } from '../../src/adapters/facilitator/x402-payme
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
 import { createApp } from '../../src/app.js'
+import type { DevnetDescription } from '../../src/domain/discovery/discovery-document.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { DEFAULT_SCREEN } from '../support/preflight-app.js'
@@ -64,6 +65,7 @@ export async function paidApp(options: {
   facilitator: Facilitator
   ledger: PaymentLedger
   publicBaseUrl?: string
+  devnet?: DevnetDescription
 }) {
   const readiness: FacilitatorReadiness = createFacilitatorReadiness({
     kind: options.facilitator.kind,
@@ -89,6 +91,7 @@ export async function paidApp(options: {
     reader: createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
     payments: { rail, ledger: options.ledger, receiptSigner: RECEIPT_SIGNER, pollIntervalMs: 10 },
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
+    ...(options.devnet ? { devnet: options.devnet } : {}),
   })
   return { app, rail, readiness }
 }

@@ -1,0 +1,95 @@
+import type { PaymentRequirements } from '@x402/core/types'
+import type { Address } from 'viem'
+import { onboardingUrls } from '../payment/challenge.js'
+import {
+  PAID_PREFLIGHT_PATH,
+  PAYMENT_NETWORK,
+  PRICE,
+  PRODUCT,
+  paidResource,
+} from '../payment/offer.js'
+import type { RailReadiness } from '../payment/payment-rail.js'
+import type { ReceiptVerification } from '../receipt/receipt.js'
+
+/** Who the service is for (spec 2.7). */
+export const PRIMARY_PERSONA = 'programmatic EVM agent builders'
+
+/** What discovery says about the embedded devnet, so a newcomer can point a wallet at it. */
+export interface DevnetDescription {
+  rpcUrl: string
+  accounts: Record<string, { index: number; address: Address }>
+}
+
+/** Inputs of {@link discoveryDocument}: all facts the service already holds. */
+export interface DiscoveryInputs {
+  baseUrl: string
+  environment: 'devnet' | 'mainnet'
+  requirements: PaymentRequirements
+  readiness: RailReadiness
+  receipts: ReceiptVerification
+  devnet?: DevnetDescription
+}
+
+/**
+ * The `/.well-known/x402` document: the spec's fields (2.7), the exact x402 v2 offer the unpaid
+ * 402 will carry (so a client can check the challenge against it before paying), the fields
+ * x402scan reads (`version`, `resources`), how to verify receipts, and on the devnet its RPC URL.
+ */
+export function discoveryDocument(input: DiscoveryInputs) {
+  const { baseUrl } = input
+  const urls = onboardingUrls(baseUrl)
+  return {
+    version: 1,
+    x402Version: 2,
+    title: 'Pre-Send Guard: EVM transaction preflight on Base',
+    description:
+      'Before an agent signs: will the transaction revert, what will it cost (L2 execution + L1 data fee), and is anything about it dangerous? Simulates and screens; never broadcasts.',
+    primaryPersona: PRIMARY_PERSONA,
+    product: PRODUCT,
+    route: PAID_PREFLIGHT_PATH,
+    method: 'POST',
+    url: `${baseUrl}${PAID_PREFLIGHT_PATH}`,
+    price: PRICE,
+    network: PAYMENT_NETWORK,
+    asset: input.requirements.asset,
+    amount: input.requirements.amount,
+    payTo: input.requirements.payTo,
+    resources: [`POST ${PAID_PREFLIGHT_PATH}`],
+    accepts: [input.requirements],
+    resource: paidResource(baseUrl),
+    ...urls,
+    openapiUrl: `${baseUrl}/openapi.json`,
+    freeRoutes: [
+      {
+        method: 'POST',
+        path: '/payanagent/v1/base-transaction-preflight',
+        description: 'Read-only Base preflight with a sign/review/block verdict. No payment.',
+      },
+      {
+        method: 'POST',
+        path: '/payanagent/v1/public-page-evidence',
+        description: 'One public URL to bounded, SHA-256-hashed markdown. No payment.',
+      },
+    ],
+    receipts: {
+      name: 'PRE_SEND_PROOF_RECEIPT',
+      url: `${baseUrl}/receipts/{id}`,
+      ...input.receipts,
+    },
+    settlement: { railReadiness: input.readiness },
+    environment: input.environment,
+    ...(input.devnet
+      ? {
+          devnet: {
+            warning:
+              'DEVNET: a local anvil chain shaped like Base mainnet (chain id 8453). Not Base mainnet; nothing here is real money.',
+            rpcUrl: input.devnet.rpcUrl,
+            chainId: '0x2105',
+            accounts: input.devnet.accounts,
+          },
+        }
+      : {}),
+  }
+}
+
+export type DiscoveryDocument = ReturnType<typeof discoveryDocument>
