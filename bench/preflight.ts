@@ -6,11 +6,12 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import net from 'node:net'
+import type net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serve } from '@hono/node-server'
 import { startDevnet } from '../src/adapters/devnet/devnet.js'
+import { freePort } from '../test/support/net.js'
 import { postJson, preflightApp } from '../test/support/preflight-app.js'
 import { summary, time } from './stats.js'
 
@@ -22,15 +23,6 @@ const transfer = {
   to: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
   data: '0x',
   value: '0x1',
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 async function startupOnce(): Promise<number> {

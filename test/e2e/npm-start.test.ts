@@ -5,19 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startAnvil } from '../../src/adapters/devnet/anvil.js'
+import { freePort } from '../support/net.js'
 
 const ROOT = new URL('../..', import.meta.url).pathname
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 function alive(pid: number): boolean {
   try {

@@ -98,6 +98,8 @@ function txParams(request: CallRequest) {
  */
 export function createViemChainReader(options: { rpcUrl: string; timeoutMs: number }): ChainReader {
   const client = createPublicClient({
+    // No JSON-RPC batching: measured on the devnet it doubled p50 (anvil serves a batch in
+    // order, separate requests in parallel); keep-alive connections already share the RTT.
     transport: http(options.rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }),
   })
   // biome-ignore lint/suspicious/noExplicitAny: raw JSON-RPC; every reply is parsed with zod below.

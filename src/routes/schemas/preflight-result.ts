@@ -24,12 +24,61 @@ export const FindingSchema = z
   })
   .openapi('Finding')
 
+const hexString = { type: 'string', pattern: '^0x[0-9a-fA-F]*$' } as const
+const jsonValue = {
+  description: 'JSON-safe ABI value: integers over 48 bits are decimal strings, tuples objects.',
+} as const
+
 const DecodedRevertSchema = z.custom<DecodedRevert>().openapi('DecodedRevert', {
   type: 'object',
   description:
-    '`kind` is one of empty, error (Error(string): `reason`), panic (`code`, `meaning`), custom (`name`, `signature`, `args`), unknown.',
-  properties: { kind: { type: 'string', enum: ['empty', 'error', 'panic', 'custom', 'unknown'] } },
-  required: ['kind'],
+    'Revert data decoded. `kind`: `empty` (no data), `error` (`Error(string)`: `reason`), `panic` (`Panic(uint256)`: `code`, `codeHex`, `meaning`), `custom` (a known custom error of OpenZeppelin ERC-20/721/1155, Ownable, AccessControl, SafeERC20, ERC-1967/UUPS or Permit2: `name`, `signature`, `args`), `unknown` (selector not known; never guessed).',
+  oneOf: [
+    {
+      type: 'object',
+      required: ['kind'],
+      properties: { kind: { type: 'string', enum: ['empty'] } },
+    },
+    {
+      type: 'object',
+      required: ['kind', 'selector', 'reason'],
+      properties: {
+        kind: { type: 'string', enum: ['error'] },
+        selector: hexString,
+        reason: { type: 'string' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['kind', 'selector', 'code', 'codeHex', 'meaning'],
+      properties: {
+        kind: { type: 'string', enum: ['panic'] },
+        selector: hexString,
+        code: { type: 'number' },
+        codeHex: hexString,
+        meaning: { type: 'string' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['kind', 'selector', 'name', 'signature', 'args'],
+      properties: {
+        kind: { type: 'string', enum: ['custom'] },
+        selector: hexString,
+        name: { type: 'string', example: 'ERC20InsufficientBalance' },
+        signature: { type: 'string' },
+        args: { type: 'object', additionalProperties: jsonValue },
+      },
+    },
+    {
+      type: 'object',
+      required: ['kind', 'selector'],
+      properties: {
+        kind: { type: 'string', enum: ['unknown'] },
+        selector: { type: ['string', 'null'], pattern: hexString.pattern },
+      },
+    },
+  ],
 })
 
 const RevertSchema = z
@@ -39,7 +88,66 @@ const RevertSchema = z
 const DecodedCallSchema = z.custom<DecodedCall>().openapi('DecodedCall', {
   type: 'object',
   description:
-    'The calldata decoded: `selector`, `known`, and for known functions `name`, `signature`, `args` ([{name, type, value}]) and, for containers (multicall, aggregate3, Universal Router execute, Safe execTransaction), nested `calls` with their `path`. Unknown selectors are reported as unknown, never guessed.',
+    'The calldata decoded. Known functions carry `name`, `signature` and named `args`; containers (multicall, Multicall3 aggregate3, Universal Router execute, Safe execTransaction) carry their nested `calls` in execution order, each with its `path` (e.g. `multicall[2]`), `target`, and where meaningful `value`, `operation` and `allowFailure`. Unknown or unreadable calldata is `known: false` with a `reason`; it is never guessed. Bounds: depth 4, 64 nested calls (`omittedCalls` counts the rest), 131,072 bytes.',
+  oneOf: [
+    {
+      type: 'object',
+      required: ['selector', 'known', 'name', 'signature', 'args'],
+      properties: {
+        selector: {
+          ...hexString,
+          description: 'Four-byte selector (one byte for Universal Router commands).',
+        },
+        known: { type: 'boolean', enum: [true] },
+        name: { type: 'string', example: 'approve' },
+        signature: { type: 'string', example: 'approve(address,uint256)' },
+        args: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'type', 'value'],
+            properties: { name: { type: 'string' }, type: { type: 'string' }, value: jsonValue },
+          },
+        },
+        calls: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path', 'target', 'call'],
+            properties: {
+              path: { type: 'string', example: 'multicall[2]' },
+              target: hexString,
+              value: { type: 'string', description: 'Wei, decimal string.' },
+              operation: { type: 'string', enum: ['call', 'delegatecall'] },
+              allowFailure: { type: 'boolean' },
+              call: { $ref: '#/components/schemas/DecodedCall' },
+            },
+          },
+        },
+        omittedCalls: { type: 'integer' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['selector', 'known', 'reason'],
+      properties: {
+        selector: { type: ['string', 'null'], pattern: hexString.pattern },
+        known: { type: 'boolean', enum: [false] },
+        reason: {
+          type: 'string',
+          enum: [
+            'empty',
+            'too_short',
+            'too_large',
+            'unknown_selector',
+            'unknown_command',
+            'malformed_arguments',
+            'depth_limit',
+          ],
+        },
+      },
+    },
+  ],
 })
 
 /** The read-only preflight answer (spec 2.4). */

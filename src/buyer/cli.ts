@@ -1,0 +1,580 @@
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import {
+  type Address,
+  createPublicClient,
+  erc20Abi,
+  formatEther,
+  formatUnits,
+  type Hex,
+  http,
+  type PublicClient,
+} from 'viem'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { type ChallengeChecks, checkChallenge } from './check-challenge.js'
+import {
+  createGuardClient,
+  type GuardClient,
+  type GuardPayer,
+  type TransactionRequest,
+} from './guard-client.js'
+import { GuardError } from './guard-error.js'
+import type { Discovery, PreflightResult } from './guard-responses.js'
+import type { ReceiptVerification } from './verify-receipt.js'
+
+/** Exit codes of every command. */
+export const EXIT = {
+  /** sign / challenge matches / receipt valid / flow complete */
+  ok: 0,
+  /** check: the verdict is review */
+  review: 1,
+  /** check: the verdict is block */
+  block: 2,
+  /** the guard could not be asked, refused the input, or answered garbage; a usage error */
+  error: 3,
+  /** refused to pay (the challenge does not match discovery) or something failed to verify */
+  refused: 4,
+} as const
+
+/** anvil's public test mnemonic: its keys are known to everyone, so devnet only. */
+export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk'
+const DEFAULT_URL = 'http://127.0.0.1:8402'
+/** viem's default public Base RPC, used for balances when BASE_RPC_URL is unset (mainnet). */
+const PUBLIC_BASE_RPC = 'https://mainnet.base.org'
+
+const USAGE = `Pre-Send Guard buyer kit
+
+Usage: npm run buyer -- <command> [options]
+
+Commands:
+  discover                               fetch and summarise discovery (/.well-known/x402)
+  check --from A --to B [--data 0x..] [--value 0x..]
+                                         free read-only preflight; exit 0 sign, 1 review, 2 block
+  challenge [--from A]                   the unpaid 402, checked against discovery; exit 0 match, 4 not
+  flow [--to B] [--data 0x..] [--value 0x..] [--yes]
+                                         the recommended new-user flow: discovery, unpaid 402 checked
+                                         against discovery, exactly one paid call, settlement, USDC
+                                         before/after, receipt verified. Refuses to pay (exit 4) when a
+                                         check fails. Pays with BUYER_PRIVATE_KEY, or on a devnet with
+                                         its published demo buyer #1. On mainnet it pays only with --yes.
+  receipt <id>                           fetch a PRE_SEND_PROOF_RECEIPT and verify it against discovery
+  evidence <url> [--max-chars N]         public-page evidence: bounded, hashed markdown
+
+Options:
+  --url URL        the guard (default ${DEFAULT_URL})
+  --json           one JSON object on stdout, for machines
+  --rpc-url URL    flow: the chain RPC for balances (default: discovery's devnet RPC, else BASE_RPC_URL)
+  -h, --help
+
+Exit codes: 0 ok, 1 review, 2 block, 3 error, 4 refused / not verified.
+Environment: BUYER_PRIVATE_KEY (flow payer; never printed), BASE_RPC_URL (flow balances on mainnet).
+`
+
+/** Where the CLI writes and what it reads; `process` by default, replaceable in tests. */
+export interface CliIo {
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  env: Record<string, string | undefined>
+  fetch?: typeof globalThis.fetch
+}
+
+class UsageError extends Error {}
+
+/**
+ * Runs one CLI command and resolves to its exit code ({@link EXIT}).
+ *
+ * @example
+ * process.exitCode = await runCli(['check', '--from', a, '--to', b, '--json'])
+ */
+export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
+  let parsed: ReturnType<typeof parse>
+  try {
+    parsed = parse(argv)
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n\n${USAGE}`)
+    return EXIT.error
+  }
+  const { values, positionals } = parsed
+  const [command, ...rest] = positionals
+  if (values.help || command === undefined || command === 'help') {
+    io.stdout(USAGE)
+    return command === undefined && !values.help ? EXIT.error : EXIT.ok
+  }
+  const json = values.json ?? false
+  const print = printer(io, json)
+  const guard = createGuardClient({
+    baseUrl: values.url ?? DEFAULT_URL,
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+  })
+  try {
+    switch (command) {
+      case 'discover':
+        return await discover(guard, print)
+      case 'check':
+        return await check(guard, print, values)
+      case 'challenge':
+        return await challenge(guard, print, values)
+      case 'flow':
+        return await flow(guard, print, values, io.env)
+      case 'receipt':
+        return await receipt(guard, print, required(rest[0], 'receipt <id>'))
+      case 'evidence':
+        return await evidence(guard, print, required(rest[0], 'evidence <url>'), values)
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`)
+    }
+  } catch (error) {
+    return print.failure(error)
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      json: { type: 'boolean' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      data: { type: 'string' },
+      value: { type: 'string' },
+      'rpc-url': { type: 'string' },
+      'max-chars': { type: 'string' },
+      yes: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
+
+type Values = ReturnType<typeof parse>['values']
+type Print = ReturnType<typeof printer>
+
+async function discover(guard: GuardClient, print: Print): Promise<number> {
+  const d = await guard.discovery()
+  print.result(d, () => describeDiscovery(d, guard.baseUrl))
+  return EXIT.ok
+}
+
+async function check(guard: GuardClient, print: Print, values: Values): Promise<number> {
+  const tx = transaction({
+    from: required(values.from, 'check --from'),
+    to: required(values.to, 'check --to'),
+    data: values.data,
+    value: values.value,
+  })
+  const result = await guard.preflight(tx)
+  print.result(result, () => describePreflight(result))
+  return result.verdict === 'sign'
+    ? EXIT.ok
+    : result.verdict === 'review'
+      ? EXIT.review
+      : EXIT.block
+}
+
+async function challenge(guard: GuardClient, print: Print, values: Values): Promise<number> {
+  const discovery = await guard.discovery()
+  const tx = transaction({
+    from: values.from ?? discovery.payTo,
+    to: values.to ?? discovery.payTo,
+    data: values.data,
+    value: values.value,
+  })
+  const { checks, unpaid } = await checkedChallenge(guard, discovery, tx)
+  print.result(
+    {
+      ok: checks.ok,
+      url: unpaid.url,
+      status: unpaid.status,
+      body: unpaid.body,
+      checks: checks.checks,
+    },
+    () => [
+      describeChallengeRequest(discovery, unpaid),
+      ...describeChecks(checks),
+      checks.ok
+        ? 'result: the challenge matches discovery: paying it would pay what discovery says.'
+        : 'result: the challenge does NOT match discovery: do not pay, do not fund a wallet for it.',
+    ],
+  )
+  return checks.ok ? EXIT.ok : EXIT.refused
+}
+
+async function checkedChallenge(guard: GuardClient, discovery: Discovery, tx: TransactionRequest) {
+  const unpaid = await guard.unpaidChallenge(tx, { discovery })
+  const checks = checkChallenge(discovery, unpaid.status, unpaid.body, unpaid.paymentRequired, {
+    requestUrl: unpaid.url,
+  })
+  return { unpaid, checks }
+}
+
+async function flow(
+  guard: GuardClient,
+  print: Print,
+  values: Values,
+  env: Record<string, string | undefined>,
+): Promise<number> {
+  // 1. Discovery.
+  const discovery = await guard.discovery()
+  const devnet = discovery.environment === 'devnet'
+  print.step(() => describeDiscovery(discovery, guard.baseUrl))
+  const payer = resolvePayer(discovery, env)
+
+  // 2. The unpaid challenge, no wallet needed; it must match discovery before any money moves.
+  const tx = transaction({
+    from: payer?.address ?? discovery.payTo,
+    to: values.to ?? discovery.payTo,
+    data: values.data,
+    value: values.value,
+  })
+  const { checks, unpaid } = await checkedChallenge(guard, discovery, tx)
+  print.step(() => [describeChallengeRequest(discovery, unpaid), ...describeChecks(checks)])
+  const summary = {
+    guard: guard.baseUrl,
+    environment: discovery.environment ?? null,
+    discovery: discoverySummary(discovery),
+    challenge: checks,
+  }
+  if (!checks.ok) {
+    print.result(
+      { ok: false, paid: false, refused: 'challenge_mismatch', ...summary },
+      () =>
+        'REFUSED: the unpaid challenge does not match discovery. Nothing was paid (spec 1.5 step 4).',
+    )
+    return EXIT.refused
+  }
+  if (!payer) {
+    throw new UsageError(
+      'the challenge matches; to pay, set BUYER_PRIVATE_KEY (a 0x-prefixed 32-byte hex key of a wallet holding a little Base USDC)',
+    )
+  }
+  if (!devnet && !values.yes) {
+    print.result(
+      {
+        ok: true,
+        paid: false,
+        dryRun: true,
+        payer: { address: payer.address, source: payer.source },
+        ...summary,
+      },
+      () =>
+        `The challenge matches discovery. Re-run with --yes to pay ${discovery.price} (${discovery.amount} units of ${discovery.asset}) from ${payer.address} on ${discovery.network}.`,
+    )
+    return EXIT.ok
+  }
+
+  // 3. Exactly one paid call; balances read from the chain around it.
+  const chain = await chainReader(discovery, values, env)
+  const asset = discovery.asset as Address
+  const before = await usdcBalance(chain.client, asset, payer.address)
+  print.step(
+    () =>
+      `paying ${discovery.price} from ${payer.address} (${payer.source}); USDC before: ${formatUnits(before, 6)}`,
+  )
+  const paidGuard = createGuardClient({
+    baseUrl: guard.baseUrl,
+    payer: { account: payer.account, publicClient: chain.client as GuardPayer['publicClient'] },
+  })
+  const paid = await paidGuard.paidPreflight(tx, { discovery })
+  const settlementReceipt = await chain.client.waitForTransactionReceipt({
+    hash: paid.settlement.transaction as Hex,
+    timeout: 60_000,
+    pollingInterval: devnet ? 50 : 1_000,
+  })
+  const after = await usdcBalance(chain.client, asset, payer.address)
+  const expectedDebit = BigInt(discovery.amount ?? '0')
+  const balances = {
+    rpc: chain.label,
+    asset,
+    before: before.toString(),
+    after: after.toString(),
+    debit: (before - after).toString(),
+    expectedDebit: expectedDebit.toString(),
+    matches: before - after === expectedDebit,
+  }
+
+  // 4. The receipt, verified against the signer discovery publishes (never the receipt's own).
+  const verification = await guard.verifyReceipt(paid.receipt, discovery, {
+    request: paid.request,
+    result: paid.result,
+    settlementTx: paid.settlement.transaction,
+  })
+  const settled = paid.settlement.success && settlementReceipt.status === 'success'
+  const ok = settled && balances.matches && verification.valid
+  print.result(
+    {
+      ok,
+      paid: true,
+      ...summary,
+      challenge: paid.challenge ?? checks,
+      payer: { address: payer.address, source: payer.source },
+      settlement: { ...paid.settlement, status: settlementReceipt.status },
+      balances,
+      result: { verdict: paid.result.verdict, findings: paid.result.findings },
+      receipt: paid.receipt,
+      receiptVerification: verification,
+    },
+    () => [
+      `settlement tx ${paid.settlement.transaction} on ${paid.settlement.network}: ${settlementReceipt.status} (block ${settlementReceipt.blockNumber})`,
+      `USDC before ${formatUnits(before, 6)}, after ${formatUnits(after, 6)}, debit ${formatUnits(before - after, 6)} (expected ${formatUnits(expectedDebit, 6)}): ${balances.matches ? 'OK' : 'MISMATCH'}  [${chain.label}]`,
+      `preflight verdict: ${paid.result.verdict.toUpperCase()} (${paid.result.findings.length} finding(s))`,
+      describeVerification(paid.receipt.id, verification),
+      ok
+        ? 'flow complete: one paid call, one settlement, one debit, one verified receipt.'
+        : 'flow FAILED a verification: see above.',
+    ],
+  )
+  return ok ? EXIT.ok : EXIT.refused
+}
+
+async function receipt(guard: GuardClient, print: Print, id: string): Promise<number> {
+  const discovery = await guard.discovery()
+  const r = await guard.receipt(id)
+  const verification = await guard.verifyReceipt(r, discovery)
+  print.result({ receipt: r, verification }, () => [
+    `receipt ${r.id}: verdict ${r.verdict}, block ${r.blockNumber}, settlement ${r.settlementTx}`,
+    `payer ${r.payer} paid ${r.amount} of ${r.asset} to ${r.payTo} on ${r.network}`,
+    describeVerification(r.id, verification),
+  ])
+  return verification.valid ? EXIT.ok : EXIT.refused
+}
+
+async function evidence(guard: GuardClient, print: Print, url: string, values: Values) {
+  const maxChars = values['max-chars'] === undefined ? undefined : Number(values['max-chars'])
+  if (maxChars !== undefined && !Number.isInteger(maxChars)) {
+    throw new UsageError('--max-chars must be an integer')
+  }
+  const page = await guard.evidence(url, maxChars)
+  print.result(page, () => [
+    `${page.title ?? '(untitled)'}  <${page.sourceUrl}>`,
+    `sha256 ${page.sha256}  ${page.returnedChars ?? '?'} chars${page.truncated ? ' (truncated)' : ''}`,
+    '',
+    page.markdown,
+  ])
+  return EXIT.ok
+}
+
+/** The flow's payer: BUYER_PRIVATE_KEY, else on a devnet its published demo buyer. */
+function resolvePayer(discovery: Discovery, env: Record<string, string | undefined>) {
+  const key = env.BUYER_PRIVATE_KEY?.trim()
+  if (key) {
+    // Never echo the value, not even in an error.
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
+      throw new UsageError('BUYER_PRIVATE_KEY is not a 0x-prefixed 32-byte hex private key')
+    }
+    const account = privateKeyToAccount(key as Hex)
+    return { account, address: account.address, source: 'BUYER_PRIVATE_KEY' }
+  }
+  if (discovery.environment !== 'devnet') return undefined
+  const published = discovery.devnet?.accounts?.buyer
+  const index = published?.index ?? 1
+  const account = mnemonicToAccount(ANVIL_TEST_MNEMONIC, { addressIndex: index })
+  if (published && published.address.toLowerCase() !== account.address.toLowerCase()) {
+    throw new UsageError(
+      `discovery's devnet buyer ${published.address} is not anvil test account #${index}; set BUYER_PRIVATE_KEY`,
+    )
+  }
+  return { account, address: account.address, source: `devnet demo buyer #${index} (public key)` }
+}
+
+/** The chain to read balances from: --rpc-url, the devnet's RPC, BASE_RPC_URL, public Base. */
+async function chainReader(
+  discovery: Discovery,
+  values: Values,
+  env: Record<string, string | undefined>,
+): Promise<{ client: PublicClient; label: string }> {
+  const [url, label] = values['rpc-url']
+    ? [values['rpc-url'], '--rpc-url']
+    : discovery.environment === 'devnet' && discovery.devnet
+      ? [discovery.devnet.rpcUrl, `devnet RPC ${discovery.devnet.rpcUrl}`]
+      : env.BASE_RPC_URL
+        ? [env.BASE_RPC_URL, 'BASE_RPC_URL']
+        : [PUBLIC_BASE_RPC, PUBLIC_BASE_RPC]
+  const client = createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 })
+  const chainId = await client.getChainId()
+  if (chainId !== 8453) {
+    throw new UsageError(`the RPC for balances (${label}) is chain ${chainId}, not Base (8453)`)
+  }
+  return { client: client as PublicClient, label }
+}
+
+function usdcBalance(client: PublicClient, asset: Address, owner: Address): Promise<bigint> {
+  return client.readContract({
+    address: asset,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  })
+}
+
+function transaction(input: {
+  from: string
+  to: string
+  data: string | undefined
+  value: string | undefined
+}): TransactionRequest {
+  const value = input.value ?? '0x0'
+  return {
+    chainId: '0x2105',
+    from: input.from as Address,
+    to: input.to as Address,
+    data: (input.data ?? '0x') as Hex,
+    // Decimal wei is accepted for convenience; the guard wants hex.
+    value: (/^[0-9]+$/.test(value) ? `0x${BigInt(value).toString(16)}` : value) as Hex,
+  }
+}
+
+function required(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${what} is required`)
+  return value
+}
+
+function discoverySummary(d: Discovery) {
+  return {
+    route: d.route,
+    price: d.price,
+    network: d.network,
+    payTo: d.payTo,
+    asset: d.asset ?? null,
+    amount: d.amount ?? null,
+    receiptSigner: d.receipts?.signer ?? null,
+  }
+}
+
+function describeDiscovery(d: Discovery, baseUrl: string): string[] {
+  const env =
+    d.environment === 'devnet'
+      ? `devnet: a local chain shaped like Base, NOT Base mainnet; no real money${d.devnet ? ` (RPC ${d.devnet.rpcUrl})` : ''}`
+      : (d.environment ?? 'unknown')
+  return [
+    `${d.title}  <${baseUrl}>`,
+    `environment: ${env}`,
+    `paid route: POST ${d.route}  ${d.price} on ${d.network}${d.amount ? ` (${d.amount} units of ${d.asset})` : ''} to ${d.payTo}`,
+    `receipts: ${d.receipts ? `${d.receipts.name} signed by ${d.receipts.signer}` : '(no signer published)'}`,
+    ...(d.quickstartUrl ? [`quickstart: ${d.quickstartUrl}`] : []),
+    ...(d.browserDemoUrl ? [`browser demo: ${d.browserDemoUrl}`] : []),
+  ]
+}
+
+function describeChallengeRequest(
+  discovery: Discovery,
+  unpaid: { url: string; status: number; body: unknown },
+): string {
+  const body = (unpaid.body ?? {}) as { error?: unknown; reason?: unknown }
+  return `unpaid POST ${unpaid.url} -> ${unpaid.status} ${String(body.error ?? '')}${body.reason ? ` (reason ${String(body.reason)})` : ''}; compared with discovery (route ${discovery.route}, ${discovery.price}, ${discovery.network})`
+}
+
+function describeChecks(checks: ChallengeChecks): string[] {
+  const width = Math.max(...checks.checks.map((c) => c.name.length))
+  return [
+    'checks:',
+    ...checks.checks.map(
+      (c) => `  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name.padEnd(width)}  ${c.detail}`,
+    ),
+  ]
+}
+
+function describeVerification(id: string, v: ReceiptVerification): string {
+  const failed = v.checks.filter((c) => !c.ok)
+  return v.valid
+    ? `receipt ${id}: VERIFIED against discovery's signer ${v.signer} (${v.checks.map((c) => c.name).join(', ')})`
+    : `receipt ${id}: NOT VERIFIED: ${failed.map((c) => `${c.name}: ${c.detail}`).join('; ')}`
+}
+
+function describePreflight(r: PreflightResult): string[] {
+  const call = r.call.success
+    ? 'call: succeeds'
+    : `call: REVERTS${r.call.message ? `: ${r.call.message}` : ''}`
+  const gas = r.gas.success ? `gas: ${r.gas.estimate}` : 'gas: estimation failed'
+  return [
+    `verdict: ${r.verdict.toUpperCase()}${r.environment === 'devnet' ? '   (devnet, NOT Base mainnet)' : ''}`,
+    `block ${r.block.number} ${r.block.hash}`,
+    call,
+    `${gas}; max cost ${formatEther(BigInt(r.fees.totalCostMax))} ETH (L2 + L1 data fee); value + max cost ${formatEther(BigInt(r.fees.totalCostPlusValue))} ETH`,
+    r.findings.length === 0 ? 'findings: none' : 'findings:',
+    ...r.findings.flatMap((f) => [
+      `  [${f.severity}] ${f.id}${f.path ? ` at ${f.path}` : ''}: ${f.title}`,
+      `      ${f.detail}`,
+    ]),
+  ]
+}
+
+function printer(io: CliIo, json: boolean) {
+  const write = (lines: string | string[]) =>
+    io.stdout(`${(Array.isArray(lines) ? lines : [lines]).join('\n')}\n`)
+  return {
+    /** A progress line (human output only). */
+    step(lines: () => string | string[]) {
+      if (!json) write(lines())
+    },
+    /** The command's answer: `value` as JSON, or `lines` for people. */
+    result(value: unknown, lines: () => string | string[]) {
+      if (json) io.stdout(`${stringify(value)}\n`)
+      else write(lines())
+    },
+    /** Reports an error and returns its exit code. */
+    failure(error: unknown): number {
+      if (error instanceof UsageError) {
+        if (json) io.stdout(`${stringify({ error: { code: 'usage', message: error.message } })}\n`)
+        io.stderr(`error: ${error.message}\n`)
+        return EXIT.error
+      }
+      const guardError = error instanceof GuardError ? error : undefined
+      const refused = guardError?.code === 'challenge_mismatch'
+      const info = guardError
+        ? {
+            code: guardError.code,
+            status: guardError.status ?? null,
+            message: guardError.message,
+            issues: guardError.issues,
+            retryAfter: guardError.retryAfter ?? null,
+            requestId: guardError.requestId ?? null,
+            reason: guardError.reason ?? null,
+            ...(guardError.checks ? { checks: guardError.checks } : {}),
+            ...(guardError.paymentSignature
+              ? { paymentSignature: guardError.paymentSignature }
+              : {}),
+          }
+        : { code: 'unexpected', message: (error as Error)?.message ?? String(error) }
+      if (json) io.stdout(`${stringify({ ok: false, error: info })}\n`)
+      const lines = [
+        `error: ${info.code}${guardError?.status ? ` (HTTP ${guardError.status})` : ''}: ${info.message}`,
+        ...(guardError?.issues.map((i) => `  ${i.path || '(body)'}: ${i.message}`) ?? []),
+        ...(guardError?.retryAfter !== undefined
+          ? [`  retry after ${guardError.retryAfter} s`]
+          : []),
+        ...(guardError?.paymentSignature
+          ? ['  a payment was sent and its outcome is unknown: retry with the same payment']
+          : []),
+      ]
+      io.stderr(`${lines.join('\n')}\n`)
+      return refused ? EXIT.refused : EXIT.error
+    },
+  }
+}
+
+function stringify(value: unknown): string {
+  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2)
+}
+
+function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+  }
+}
+
+function isEntry(): boolean {
+  const entry = process.argv[1]
+  if (!entry) return false
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isEntry()) process.exitCode = await runCli(process.argv.slice(2))

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../src/adapters/devnet/devnet.js'
+import { openStorage, type Storage } from '../src/adapters/storage/open-storage.js'
+import { builtinFacilitator, paidApp } from './payment/paid-stack.js'
+
+let devnet: Devnet
+let storage: Storage
+let doc: Record<string, any>
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  storage = await openStorage({ kind: 'pglite', dataDir: undefined })
+  const { app } = await paidApp({
+    preflightRpcUrl: devnet.rpcUrl,
+    facilitator: builtinFacilitator(devnet.rpcUrl),
+    ledger: storage.ledger,
+  })
+  const res = await app.request('/openapi.json')
+  expect(res.status).toBe(200)
+  doc = (await res.json()) as Record<string, any>
+}, 60_000)
+
+afterAll(async () => {
+  await storage?.close()
+  await devnet?.stop()
+})
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1.0 with document version 1.2.0', () => {
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.info.version).toBe('1.2.0')
+  })
+
+  it('describes the three POST routes with their documented statuses', () => {
+    const statuses = (path: string) => Object.keys(doc.paths[path]?.post?.responses ?? {}).sort()
+    expect(statuses('/simulate/transaction-preflight')).toEqual(
+      expect.arrayContaining(['200', '402', '422', '503']),
+    )
+    expect(statuses('/payanagent/v1/base-transaction-preflight')).toEqual(['200', '422', '503'])
+    expect(statuses('/payanagent/v1/public-page-evidence')).toEqual(['200', '422', '502'])
+  })
+
+  it('uses one request schema for both preflight routes, strict, with the spec patterns', () => {
+    const ref = (path: string) =>
+      doc.paths[path].post.requestBody.content['application/json'].schema.$ref as string
+    expect(ref('/payanagent/v1/base-transaction-preflight')).toBe(ref('/simulate/transaction-preflight'))
+    const schema = doc.components.schemas[ref('/simulate/transaction-preflight').split('/').pop()!]
+    expect(schema.additionalProperties).toBe(false)
+    expect(schema.required.sort()).toEqual(['data', 'from', 'to'])
+    expect(schema.properties.from.pattern).toBe('^0x[a-fA-F0-9]{40}$')
+    expect(schema.properties.data.pattern).toBe('^0x(?:[a-fA-F0-9]{2})*$')
+  })
+
+  it('describes findings and decoded calldata', () => {
+    const { Finding, DecodedCall, PreflightResult } = doc.components.schemas
+    expect(Finding.properties.severity.enum).toEqual(['critical', 'warning', 'info'])
+    expect(PreflightResult.properties.decoded.$ref).toBe('#/components/schemas/DecodedCall')
+    expect(JSON.stringify(DecodedCall)).toContain('"calls"')
+    expect(PreflightResult.properties.verdict.enum).toEqual(['sign', 'review', 'block'])
+  })
+})
