@@ -43,7 +43,9 @@ describe('the OpenAPI document', () => {
   it('uses one request schema for both preflight routes, strict, with the spec patterns', () => {
     const ref = (path: string) =>
       doc.paths[path].post.requestBody.content['application/json'].schema.$ref as string
-    expect(ref('/payanagent/v1/base-transaction-preflight')).toBe(ref('/simulate/transaction-preflight'))
+    expect(ref('/payanagent/v1/base-transaction-preflight')).toBe(
+      ref('/simulate/transaction-preflight'),
+    )
     const schema = doc.components.schemas[ref('/simulate/transaction-preflight').split('/').pop()!]
     expect(schema.additionalProperties).toBe(false)
     expect(schema.required.sort()).toEqual(['data', 'from', 'to'])

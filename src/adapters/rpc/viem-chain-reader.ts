@@ -1,5 +1,4 @@
 import {
-  type Address,
   createPublicClient,
   decodeFunctionResult,
   encodeFunctionData,
