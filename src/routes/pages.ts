@@ -164,7 +164,7 @@ const ok = await verifyTypedData({
 function browserDemoScript(payTo: string): string {
   return `
 const out = document.getElementById('out')
-const show = (cls, text) => { const p = document.createElement('pre'); p.className = cls; p.textContent = text; out.append(p) }
+const show = (cls, text, id) => { const p = document.createElement('pre'); p.className = cls; if (id) p.id = id; p.textContent = text; out.append(p) }
 async function run() {
   out.textContent = ''
   const discovery = await (await fetch('/.well-known/x402')).json()
@@ -172,23 +172,24 @@ async function run() {
   const body = await res.json()
   const header = res.headers.get('PAYMENT-REQUIRED')
   const challenge = header ? JSON.parse(atob(header)) : null
-  show('', 'HTTP ' + res.status + '\\n' + JSON.stringify(body, null, 2))
-  if (challenge) show('', 'PAYMENT-REQUIRED (decoded)\\n' + JSON.stringify(challenge, null, 2))
   const accept = challenge && challenge.accepts && challenge.accepts[0]
   const checks = [
     ['status is 402', res.status === 402],
     ['error is payment_required', body.error === 'payment_required'],
     ['price matches discovery', body.price === discovery.price],
     ['network matches discovery', body.network === discovery.network && !!accept && accept.network === discovery.network],
-    ['route matches discovery', new URL(challenge ? challenge.resource.url : 'x:/').pathname === discovery.route],
+    ['route matches discovery', !!challenge && new URL(challenge.resource.url).pathname === discovery.route],
     ['payTo matches discovery', !!accept && accept.payTo.toLowerCase() === String(discovery.payTo).toLowerCase()],
     ['quickstartUrl or browserDemoUrl present', !!(body.quickstartUrl || body.browserDemoUrl)],
   ]
-  for (const [name, ok] of checks) show(ok ? 'ok' : 'bad', (ok ? 'PASS ' : 'FAIL ') + name)
-  show(checks.every(([, ok]) => ok) ? 'ok' : 'bad', checks.every(([, ok]) => ok) ? 'The challenge matches discovery: one paid call is safe to try.' : 'STOP: the challenge does not match discovery. Do not fund a wallet.')
+  const ok = checks.every(([, pass]) => pass)
+  show(ok ? 'ok' : 'bad', ok ? 'MATCHES DISCOVERY: one paid call is safe to try.' : 'STOP: the challenge does not match discovery. Do not fund a wallet.', 'verdict')
+  show('', checks.map(([name, pass]) => (pass ? 'PASS ' : 'FAIL ') + name).join('\\n'), 'checks')
+  show('', 'HTTP ' + res.status + '\\n' + JSON.stringify(body, null, 2), 'body')
+  if (challenge) show('', 'PAYMENT-REQUIRED (decoded)\\n' + JSON.stringify(challenge, null, 2), 'challenge')
 }
-document.getElementById('run').addEventListener('click', () => run().catch((e) => show('bad', String(e))))
-if (new URLSearchParams(location.search).get('autorun') === '1') run().catch((e) => show('bad', String(e)))
+document.getElementById('run').addEventListener('click', () => run().catch((e) => show('bad', String(e), 'verdict')))
+if (new URLSearchParams(location.search).get('autorun') === '1') run().catch((e) => show('bad', String(e), 'verdict'))
 `
 }
 

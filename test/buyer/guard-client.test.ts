@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPublicClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { checkChallenge } from '../../src/buyer/check-challenge.js'
 import { createGuardClient, type TransactionRequest } from '../../src/buyer/guard-client.js'
@@ -8,10 +8,10 @@ import { GuardError } from '../../src/buyer/guard-error.js'
 import type { Discovery } from '../../src/buyer/guard-responses.js'
 import { canonicalJsonHash, verifyReceipt } from '../../src/buyer/verify-receipt.js'
 import { canonicalJsonHash as serviceCanonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
-import { startFakeReader, type FakeReader } from '../support/fake-reader.js'
 import { readerFor } from '../evidence/evidence-app.js'
-import { preflightApp } from '../support/preflight-app.js'
 import { usdcBalances } from '../payment/paid-stack.js'
+import { type FakeReader, startFakeReader } from '../support/fake-reader.js'
+import { preflightApp } from '../support/preflight-app.js'
 import {
   DEAD_URL,
   type ServedGuard,
@@ -195,11 +195,7 @@ describe('checkChallenge', () => {
   const tampered: [string, (d: Discovery) => Discovery, string[]][] = [
     ['a wrong price', (d) => ({ ...d, price: '$0.02' }), ['price', 'price_matches_amount']],
     ['a wrong network', (d) => ({ ...d, network: 'eip155:1' }), ['network']],
-    [
-      'a wrong payTo',
-      (d) => ({ ...d, payTo: DEVNET_ACCOUNTS.facilitator.address }),
-      ['pay_to'],
-    ],
+    ['a wrong payTo', (d) => ({ ...d, payTo: DEVNET_ACCOUNTS.facilitator.address }), ['pay_to']],
     ['a wrong route', (d) => ({ ...d, route: '/paid' }), ['route']],
     ['a wrong amount', (d) => ({ ...d, amount: '1000000' }), ['amount', 'price_matches_amount']],
   ]

@@ -13,7 +13,9 @@ export const DEAD_URL = 'http://127.0.0.1:9'
 type Fetchable = { fetch: (request: Request) => Response | Promise<Response> }
 
 /** Serves a Hono app over real HTTP on loopback. */
-export async function serveApp(app: Fetchable): Promise<{ baseUrl: string; close(): Promise<void> }> {
+export async function serveApp(
+  app: Fetchable,
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
   await new Promise((resolve) => server.once('listening', resolve))
   return {
