@@ -140,6 +140,19 @@ describe('block', () => {
     expect(blocked.findings.map((f) => f.id)).toContain('transfer-to-token-contract')
     expect(blocked.check.verdict).toBe('block')
     expect(blocked.message).toContain('transfer-to-token-contract')
+
+    // The synchronous variants go through the guard too.
+    await expect(
+      w.writeContractSync({
+        address: USDC_ADDRESS,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [USDC_ADDRESS, 10n],
+      }),
+    ).rejects.toBeInstanceOf(TransactionBlockedError)
+    await expect(
+      w.sendTransactionSync({ to: recipient, value: parseEther('1000000') }),
+    ).rejects.toBeInstanceOf(TransactionBlockedError)
     expect(await nonceOf(sender.address)).toBe(nonce)
   })
 

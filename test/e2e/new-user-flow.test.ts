@@ -31,7 +31,10 @@ beforeAll(async () => {
     preflightRpcUrl: devnet.rpcUrl,
     facilitator: builtinFacilitator(devnet.rpcUrl),
     ledger: storage.ledger,
-    devnet: { rpcUrl: devnet.rpcUrl, accounts: { buyer: DEVNET_ACCOUNTS.buyer } },
+    devnet: {
+      rpcUrl: devnet.rpcUrl,
+      accounts: { buyer: { index: 1, address: DEVNET_ACCOUNTS.buyer.address } },
+    },
   })
   server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
   await new Promise((resolve) => server.once('listening', resolve))

@@ -85,7 +85,13 @@ export function discoveryDocument(input: DiscoveryInputs) {
               'DEVNET: a local anvil chain shaped like Base mainnet (chain id 8453). Not Base mainnet; nothing here is real money.',
             rpcUrl: input.devnet.rpcUrl,
             chainId: '0x2105',
-            accounts: input.devnet.accounts,
+            // Picked field by field: whatever a caller passes, no key ever reaches the document.
+            accounts: Object.fromEntries(
+              Object.entries(input.devnet.accounts).map(([role, { index, address }]) => [
+                role,
+                { index, address },
+              ]),
+            ),
           },
         }
       : {}),
