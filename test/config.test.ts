@@ -59,3 +59,15 @@ describe('configuration', () => {
     ).toBe('url')
   })
 })
+
+describe('screen thresholds', () => {
+  it('default to the screen catalogue defaults documented in docs/rules.md', async () => {
+    const { DEFAULT_SCREEN_CONFIG } = await import('../src/domain/screen/screen-transaction.js')
+    const config = loadConfig({})
+    expect({
+      gasWarnThreshold: config.GAS_WARN_THRESHOLD,
+      unlimitedAllowanceThreshold: config.UNLIMITED_ALLOWANCE_THRESHOLD,
+      permit2ExpiryWarnSeconds: config.PERMIT2_EXPIRY_WARN_SECONDS,
+    }).toEqual(DEFAULT_SCREEN_CONFIG)
+  })
+})

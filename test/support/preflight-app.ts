@@ -4,13 +4,10 @@ import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.
 import { createApp } from '../../src/app.js'
 import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { ScreenConfig } from '../../src/domain/screen/context.js'
+import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 
-/** The screen thresholds' documented defaults. */
-export const DEFAULT_SCREEN: ScreenConfig = {
-  gasWarnThreshold: 1_000_000n,
-  unlimitedAllowanceThreshold: 2n ** 128n,
-  permit2ExpiryWarnSeconds: 30n * 24n * 3600n,
-}
+/** The screen thresholds' documented defaults (the same as the configuration's). */
+export const DEFAULT_SCREEN: ScreenConfig = DEFAULT_SCREEN_CONFIG
 
 /** The real app over a real RPC URL, logging nothing. */
 export function preflightApp(
