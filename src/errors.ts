@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'facilitator_unavailable'
   | 'settlement_pending'
   | 'payment_in_progress'
+  | 'ledger_unavailable'
   | 'service_starting'
   | 'internal_error'
 
@@ -53,6 +54,8 @@ export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 50
     case 'service_starting':
     case 'settlement_pending':
     case 'payment_in_progress':
+    // The payment ledger (PGlite or PostgreSQL) cannot be read or written: retry later.
+    case 'ledger_unavailable':
       return 503
     case 'internal_error':
       return 500
@@ -108,5 +111,16 @@ export class FacilitatorUnavailableError extends AppError {
   override name = 'FacilitatorUnavailableError'
   constructor(message: string, cause?: unknown) {
     super('facilitator_unavailable', message, { retryAfter: 5, cause })
+  }
+}
+
+/**
+ * The payment ledger failed (connection lost, timeout, storage error). Maps to 503: the
+ * request may be retried with the same PAYMENT-SIGNATURE, it is never charged twice.
+ */
+export class LedgerUnavailableError extends AppError {
+  override name = 'LedgerUnavailableError'
+  constructor(message: string, cause?: unknown) {
+    super('ledger_unavailable', message, { retryAfter: 5, cause })
   }
 }

@@ -179,6 +179,8 @@ async function main(): Promise<void> {
         resolve()
       }, 5000).unref()
     })
+    // Paid calls outlive their sockets: one between settle and receipt must still write its
+    // outcome, so the payment side waits for them (bounded) before closing the ledger.
     await paymentServices.close().catch((error: unknown) => {
       logger.warn({ err: error }, 'closing the ledger failed')
     })
@@ -251,6 +253,8 @@ function paymentOptions(
       : { kind: 'pglite', dataDir: devnet ? undefined : join(config.DATA_DIR, 'ledger') },
     rpcUrl,
     rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+    // One settle at most: the facilitator's wait, its one retry of a pending answer, the RPC.
+    drainTimeoutMs: 2 * config.FACILITATOR_TIMEOUT_MS + config.RPC_TIMEOUT_MS + 5_000,
     logger,
   }
 }

@@ -66,7 +66,10 @@ export const receiptRoute = createRoute({
       description: 'The receipt, exactly as issued.',
       content: { 'application/json': { schema: ReceiptSchema } },
     },
-    ...errorResponses({ 404: 'No receipt with this id.' }),
+    ...errorResponses({
+      404: 'No receipt with this id.',
+      503: '`ledger_unavailable`: the receipt store cannot be read right now; retry.',
+    }),
   },
 })
 

@@ -89,7 +89,7 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
     tags: ['preflight'],
     summary: 'Paid preflight ($0.01 USDC on Base, x402 v2) with a signed PRE_SEND_PROOF_RECEIPT',
     description:
-      'Simulates the transaction (never broadcasts) like the read-only preflight and returns the result with an EIP-712 signed receipt. Without payment: 402 with the x402 v2 PAYMENT-REQUIRED header. Order: body validated (422), payment decoded and verified (402), preflight run (503 if the RPC is down: nothing charged), payment settled (402 if settlement fails: no result), 200 with PAYMENT-RESPONSE. Retrying with the same PAYMENT-SIGNATURE returns the stored answer and is never charged twice.',
+      'Simulates the transaction (never broadcasts) like the read-only preflight and returns the result with an EIP-712 signed receipt. Without payment: 402 with the x402 v2 PAYMENT-REQUIRED header. Order: body validated (422), payment decoded and verified (402), preflight run (503 if the RPC is down: nothing charged), payment settled (402 if the facilitator refuses it before sending anything: no result; 503 settlement_pending when the outcome is unknown), 200 with PAYMENT-RESPONSE. Retrying with the same PAYMENT-SIGNATURE returns the stored answer and is never charged twice.',
     middleware: jsonBody(maxBodyBytes),
     request: {
       headers: z.object({
@@ -115,7 +115,7 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
       ...errorResponses({
         422: 'Invalid transaction input; no payment is looked at.',
         502: 'The payment facilitator is unavailable; nothing was charged.',
-        503: 'The Base RPC is unavailable (nothing charged), or the settlement is pending / in progress: retry with the same PAYMENT-SIGNATURE.',
+        503: 'Retry with the same PAYMENT-SIGNATURE (Retry-After is set; never charged twice): `rpc_unavailable` (nothing charged), `ledger_unavailable` (the payment ledger is down), `payment_in_progress` (another request is working on this payment), `settlement_pending` (the settlement outcome is being resolved from the chain).',
       }),
     },
   })

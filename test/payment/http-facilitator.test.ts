@@ -63,6 +63,7 @@ const reconcile = (rail: PaymentRail) =>
     chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
     receiptSigner: RECEIPT_SIGNER,
     staleAfterMs: 60_000,
+    backoff: { initialMs: 0, maxMs: 0 },
   })
 
 describe('a facilitator at a URL', () => {
@@ -153,6 +154,67 @@ describe('a facilitator at a URL', () => {
     expect((await reconcile(stack.rail)).settled).toHaveLength(1)
     expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toHaveLength(1)
     expect((await pay(header)).status).toBe(200)
+  })
+
+  it('records a non-2xx settle answer that came after the broadcast as pending, never as failed', async () => {
+    // A facilitator that sent the transfer, then crashed on its way out: HTTP 500 with
+    // `unexpected_settle_error` and no transaction. That is not "nothing was charged".
+    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    remote.faults.settleThenAnswer = {
+      status: 500,
+      body: {
+        success: false,
+        errorReason: 'unexpected_settle_error',
+        transaction: '',
+        network: 'eip155:8453',
+      },
+    }
+    try {
+      const { status, body } = await pay(header)
+      expect(status).toBe(503)
+      expect(body).toMatchObject({ error: 'settlement_pending' })
+    } finally {
+      delete remote.faults.settleThenAnswer
+    }
+    const [onChain] = await settlementsOf(chain, BUYER.address, nonceOf(header))
+    expect(onChain).toBeDefined()
+    expect((await reconcile(stack.rail)).settled).toHaveLength(1)
+    const replay = await pay(header)
+    expect(replay.status).toBe(200)
+    expect(replay.body.receipt.settlementTx).toBe(onChain)
+  })
+
+  it('records a settle whose retry found the facilitator gone as pending with the first transaction', async () => {
+    // x402's resource server retries a `settlement_pending` answer once; the facilitator died
+    // in between, so the retry is refused (ECONNREFUSED). The first answer had broadcast.
+    const dying = await startHttpFacilitator(builtinFacilitator(devnet.rpcUrl).client, {
+      pendingThenDown: true,
+    })
+    const app = await paidApp({
+      preflightRpcUrl: devnet.rpcUrl,
+      facilitator: createFacilitator({ kind: 'url', url: dying.url, timeoutMs: 2_000 }),
+      ledger: storage.ledger,
+    })
+    try {
+      const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
+        await unpaidOffer(app.app),
+      )
+      const res = await postPaid(app.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
+      expect(res.status).toBe(503)
+      expect(await res.json()).toMatchObject({ error: 'settlement_pending' })
+      const [onChain] = await settlementsOf(chain, BUYER.address, nonceOf(header))
+      expect(onChain).toBeDefined()
+      expect(res.headers.get('retry-after')).toBeTruthy()
+      // The chain settles it even with the facilitator still down.
+      expect((await reconcile(app.rail)).settled).toHaveLength(1)
+      const replay = await postPaid(app.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
+      expect(replay.status).toBe(200)
+      expect(((await replay.json()) as any).receipt.settlementTx).toBe(onChain)
+    } finally {
+      await dying.close()
+    }
   })
 
   it('leaves the ledger equal to what payTo received', async () => {

@@ -10,6 +10,13 @@ export interface FacilitatorFaults {
   dropSettle?: number
   /** Answer /verify with this raw body (garbage). */
   verifyBody?: string
+  /** Settle (really, on chain), then answer this HTTP status and body instead of the result. */
+  settleThenAnswer?: { status: number; body: unknown }
+  /**
+   * Settle (really), answer `settlement_pending` with the transaction, and stop listening: the
+   * resource server's one retry of a pending settlement then gets ECONNREFUSED.
+   */
+  pendingThenDown?: boolean
 }
 
 /** A real x402 facilitator HTTP API on loopback (GET /supported, POST /verify, POST /settle). */
@@ -45,6 +52,22 @@ export async function startHttpFacilitator(
         }
         const result = await inner.settle(body.paymentPayload, body.paymentRequirements)
         if (faults.settleDelayMs) await new Promise((r) => setTimeout(r, faults.settleDelayMs))
+        if (faults.settleThenAnswer) {
+          return reply(faults.settleThenAnswer.status, faults.settleThenAnswer.body)
+        }
+        if (faults.pendingThenDown) {
+          server.close()
+          res.writeHead(200, { 'content-type': 'application/json', connection: 'close' })
+          res.end(
+            JSON.stringify({
+              success: false,
+              errorReason: 'settlement_pending',
+              transaction: result.transaction,
+              network: result.network,
+            }),
+          )
+          return
+        }
         return reply(200, result)
       }
       reply(404, { error: 'not found' })

@@ -33,6 +33,7 @@ import {
   nonceOf,
   PAY_TO,
   paidApp,
+  payerOf,
   postPaid,
   RECEIPT_SIGNER,
   settlementsOf,
@@ -445,14 +446,17 @@ describe('payments that are not taken', () => {
       expect(offer.error).toBe(reason)
       expect(offer.accepts[0]?.amount).toBe('10000')
       expect(await usdcBalances(chain, BUYER.address, PAY_TO)).toEqual(balances)
-      const nonce = (() => {
+      const authorization = (() => {
         try {
-          return nonceOf(header)
+          return { payer: payerOf(header), nonce: nonceOf(header) }
         } catch {
           return undefined // not a payment at all: nothing to look for on chain
         }
       })()
-      if (nonce) expect(await settlementsOf(chain, BUYER.address, nonce)).toEqual([])
+      // Looked up under the payer that signed it (the minter for "a buyer without USDC").
+      if (authorization) {
+        expect(await settlementsOf(chain, authorization.payer, authorization.nonce)).toEqual([])
+      }
     },
   )
 
@@ -660,6 +664,7 @@ describe('settlements that fail', () => {
       chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
       receiptSigner: RECEIPT_SIGNER,
       staleAfterMs: 10 * 60_000,
+      backoff: { initialMs: 0, maxMs: 0 },
     })
     expect(report.settled).toHaveLength(1)
     const paid = await pay(header, EXAMPLE_BODY, app.app)
@@ -676,6 +681,8 @@ describe('settlements whose outcome is unknown', () => {
       chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
       receiptSigner: RECEIPT_SIGNER,
       staleAfterMs: 10 * 60_000,
+      // Every pass looks at every unresolved payment (the service backs off from 5 s).
+      backoff: { initialMs: 0, maxMs: 0 },
     })
   const testClient = () => createTestClient({ mode: 'anvil', transport: http(devnet.rpcUrl) })
 
@@ -701,7 +708,12 @@ describe('settlements whose outcome is unknown', () => {
       expect((await pay(header, EXAMPLE_BODY, slow.app)).body).toMatchObject({
         error: 'settlement_pending',
       })
-      expect(await reconcile(slow.rail)).toMatchObject({ settled: [], failed: [] })
+      // Still in the mempool: waited for, and looked at once per pass.
+      expect(await reconcile(slow.rail)).toEqual({
+        settled: [],
+        failed: [],
+        stillPending: [expect.any(String)],
+      })
     } finally {
       await testClient().setAutomine(true)
     }

@@ -12,6 +12,7 @@ import {
   type Hex,
   http,
   type PublicClient,
+  parseAbi,
   parseAbiItem,
 } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
@@ -30,6 +31,7 @@ import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
 import { createApp } from '../../src/app.js'
 import type { DevnetDescription } from '../../src/domain/discovery/discovery-document.js'
+import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { DEFAULT_SCREEN } from '../support/preflight-app.js'
@@ -66,6 +68,10 @@ export async function paidApp(options: {
   ledger: PaymentLedger
   publicBaseUrl?: string
   devnet?: DevnetDescription
+  /** Overrides of the paid route's settings (bounded wait, logger, in-flight tracker...). */
+  payments?: Partial<
+    Pick<PaidPreflightDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'logger' | 'inFlight' | 'now'>
+  >
 }) {
   const readiness: FacilitatorReadiness = createFacilitatorReadiness({
     kind: options.facilitator.kind,
@@ -89,7 +95,13 @@ export async function paidApp(options: {
       screen: DEFAULT_SCREEN,
     },
     reader: createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
-    payments: { rail, ledger: options.ledger, receiptSigner: RECEIPT_SIGNER, pollIntervalMs: 10 },
+    payments: {
+      rail,
+      ledger: options.ledger,
+      receiptSigner: RECEIPT_SIGNER,
+      pollIntervalMs: 10,
+      ...options.payments,
+    },
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
     ...(options.devnet ? { devnet: options.devnet } : {}),
   })
@@ -191,8 +203,77 @@ export async function settlementsOf(client: PublicClient, payer: Address, nonce:
 
 /** The authorization nonce inside a PAYMENT-SIGNATURE header. */
 export function nonceOf(header: string): Hex {
+  return authorizationOf(header).nonce
+}
+
+/** The payer (`authorization.from`) inside a PAYMENT-SIGNATURE header. */
+export function payerOf(header: string): Address {
+  return authorizationOf(header).from
+}
+
+/** The EIP-3009 authorization and signature inside a PAYMENT-SIGNATURE header. */
+export function authorizationOf(header: string) {
   const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as {
-    payload: { authorization: { nonce: Hex } }
+    payload: {
+      signature: Hex
+      authorization: {
+        from: Address
+        to: Address
+        value: string
+        validAfter: string
+        validBefore: string
+        nonce: Hex
+      }
+    }
   }
-  return payload.payload.authorization.nonce
+  return { ...payload.payload.authorization, signature: payload.payload.signature }
+}
+
+/** Devnet USDC's EIP-3009 entry points, for tests that act on chain as the payer would. */
+export const EIP3009_ABI = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)',
+])
+
+/** Signs an EIP-3009 TransferWithAuthorization for devnet USDC (what a buyer signs). */
+export function signTransferAuthorization(
+  account: PrivateKeyAccount,
+  message: {
+    to: Address
+    value: bigint
+    validAfter: bigint
+    validBefore: bigint
+    nonce: Hex
+  },
+): Promise<Hex> {
+  return account.signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_ADDRESS },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: { from: account.address, ...message },
+  })
+}
+
+/** Signs an EIP-3009 CancelAuthorization for devnet USDC. */
+export function signCancelAuthorization(account: PrivateKeyAccount, nonce: Hex): Promise<Hex> {
+  return account.signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_ADDRESS },
+    types: {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: account.address, nonce },
+  })
 }

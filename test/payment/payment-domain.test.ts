@@ -1,29 +1,36 @@
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import fc from 'fast-check'
+import { encodeAbiParameters, encodeEventTopics } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { createFacilitatorReadiness } from '../../src/adapters/facilitator/facilitator-readiness.js'
+import { classifySettle } from '../../src/adapters/facilitator/x402-payment-rail.js'
 import { challengeBody, railReadiness } from '../../src/domain/payment/challenge.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
+import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
 import { paymentRequirements, USDC_BASE } from '../../src/domain/payment/offer.js'
 import { reasonFromFacilitator } from '../../src/domain/payment/payment-reasons.js'
+import { provesPayment, SETTLEMENT_EVENTS_ABI } from '../../src/domain/payment/settlement-proof.js'
 import { canonicalJson } from '../../src/domain/receipt/canonical-json.js'
 
 const PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 const offer = paymentRequirements(PAY_TO)
+const NOW = 1_800_000_000
 const authorization = {
   from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
   to: PAY_TO,
   value: '10000',
-  validAfter: '0',
-  validBefore: '9999999999',
+  validAfter: String(NOW - 600),
+  validBefore: String(NOW + 300),
   nonce: `0x${'AB'.repeat(32)}`,
 }
+const SIGNATURE = `0x${'11'.repeat(65)}`
+const encode = (value: unknown) => encodePaymentSignatureHeader(value as never)
 const header = (change: Record<string, unknown> = {}, accepted: Record<string, unknown> = {}) =>
-  encodePaymentSignatureHeader({
+  encode({
     x402Version: 2,
     accepted: { ...offer, ...accepted },
-    payload: { signature: `0x${'11'.repeat(65)}`, authorization: { ...authorization, ...change } },
-  } as never)
+    payload: { signature: SIGNATURE, authorization: { ...authorization, ...change } },
+  })
 
 describe('canonical JSON (RFC 8785 for our values)', () => {
   it('sorts keys at every depth, drops undefined members, keeps array order', () => {
@@ -51,7 +58,7 @@ describe('canonical JSON (RFC 8785 for our values)', () => {
 
 describe('decoding PAYMENT-SIGNATURE against the offer', () => {
   it('accepts an exact/EVM payment for the offer and normalises the authorization', () => {
-    const decoded = decodePayment(header(), offer)
+    const decoded = decodePayment(header(), offer, NOW)
     expect(decoded).toMatchObject({
       ok: true,
       payment: {
@@ -78,8 +85,182 @@ describe('decoding PAYMENT-SIGNATURE against the offer', () => {
     [header({}, { payTo: authorization.from }), 'pay_to_mismatch'],
     [header({}, { maxTimeoutSeconds: 60 }), 'offer_mismatch'],
     [header({}, { extra: { name: 'USDC', version: '2' } }), 'offer_mismatch'],
+    // The signed authorization itself, not only what `accepted` claims.
+    [header({ to: authorization.from }), 'pay_to_mismatch'],
+    [header({ value: '10001' }), 'amount_mismatch'],
+    [header({ validAfter: String(NOW + 60) }), 'authorization_not_yet_valid'],
+    [header({ validBefore: String(NOW + 3) }), 'authorization_expired'],
+    [header({ validBefore: String(NOW + 300 + 121) }), 'authorization_validity_too_long'],
+    [header({ validBefore: '99999999999' }), 'authorization_validity_too_long'],
   ])('refuses %s as %s', (value, reason) => {
-    expect(decodePayment(value, offer)).toMatchObject({ ok: false, reason })
+    expect(decodePayment(value, offer, NOW)).toMatchObject({ ok: false, reason })
+  })
+
+  it('accepts validBefore up to maxTimeoutSeconds plus clock slack', () => {
+    expect(decodePayment(header({ validBefore: String(NOW + 420) }), offer, NOW).ok).toBe(true)
+  })
+
+  it('refuses a payload smuggling a Permit2 authorization (or any other member) beside EIP-3009', () => {
+    // @x402/evm routes any payload holding `permit2Authorization` to its Permit2 path, while
+    // the ledger and the receipt would have used the unverified `authorization` fields.
+    const smuggled = encode({
+      x402Version: 2,
+      accepted: offer,
+      payload: {
+        signature: SIGNATURE,
+        authorization,
+        permit2Authorization: { from: authorization.from, spender: PAY_TO, nonce: '1' },
+      },
+    })
+    expect(decodePayment(smuggled, offer, NOW)).toMatchObject({
+      ok: false,
+      reason: 'payment_malformed',
+    })
+    const extraField = header({ extra: 'x' })
+    expect(decodePayment(extraField, offer, NOW)).toMatchObject({
+      ok: false,
+      reason: 'payment_malformed',
+    })
+  })
+
+  it('forwards a payload rebuilt from the checked parts only', () => {
+    const decoded = decodePayment(
+      encode({
+        x402Version: 2,
+        resource: { url: 'https://elsewhere.example', description: '', mimeType: '' },
+        accepted: { ...offer },
+        payload: { signature: SIGNATURE, authorization },
+        extensions: { eip2612GasSponsoring: { info: {} } },
+      }),
+      offer,
+      NOW,
+    )
+    expect(decoded.ok && decoded.payment.payload).toEqual({
+      x402Version: 2,
+      accepted: offer,
+      payload: { signature: SIGNATURE, authorization },
+    })
+  })
+})
+
+describe('settle outcomes', () => {
+  const response = (errorReason: string, transaction = '') => ({
+    success: false,
+    errorReason,
+    transaction,
+    network: 'eip155:8453' as const,
+  })
+
+  it.each([
+    'invalid_exact_evm_insufficient_balance',
+    'invalid_exact_evm_signature',
+    'invalid_exact_evm_payload_authorization_valid_before',
+    'invalid_exact_evm_payload_authorization_valid_after',
+    'invalid_exact_evm_recipient_mismatch',
+    'invalid_exact_evm_payload_authorization_value_mismatch',
+  ])('%s (refused before sending) is failed', (reason) => {
+    expect(classifySettle(response(reason))).toMatchObject({
+      status: 'failed',
+      upstreamReason: reason,
+    })
+  })
+
+  it.each([
+    // @x402/evm returns this for any writeContract error, an RPC timeout on the broadcast included
+    'invalid_exact_evm_transaction_failed',
+    'unexpected_settle_error',
+    'settlement_pending',
+    'invalid_exact_evm_nonce_already_used',
+    'invalid_exact_evm_transfer_event_mismatch',
+    'invalid_transaction_state',
+    'something_new',
+  ])('%s (may have been sent) is unknown: the chain decides', (reason) => {
+    expect(classifySettle(response(reason))).toMatchObject({ status: 'unknown' })
+  })
+
+  it('is never failed when the answer names a transaction', () => {
+    const tx = `0x${'ab'.repeat(32)}`
+    expect(classifySettle(response('invalid_exact_evm_insufficient_balance', tx))).toEqual({
+      status: 'unknown',
+      transaction: tx,
+      message: 'invalid_exact_evm_insufficient_balance',
+    })
+  })
+})
+
+describe('proof of payment from a mined transaction', () => {
+  const asset = USDC_BASE
+  const payer = authorization.from as `0x${string}`
+  const nonce = `0x${'cd'.repeat(32)}` as const
+  const expected = { asset, payer, payTo: PAY_TO, amount: 10_000n, nonce } as const
+  const log = (eventName: 'AuthorizationUsed' | 'Transfer', args: object, logIndex: number) => ({
+    address: asset,
+    topics: encodeEventTopics({
+      abi: SETTLEMENT_EVENTS_ABI,
+      eventName,
+      args: args as never,
+    }) as `0x${string}`[],
+    data:
+      eventName === 'Transfer'
+        ? encodeAbiParameters([{ type: 'uint256' }], [(args as { value: bigint }).value])
+        : ('0x' as const),
+    logIndex,
+  })
+  const used = (index: number, n: `0x${string}` = nonce) =>
+    log('AuthorizationUsed', { authorizer: payer, nonce: n }, index)
+  const transfer = (index: number, to: `0x${string}` = PAY_TO, value = 10_000n) =>
+    log('Transfer', { from: payer, to, value }, index)
+  const tx = (logs: ReturnType<typeof log>[], status: 'success' | 'reverted' = 'success') => ({
+    hash: `0x${'ef'.repeat(32)}` as const,
+    status,
+    blockNumber: 1n,
+    logs,
+  })
+  const other = '0x000000000000000000000000000000000000dEaD'
+
+  it('holds for AuthorizationUsed(payer, nonce) followed by Transfer(payer -> payTo, amount)', () => {
+    expect(provesPayment(tx([used(3), transfer(4)]), expected)).toBe(true)
+  })
+
+  it.each([
+    [
+      'the transfer went elsewhere (same nonce, another authorization)',
+      [used(3), transfer(4, other)],
+    ],
+    ['the amount differs', [used(3), transfer(4, PAY_TO, 1n)]],
+    ['another nonce was used', [used(3, `0x${'00'.repeat(32)}`), transfer(4)]],
+    ['no transfer follows the use', [used(3)]],
+    [
+      'the transfer to us belongs to another use in the bundle',
+      [used(3), transfer(5), transfer(6)],
+    ],
+    ['only a transfer, no authorization', [transfer(4)]],
+  ])('fails when %s', (_, logs) => {
+    expect(provesPayment(tx(logs), expected)).toBe(false)
+  })
+
+  it('fails for a reverted transaction', () => {
+    expect(provesPayment(tx([used(3), transfer(4)], 'reverted'), expected)).toBe(false)
+  })
+})
+
+describe('the in-flight tracker', () => {
+  it('drains what runs (and what starts while draining), or gives up at the timeout', async () => {
+    const tracker = createInFlightTracker()
+    const done: string[] = []
+    const later = (ms: number, name: string) =>
+      tracker.track(async () => {
+        await new Promise((resolve) => setTimeout(resolve, ms))
+        done.push(name)
+      })
+    void later(50, 'a')
+    expect(tracker.size).toBe(1)
+    const draining = tracker.drain(2_000)
+    void later(80, 'b')
+    expect(await draining).toBe(true)
+    expect(done).toEqual(['a', 'b'])
+    void later(1_000, 'slow')
+    expect(await tracker.drain(20)).toBe(false)
   })
 })
 

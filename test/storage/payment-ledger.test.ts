@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
 import pg from 'pg'
 import { type Address, type Hex, keccak256, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -6,10 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
 import { MIGRATIONS, migrate } from '../../src/adapters/storage/migrations.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import { PGLITE_LOCK_FILE } from '../../src/adapters/storage/sql-client.js'
 import { paymentRequirements } from '../../src/domain/payment/offer.js'
 import type { NewPayment } from '../../src/domain/payment/payment-ledger.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { signReceipt } from '../../src/domain/receipt/receipt.js'
+import { AppError } from '../../src/errors.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 
 /** CI's PostgreSQL (trust auth, database `test`); override with TEST_DATABASE_URL. */
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -222,21 +226,77 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     })
   })
 
-  it('lists pending and stale in-flight payments for reconciliation', async () => {
+  it('leases pending and stale in-flight payments, judged by the database clock', async () => {
     const pending = newPayment()
     const fresh = newPayment()
     await storage.ledger.claim(pending)
     await storage.ledger.claim(fresh)
     await storage.ledger.transition(pending.id, ['verifying'], { status: 'settle_pending' })
-    const ids = (await storage.ledger.listUnresolved(new Date(Date.now() - 60_000))).map(
-      (r) => r.id,
-    )
+    // Staleness is "untouched for staleAfterMs" on the database's clock, whatever ours says.
+    const ids = (
+      await storage.ledger.leaseUnresolved({ staleAfterMs: 60_000, leaseMs: 60_000, limit: 100 })
+    ).map((r) => r.id)
     expect(ids).toContain(pending.id)
     expect(ids).not.toContain(fresh.id)
-    const later = (await storage.ledger.listUnresolved(new Date(Date.now() + 60_000))).map(
-      (r) => r.id,
+    // Leased: no second reconciler gets it while the lease runs.
+    const again = (
+      await storage.ledger.leaseUnresolved({ staleAfterMs: 0, leaseMs: 60_000, limit: 100 })
+    ).map((r) => r.id)
+    expect(again).not.toContain(pending.id)
+    expect(again).toContain(fresh.id)
+  })
+
+  it('backs off a payment the reconciler could not resolve, so it never starves the others', async () => {
+    const stuck = newPayment()
+    const other = newPayment()
+    for (const p of [stuck, other]) {
+      await storage.ledger.claim(p)
+      await storage.ledger.transition(p.id, ['verifying'], { status: 'settle_pending' })
+    }
+    const lease = () =>
+      storage.ledger.leaseUnresolved({ staleAfterMs: 60_000, leaseMs: 0, limit: 100 })
+    expect((await lease()).map((r) => r.id)).toEqual(expect.arrayContaining([stuck.id, other.id]))
+    await storage.ledger.postpone(stuck.id, 60_000)
+    const due = (await lease()).map((r) => r.id)
+    expect(due).toContain(other.id)
+    expect(due).not.toContain(stuck.id)
+    expect(await storage.ledger.get(stuck.id)).toMatchObject({ reconcileAttempts: 1 })
+    await storage.ledger.postpone(stuck.id, 0)
+    expect((await lease()).map((r) => r.id)).toContain(stuck.id)
+  })
+
+  it('gives each due payment to exactly one of several concurrent reconcilers', async () => {
+    const mine = new Set<string>()
+    for (let i = 0; i < 6; i++) {
+      const payment = newPayment()
+      await storage.ledger.claim(payment)
+      await storage.ledger.transition(payment.id, ['verifying'], { status: 'settle_pending' })
+      mine.add(payment.id)
+    }
+    const leases = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        storage.ledger.leaseUnresolved({ staleAfterMs: 60_000, leaseMs: 60_000, limit: 100 }),
+      ),
     )
-    expect(later).toContain(fresh.id)
+    const taken = leases
+      .flat()
+      .map((r) => r.id)
+      .filter((id) => mine.has(id))
+    expect(taken).toHaveLength(6)
+    expect(new Set(taken).size).toBe(6)
+  })
+
+  it('never lets a payment the chain failed be claimed again', async () => {
+    const payment = newPayment()
+    await storage.ledger.claim(payment)
+    await storage.ledger.transition(payment.id, ['verifying'], {
+      status: 'failed',
+      failure: { status: 402, code: 'authorization_canceled', message: 'canceled', final: true },
+    })
+    expect(await storage.ledger.claim(payment)).toMatchObject({
+      claimed: false,
+      existing: { status: 'failed', failure: { code: 'authorization_canceled', final: true } },
+    })
   })
 
   it('sums settled amounts per payTo exactly (numeric, not float)', async () => {
@@ -278,7 +338,91 @@ describe.runIf(havePostgres)('migrations on a shared PostgreSQL', () => {
   })
 })
 
+describe.runIf(havePostgres)('a lost PostgreSQL connection', () => {
+  it('is survived: killed connections are replaced, a down server is 503 ledger_unavailable, then it recovers', async () => {
+    const target = new URL(DATABASE_URL)
+    const proxy = await startTcpProxy(Number(target.port || 5432), target.hostname)
+    const app = `psg_test_${randomBytes(4).toString('hex')}`
+    const url = new URL(DATABASE_URL)
+    url.host = `127.0.0.1:${proxy.port}`
+    url.searchParams.set('application_name', app)
+    const schema = `test_lost_${randomBytes(6).toString('hex')}`
+    const reported: string[] = []
+    const storage = await openStorage({
+      kind: 'postgres',
+      url: url.toString(),
+      schema,
+      pool: { connectionTimeoutMs: 1_000, queryTimeoutMs: 2_000 },
+      onError: (_error, context) => reported.push(context),
+    })
+    const admin = new pg.Client({ connectionString: DATABASE_URL })
+    await admin.connect()
+    try {
+      const payment = newPayment()
+      await storage.ledger.claim(payment)
+      // Several pooled connections, all idle now.
+      await Promise.all(Array.from({ length: 4 }, () => storage.ledger.get(payment.id)))
+      // A PostgreSQL restart or an idle-connection killer: the server ends every backend.
+      const { rows } = await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+        [app],
+      )
+      expect(rows.length).toBeGreaterThan(0)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(reported.length).toBeGreaterThan(0) // reported, not an uncaught 'error' event
+      expect((await storage.ledger.get(payment.id))?.status).toBe('verifying')
+
+      // The server unreachable: a typed 503 error, quickly, never a hang or a 500.
+      await proxy.down()
+      const started = Date.now()
+      const down = await storage.ledger.get(payment.id).catch((error: unknown) => error)
+      expect(down).toBeInstanceOf(AppError)
+      expect(down).toMatchObject({ code: 'ledger_unavailable', status: 503 })
+      expect(Date.now() - started).toBeLessThan(5_000)
+
+      await proxy.up()
+      expect((await storage.ledger.get(payment.id))?.status).toBe('verifying')
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      await admin.end()
+      await storage.close()
+      await proxy.close()
+    }
+  }, 30_000)
+})
+
 describe('embedded storage on disk', () => {
+  it('refuses a second opener of the same DATA_DIR while the first holds it', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = mkdtempSync(join(tmpdir(), 'psg-lock-'))
+    try {
+      const first = await openStorage({ kind: 'pglite', dataDir: join(dir, 'ledger') })
+      await expect(openStorage({ kind: 'pglite', dataDir: join(dir, 'ledger') })).rejects.toThrow(
+        /already open in this process/,
+      )
+      await first.close()
+      // Another live process holds it (our parent stands in for one).
+      writeFileSync(
+        join(dir, 'ledger', PGLITE_LOCK_FILE),
+        JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: 'then' }),
+      )
+      await expect(openStorage({ kind: 'pglite', dataDir: join(dir, 'ledger') })).rejects.toThrow(
+        new RegExp(`in use by process ${process.ppid}`),
+      )
+      // A lock left by a process that is gone is taken over.
+      writeFileSync(
+        join(dir, 'ledger', PGLITE_LOCK_FILE),
+        JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), startedAt: 'then' }),
+      )
+      const third = await openStorage({ kind: 'pglite', dataDir: join(dir, 'ledger') })
+      await third.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+
   it('keeps the ledger across restarts in DATA_DIR', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs')
     const { tmpdir } = await import('node:os')

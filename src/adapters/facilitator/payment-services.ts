@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { createInFlightTracker } from '../../domain/payment/in-flight.js'
 import type { PaidPreflightDeps, PaymentLogger } from '../../domain/payment/paid-preflight.js'
 import { startReconciler } from '../../domain/payment/reconcile-settlements.js'
 import { openStorage, type Storage, type StorageSetup } from '../storage/open-storage.js'
@@ -22,6 +23,8 @@ export interface PaymentServicesOptions {
   reconcileIntervalMs?: number
   /** In-flight payments untouched this long are taken over by the reconciler (ms). */
   staleAfterMs?: number
+  /** How long `close` waits for paid calls in progress before closing the ledger (ms). */
+  drainTimeoutMs?: number
 }
 
 /** The running payment side: what `createApp` needs, plus what to report and to close. */
@@ -31,7 +34,10 @@ export interface PaymentServices {
   readiness: FacilitatorReadiness
   storage: Storage
   receiptSigner: Address
-  /** Stops the background work and closes the ledger. */
+  /**
+   * Stops the background work, waits (bounded) for paid calls in progress - a call between
+   * settle and receipt must be able to write its outcome - and closes the ledger.
+   */
   close(): Promise<void>
 }
 
@@ -42,7 +48,14 @@ export interface PaymentServices {
 export async function startPaymentServices(
   options: PaymentServicesOptions,
 ): Promise<PaymentServices> {
-  const storage = await openStorage(options.storage)
+  const storage = await openStorage(
+    options.storage.kind === 'postgres'
+      ? {
+          ...options.storage,
+          onError: (error, context) => options.logger.warn({ err: error }, context),
+        }
+      : options.storage,
+  )
   const facilitator = createFacilitator(options.facilitator)
   const readiness = createFacilitatorReadiness({
     kind: facilitator.kind,
@@ -56,6 +69,7 @@ export async function startPaymentServices(
     facilitatorStatus: readiness.status,
   })
   const receiptSigner = privateKeyToAccount(options.receiptPrivateKey)
+  const inFlight = createInFlightTracker()
   const stopReconciler = startReconciler(
     {
       ledger: storage.ledger,
@@ -70,7 +84,7 @@ export async function startPaymentServices(
     options.reconcileIntervalMs ?? 5_000,
   )
   return {
-    payments: { rail, ledger: storage.ledger, receiptSigner, logger: options.logger },
+    payments: { rail, ledger: storage.ledger, receiptSigner, logger: options.logger, inFlight },
     facilitator,
     readiness,
     storage,
@@ -78,6 +92,14 @@ export async function startPaymentServices(
     async close() {
       readiness.stop()
       await stopReconciler()
+      const running = inFlight.size
+      // Longer than one settle (facilitator timeout + its one pending retry) on purpose.
+      if (!(await inFlight.drain(options.drainTimeoutMs ?? 30_000))) {
+        options.logger.warn(
+          { running, stillRunning: inFlight.size },
+          'paid calls still running at shutdown; the reconciler resolves them after restart',
+        )
+      }
       await storage.close()
     },
   }

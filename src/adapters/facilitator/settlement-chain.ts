@@ -1,56 +1,117 @@
 import {
   type Address,
   createPublicClient,
+  encodeEventTopics,
   type Hex,
   http,
+  pad,
   parseAbi,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
+  toHex,
 } from 'viem'
-import type { SettlementChain } from '../../domain/payment/reconcile-settlements.js'
+import type {
+  AuthorizationEvent,
+  SettlementChain,
+} from '../../domain/payment/reconcile-settlements.js'
+import { SETTLEMENT_EVENTS_ABI } from '../../domain/payment/settlement-proof.js'
 
 const eip3009Abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ])
 
-/** The chain reads the settlement reconciler needs, over viem. */
-export function createViemSettlementChain(options: {
+/** Options for {@link createViemSettlementChain}. */
+export interface ViemSettlementChainOptions {
   rpcUrl: string
   timeoutMs: number
-}): SettlementChain {
+  /** Blocks per `eth_getLogs` request (RPC providers cap the range). */
+  logChunkBlocks?: bigint
+}
+
+/** The chain reads the settlement reconciler needs, over viem. */
+export function createViemSettlementChain(options: ViemSettlementChainOptions): SettlementChain {
   const client = createPublicClient({
     transport: http(options.rpcUrl, { retryCount: 1, timeout: options.timeoutMs }),
   })
+  const chunk = options.logChunkBlocks ?? 2_000n
+  const [usedTopic] = encodeEventTopics({
+    abi: SETTLEMENT_EVENTS_ABI,
+    eventName: 'AuthorizationUsed',
+  })
+  const [canceledTopic] = encodeEventTopics({
+    abi: SETTLEMENT_EVENTS_ABI,
+    eventName: 'AuthorizationCanceled',
+  })
+
   return {
-    authorizationUsed: (asset: Address, authorizer: Address, nonce: Hex) =>
+    async latestBlock() {
+      const block = await client.getBlock({ blockTag: 'latest' })
+      return { number: block.number, timestamp: block.timestamp }
+    },
+
+    authorizationUsed: (asset, authorizer, nonce, blockNumber) =>
       client.readContract({
         address: asset,
         abi: eip3009Abi,
         functionName: 'authorizationState',
         args: [authorizer, nonce],
+        blockNumber,
       }),
-    async transactionStatus(hash) {
+
+    async findAuthorizationEvent(asset, authorizer, nonce, fromBlock, toBlock) {
+      // One request per chunk, both events at once (topic0 is either of them).
+      for (let start = fromBlock; start <= toBlock; start += chunk) {
+        const end = start + chunk - 1n < toBlock ? start + chunk - 1n : toBlock
+        const logs = await client.request({
+          method: 'eth_getLogs',
+          params: [
+            {
+              address: asset,
+              fromBlock: toHex(start),
+              toBlock: toHex(end),
+              topics: [[usedTopic, canceledTopic], pad(authorizer), nonce],
+            },
+          ],
+        })
+        const log = logs.find((l) => !l.removed && l.transactionHash)
+        if (log?.transactionHash) {
+          return {
+            kind: log.topics[0] === canceledTopic ? 'canceled' : 'used',
+            transaction: log.transactionHash,
+            blockNumber: BigInt(log.blockNumber ?? toHex(end)),
+          } satisfies AuthorizationEvent
+        }
+      }
+      return undefined
+    },
+
+    async transaction(hash) {
       try {
         const receipt = await client.getTransactionReceipt({ hash })
-        return receipt.status === 'success' ? 'success' : 'reverted'
+        return {
+          state: 'mined',
+          tx: {
+            hash,
+            status: receipt.status,
+            blockNumber: receipt.blockNumber,
+            logs: receipt.logs.map((log) => ({
+              address: log.address as Address,
+              topics: log.topics as Hex[],
+              data: log.data,
+              logIndex: log.logIndex,
+            })),
+          },
+        }
       } catch (error) {
-        if (error instanceof TransactionReceiptNotFoundError) return 'unknown'
+        if (!(error instanceof TransactionReceiptNotFoundError)) throw error
+      }
+      try {
+        await client.getTransaction({ hash })
+        return { state: 'pending' }
+      } catch (error) {
+        if (error instanceof TransactionNotFoundError) return { state: 'unknown' }
         throw error
       }
-    },
-    async findAuthorizationTx(asset, authorizer, nonce, fromBlock) {
-      const logs = await client.getLogs({
-        address: asset,
-        event: eip3009Abi[1],
-        args: { authorizer, nonce },
-        fromBlock,
-        toBlock: 'latest',
-      })
-      return logs[0]?.transactionHash ?? undefined
-    },
-    async latestTimestamp() {
-      const block = await client.getBlock({ blockTag: 'latest' })
-      return block.timestamp
     },
   }
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import {
   type FacilitatorClient,
   FacilitatorResponseError,
@@ -16,10 +17,47 @@ import type {
 } from '../../domain/payment/payment-rail.js'
 import { FacilitatorUnavailableError } from '../../errors.js'
 
-/** The facilitator's code when a settlement was broadcast but not confirmed in time. */
-const SETTLEMENT_PENDING = 'settlement_pending'
-/** `@x402/evm`'s code for an EIP-3009 authorization already used on chain. */
-const NONCE_USED = 'invalid_exact_evm_nonce_already_used'
+/**
+ * Settle failure codes that a facilitator only returns before it sends anything: the payment
+ * is refused on its face (format, signature, recipient, amount, validity window, balance,
+ * token). Exact codes, never patterns: every other code - `invalid_exact_evm_transaction_failed`
+ * (which `@x402/evm` also returns when the broadcast itself timed out),
+ * `unexpected_settle_error`, `settlement_pending`, `invalid_exact_evm_nonce_already_used`
+ * (someone used the authorization: maybe to pay us) - leaves the outcome to the chain.
+ */
+export const PRE_SEND_SETTLE_FAILURES: ReadonlySet<string> = new Set([
+  // ours: the payment does not match the one offer, so it is never handed over
+  'no_matching_requirements',
+  // @x402/evm exact (EIP-3009)
+  'invalid_exact_evm_scheme',
+  'invalid_exact_evm_network_mismatch',
+  'invalid_exact_evm_missing_eip712_domain',
+  'invalid_exact_evm_recipient_mismatch',
+  'invalid_exact_evm_signature',
+  'invalid_exact_evm_failed_to_parse_signature',
+  'invalid_exact_evm_payload_authorization_valid_before',
+  'invalid_exact_evm_payload_authorization_valid_after',
+  'invalid_exact_evm_authorization_value',
+  'invalid_exact_evm_payload_authorization_value_mismatch',
+  'invalid_exact_evm_token_name_mismatch',
+  'invalid_exact_evm_token_version_mismatch',
+  'invalid_exact_evm_eip3009_not_supported',
+  'invalid_exact_evm_insufficient_balance',
+  'invalid_exact_evm_transaction_simulation_failed',
+  'asset_not_deployed_contract',
+  'eip6492_factory_not_allowed',
+  // x402 specification codes (other facilitators, CDP)
+  'insufficient_funds',
+  'invalid_exact_evm_payload_authorization_value',
+  'invalid_exact_evm_payload_recipient_mismatch',
+  'invalid_exact_evm_payload_signature',
+  'invalid_network',
+  'invalid_payload',
+  'invalid_payment_requirements',
+  'invalid_scheme',
+  'unsupported_scheme',
+  'invalid_x402_version',
+])
 
 /** Options for {@link createX402PaymentRail}. */
 export interface X402PaymentRailOptions {
@@ -35,10 +73,28 @@ export interface X402PaymentRailOptions {
  * settle that throws is not the same as a settle that failed.
  */
 export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentRail {
-  const server = new x402ResourceServer(options.facilitator).register(
-    PAYMENT_NETWORK,
-    new ExactEvmScheme(),
-  )
+  // Every transaction hash any settle attempt reported (x402's resource server retries a
+  // `settlement_pending` once, and only returns the second answer): once one was seen, the
+  // outcome can never be "nothing was sent".
+  const attempts = new AsyncLocalStorage<Hex[]>()
+  const seen = (value: unknown) => {
+    if (isTxHash(value)) attempts.getStore()?.push(value)
+  }
+  const facilitator: FacilitatorClient = {
+    verify: (payload, requirements) => options.facilitator.verify(payload, requirements),
+    getSupported: () => options.facilitator.getSupported(),
+    async settle(payload, requirements) {
+      try {
+        const response = await options.facilitator.settle(payload, requirements)
+        seen(response?.transaction)
+        return response
+      } catch (error) {
+        seen((error as { transaction?: unknown } | undefined)?.transaction)
+        throw error
+      }
+    },
+  }
+  const server = new x402ResourceServer(facilitator).register(PAYMENT_NETWORK, new ExactEvmScheme())
   const requirements = paymentRequirements(options.payTo)
   const match = (payload: PaymentPayload): PaymentRequirements | undefined =>
     server.findMatchingRequirements([requirements], payload)
@@ -73,54 +129,74 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
     async settle(payload): Promise<SettleOutcome> {
       const matched = match(payload)
       if (!matched) return { status: 'failed', upstreamReason: 'no_matching_requirements' }
-      try {
-        return classifySettle(await server.settlePayment(payload, matched))
-      } catch (error) {
-        if (isSettleError(error)) {
-          return classifySettle({
-            success: false,
-            errorReason: error.errorReason ?? 'settlement_failed',
-            ...(error.errorMessage ? { errorMessage: error.errorMessage } : {}),
-            transaction: error.transaction ?? '',
-            network: PAYMENT_NETWORK,
-          })
+      const transactions: Hex[] = []
+      const outcome = await attempts.run(transactions, async (): Promise<SettleOutcome> => {
+        try {
+          return classifySettle(await server.settlePayment(payload, matched))
+        } catch (error) {
+          if (isSettleError(error)) {
+            return classifySettle({
+              success: false,
+              errorReason: error.errorReason ?? 'settlement_failed',
+              ...(error.errorMessage ? { errorMessage: error.errorMessage } : {}),
+              transaction: error.transaction ?? '',
+              network: PAYMENT_NETWORK,
+            })
+          }
+          if (error instanceof FacilitatorTimeoutError) {
+            return { status: 'unknown', message: error.message }
+          }
+          if (!(error instanceof FacilitatorResponseError) && connectionRefused(error)) {
+            return { status: 'unreachable', message: describe(error) }
+          }
+          // The request may have reached the facilitator: only the chain can tell.
+          return { status: 'unknown', message: describe(error) }
         }
-        if (error instanceof FacilitatorTimeoutError) {
-          return { status: 'unknown', message: error.message }
+      })
+      const earlier = transactions[0]
+      if (
+        earlier &&
+        outcome.status !== 'settled' &&
+        !('transaction' in outcome && outcome.transaction)
+      ) {
+        return {
+          status: 'unknown',
+          transaction: earlier,
+          message: `an earlier settle attempt sent ${earlier}; then: ${'upstreamReason' in outcome ? outcome.upstreamReason : outcome.message}`,
         }
-        if (!(error instanceof FacilitatorResponseError) && connectionRefused(error)) {
-          return { status: 'unreachable', message: describe(error) }
-        }
-        // The request may have reached the facilitator: only the chain can tell.
-        return { status: 'unknown', message: describe(error) }
       }
+      return outcome
     },
 
     facilitatorStatus: options.facilitatorStatus,
   }
 }
 
-function classifySettle(response: SettleResponse): SettleOutcome {
+/**
+ * A settle answer as an outcome. `failed` only for a refusal on the allow-list
+ * ({@link PRE_SEND_SETTLE_FAILURES}) that names no transaction; everything else that is not a
+ * success with a hash is `unknown`, for the chain to decide.
+ */
+export function classifySettle(response: SettleResponse): SettleOutcome {
   const transaction = isTxHash(response.transaction) ? response.transaction : undefined
   if (response.success) {
     return transaction
       ? { status: 'settled', transaction, response }
       : { status: 'unknown', message: `facilitator reported success without a transaction hash` }
   }
-  // Verify passed, so a used nonce now means someone submitted this authorization first:
-  // EIP-3009 fixes `to` and `value`, so payTo may well be paid. Only the chain can tell.
-  if (response.errorReason === SETTLEMENT_PENDING || response.errorReason === NONCE_USED) {
+  const reason = response.errorReason ?? 'settlement_failed'
+  if (!transaction && PRE_SEND_SETTLE_FAILURES.has(reason)) {
     return {
-      status: 'unknown',
-      ...(transaction ? { transaction } : {}),
-      message: response.errorMessage ?? SETTLEMENT_PENDING,
+      status: 'failed',
+      upstreamReason: reason,
+      ...(response.errorMessage ? { message: response.errorMessage } : {}),
+      response,
     }
   }
   return {
-    status: 'failed',
-    upstreamReason: response.errorReason ?? 'settlement_failed',
-    ...(response.errorMessage ? { message: response.errorMessage } : {}),
-    response,
+    status: 'unknown',
+    ...(transaction ? { transaction } : {}),
+    message: `${reason}${response.errorMessage ? `: ${response.errorMessage}` : ''}`.slice(0, 300),
   }
 }
 

@@ -51,6 +51,26 @@ CREATE TABLE {{schema}}.receipts (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'reconciler schedule; preflight_done folded into verified',
+    sql: `
+-- preflight_done meant "nothing sent yet", like verified: the request that left a row there
+-- died before settling, so it failed and may be retried (what the reconciler did with it).
+UPDATE {{schema}}.payments SET status = 'failed', updated_at = now(),
+  failure = '{"status":503,"code":"payment_in_progress","message":"the request handling this payment stopped before settlement; retry it"}'
+  WHERE status = 'preflight_done';
+ALTER TABLE {{schema}}.payments DROP CONSTRAINT payments_status_check;
+ALTER TABLE {{schema}}.payments ADD CONSTRAINT payments_status_check CHECK (status IN
+  ('verifying', 'verified', 'settling', 'settled', 'settle_pending', 'failed'));
+-- When the reconciler looks next (lease or back-off), and how often it found nothing final.
+ALTER TABLE {{schema}}.payments ADD COLUMN next_check_at timestamptz NOT NULL DEFAULT now();
+ALTER TABLE {{schema}}.payments ADD COLUMN reconcile_attempts integer NOT NULL DEFAULT 0;
+DROP INDEX {{schema}}.payments_unresolved;
+CREATE INDEX payments_unresolved ON {{schema}}.payments (next_check_at)
+  WHERE status IN ('verifying', 'verified', 'settling', 'settle_pending');
+`,
+  },
 ]
 
 /** Quotes a schema name after checking it is a plain identifier. */

@@ -1,12 +1,25 @@
 import type { PaymentLedger } from '../../domain/payment/payment-ledger.js'
 import { migrate } from './migrations.js'
-import { openPglite, openPostgres, type SqlClient } from './sql-client.js'
+import {
+  openPglite,
+  openPostgres,
+  type PostgresOptions,
+  type SqlClient,
+  type StorageErrorListener,
+} from './sql-client.js'
 import { createSqlPaymentLedger } from './sql-payment-ledger.js'
 
 /** Where the ledger lives. */
 export type StorageSetup =
   /** A PostgreSQL server shared by every instance (`DATABASE_URL`). */
-  | { kind: 'postgres'; url: string; schema?: string }
+  | {
+      kind: 'postgres'
+      url: string
+      schema?: string
+      /** Pool settings: connection and query timeouts (defaults 5 s and 10 s). */
+      pool?: Omit<PostgresOptions, 'onError'>
+      onError?: StorageErrorListener
+    }
   /** Embedded PGlite in `dataDir`, or in memory when `dataDir` is undefined. */
   | { kind: 'pglite'; dataDir: string | undefined; schema?: string }
 
@@ -26,7 +39,12 @@ export const DEFAULT_SCHEMA = 'pre_send_guard'
 export async function openStorage(setup: StorageSetup): Promise<Storage> {
   const schema = setup.schema ?? DEFAULT_SCHEMA
   const sql =
-    setup.kind === 'postgres' ? await openPostgres(setup.url) : await openPglite(setup.dataDir)
+    setup.kind === 'postgres'
+      ? await openPostgres(setup.url, {
+          ...setup.pool,
+          ...(setup.onError ? { onError: setup.onError } : {}),
+        })
+      : await openPglite(setup.dataDir)
   try {
     await migrate(sql, schema)
   } catch (error) {

@@ -1,4 +1,6 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, open, readFile, rm } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 
@@ -18,13 +20,30 @@ export interface SqlClient extends SqlQueryable {
   close(): Promise<void>
 }
 
+/** Where a storage backend reports trouble that no caller is waiting on (a dropped idle link). */
+export type StorageErrorListener = (error: Error, context: string) => void
+
+/** Name of the lock file PGlite's data directory is guarded by. */
+export const PGLITE_LOCK_FILE = 'pre-send-guard.lock'
+
 /**
  * Embedded PostgreSQL (PGlite) persisted in `dataDir`, or in memory when `dataDir` is
- * undefined. One process owns the directory; PGlite serialises statements itself.
+ * undefined. PGlite is one process's database: a lock file in `dataDir` makes a second process
+ * on the same directory refuse to start instead of corrupting it.
  */
 export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
-  if (dataDir) await mkdir(dataDir, { recursive: true })
-  const db = dataDir ? await PGlite.create(dataDir) : await PGlite.create()
+  let unlock = async () => {}
+  if (dataDir) {
+    await mkdir(dataDir, { recursive: true })
+    unlock = await lockDirectory(dataDir)
+  }
+  let db: PGlite
+  try {
+    db = dataDir ? await PGlite.create(dataDir) : await PGlite.create()
+  } catch (error) {
+    await unlock()
+    throw error
+  }
   return {
     kind: 'pglite',
     query: async <Row>(sql: string, params: readonly unknown[] = []) => {
@@ -40,18 +59,54 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
           },
         }),
       ),
-    close: once(() => db.close()),
+    close: once(async () => {
+      try {
+        await db.close()
+      } finally {
+        await unlock()
+      }
+    }),
   }
+}
+
+/** Options for {@link openPostgres}. */
+export interface PostgresOptions {
+  maxConnections?: number
+  /** Giving up on opening a connection (ms): a down server answers 503 quickly, not late. */
+  connectionTimeoutMs?: number
+  /** Client-side limit on one query (ms), and the server's `statement_timeout`. */
+  queryTimeoutMs?: number
+  onError?: StorageErrorListener
 }
 
 /** A PostgreSQL server through a `pg` pool, shared by every instance of the service. */
 export async function openPostgres(
   connectionString: string,
-  maxConnections = 10,
+  options: PostgresOptions = {},
 ): Promise<SqlClient> {
-  const pool = new pg.Pool({ connectionString, max: maxConnections })
+  const queryTimeoutMs = options.queryTimeoutMs ?? 10_000
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+    query_timeout: queryTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    // A transaction left open by a dead request must not hold row locks for ever.
+    idle_in_transaction_session_timeout: queryTimeoutMs * 3,
+    keepAlive: true,
+  })
+  const report: StorageErrorListener = options.onError ?? (() => {})
+  // An idle pooled connection dropped by the server (restart, failover, idle kill) is emitted
+  // here; without a listener Node treats it as uncaught and the process dies. The pool has
+  // already discarded the connection; the next query opens a new one.
+  pool.on('error', (error) => report(error, 'idle PostgreSQL connection lost'))
   // Fail at start-up, with the server's message, rather than on the first paid call.
-  await pool.query('SELECT 1')
+  try {
+    await pool.query('SELECT 1')
+  } catch (error) {
+    await pool.end().catch(() => {})
+    throw error
+  }
   return {
     kind: 'postgres',
     query: async <Row>(sql: string, params: readonly unknown[] = []) => {
@@ -60,6 +115,11 @@ export async function openPostgres(
     },
     async transaction(fn) {
       const client = await pool.connect()
+      // A checked-out connection has no pool listener: an error emitted while we hold it
+      // would otherwise crash the process. The failing query rejects on its own.
+      const onClientError = (error: Error) => report(error, 'PostgreSQL connection lost')
+      client.on('error', onClientError)
+      let broken: Error | undefined
       try {
         await client.query('BEGIN')
         const value = await fn({
@@ -71,10 +131,14 @@ export async function openPostgres(
         await client.query('COMMIT')
         return value
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {})
+        await client.query('ROLLBACK').catch((rollback: unknown) => {
+          broken = rollback instanceof Error ? rollback : new Error(String(rollback))
+        })
         throw error
       } finally {
-        client.release()
+        client.removeListener('error', onClientError)
+        // A connection whose ROLLBACK failed is unusable: destroy it rather than pool it.
+        client.release(broken)
       }
     },
     close: once(() => pool.end()),
@@ -87,5 +151,71 @@ function once(close: () => Promise<void>): () => Promise<void> {
   return () => {
     closing ??= close()
     return closing
+  }
+}
+
+/** Lock files this process holds: a second open in the same process is refused too. */
+const lockedHere = new Set<string>()
+
+interface LockOwner {
+  pid: number
+  host: string
+  startedAt: string
+}
+
+/**
+ * Takes `dataDir`'s lock file (exclusive create). A lock left by a process that is gone (same
+ * host, pid not running, or our own pid after a container restart) is taken over; one held by
+ * a live process refuses with a message naming it. Returns the release function.
+ */
+async function lockDirectory(dataDir: string): Promise<() => Promise<void>> {
+  const path = resolve(dataDir, PGLITE_LOCK_FILE)
+  if (lockedHere.has(path)) {
+    throw new Error(`the ledger in ${dataDir} is already open in this process`)
+  }
+  const me: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(path, 'wx')
+      await handle.writeFile(JSON.stringify(me))
+      await handle.close()
+      lockedHere.add(path)
+      return once(async () => {
+        lockedHere.delete(path)
+        await rm(path, { force: true })
+      })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    const owner = await readOwner(path)
+    if (owner && isAlive(owner)) {
+      throw new Error(
+        `the ledger in ${dataDir} is in use by process ${owner.pid} on ${owner.host} (since ${owner.startedAt}); PGlite allows one process per DATA_DIR: stop it, use another DATA_DIR, or set DATABASE_URL to share a PostgreSQL ledger. If no such process exists, delete ${path}`,
+      )
+    }
+    await rm(path, { force: true })
+  }
+  throw new Error(`cannot take the ledger lock ${path}`)
+}
+
+async function readOwner(path: string): Promise<LockOwner | undefined> {
+  try {
+    const owner = JSON.parse(await readFile(path, 'utf8')) as Partial<LockOwner>
+    if (typeof owner.pid !== 'number' || typeof owner.host !== 'string') return undefined
+    return { pid: owner.pid, host: owner.host, startedAt: String(owner.startedAt) }
+  } catch {
+    return undefined // unreadable or half-written: treated as stale
+  }
+}
+
+function isAlive(owner: LockOwner): boolean {
+  // Another host's process cannot be checked from here: assume it is alive.
+  if (owner.host !== hostname()) return true
+  if (owner.pid === process.pid) return false // ours from a previous life (pid 1 in a container)
+  try {
+    process.kill(owner.pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

@@ -2,6 +2,7 @@ import type { PaymentPayload, SettleResponse } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 import type {
   ClaimResult,
+  LeaseOptions,
   NewPayment,
   PaymentFailure,
   PaymentLedger,
@@ -12,6 +13,7 @@ import type {
 import { IN_FLIGHT_STATUSES } from '../../domain/payment/payment-ledger.js'
 import type { PreflightResult } from '../../domain/preflight/run-preflight.js'
 import type { Receipt } from '../../domain/receipt/receipt.js'
+import { LedgerUnavailableError } from '../../errors.js'
 import { quoteSchema } from './migrations.js'
 import type { SqlClient } from './sql-client.js'
 
@@ -36,14 +38,27 @@ interface PaymentRow {
   failure: string | null
   created_at: Date | string
   updated_at: Date | string
+  next_check_at: Date | string
+  reconcile_attempts: number
 }
 
 const COLUMNS = `id, network, asset, payer, nonce, pay_to, amount::text AS amount,
   valid_before::text AS valid_before, payload_hash, payload, request_hash, status, attempts, result,
-  settlement_tx, settle_response, receipt_id, failure, created_at, updated_at`
+  settlement_tx, settle_response, receipt_id, failure, created_at, updated_at, next_check_at,
+  reconcile_attempts`
 
-/** The ledger over SQL (PGlite or PostgreSQL); `schema` must already be migrated. */
+/** Milliseconds as a PostgreSQL interval, for durations passed as `$n` parameters. */
+const ms = (param: string) => `make_interval(secs => ${param}::float8 / 1000)`
+
+/**
+ * The ledger over SQL (PGlite or PostgreSQL); `schema` must already be migrated. Every
+ * storage failure surfaces as a {@link LedgerUnavailableError} (503 `ledger_unavailable`).
+ */
 export function createSqlPaymentLedger(db: SqlClient, schema: string): PaymentLedger {
+  return guarded(createLedger(db, schema))
+}
+
+function createLedger(db: SqlClient, schema: string): PaymentLedger {
   const payments = `${quoteSchema(schema)}.payments`
   const receipts = `${quoteSchema(schema)}.receipts`
 
@@ -79,13 +94,15 @@ export function createSqlPaymentLedger(db: SqlClient, schema: string): PaymentLe
         values,
       )
       if (inserted.rows.length > 0) return { claimed: true }
-      // A payment that failed may be tried again (after funding the wallet, say); one retry wins.
+      // A payment that failed may be tried again (after funding the wallet, say); one retry
+      // wins. Not one the chain decided (canceled, used elsewhere, expired): it can never settle.
       const reclaimed = await db.query(
         `UPDATE ${payments} SET status = 'verifying', attempts = attempts + 1, pay_to = $6,
            amount = $7, valid_before = $8, payload_hash = $9, payload = $10, request_hash = $11,
            result = NULL, settlement_tx = NULL, settle_response = NULL, failure = NULL,
-           updated_at = now()
+           updated_at = now(), next_check_at = now(), reconcile_attempts = 0
          WHERE id = $1 AND status = 'failed'
+           AND (failure IS NULL OR failure NOT LIKE '%"final":true%')
            AND network = $2 AND asset = $3 AND payer = $4 AND nonce = $5
          RETURNING id`,
         values,
@@ -132,15 +149,33 @@ export function createSqlPaymentLedger(db: SqlClient, schema: string): PaymentLe
 
     get,
 
-    async listUnresolved(staleBefore: Date): Promise<PaymentRecord[]> {
+    async leaseUnresolved(options: LeaseOptions): Promise<PaymentRecord[]> {
       const inFlight = IN_FLIGHT_STATUSES.map((s) => `'${s}'`).join(', ')
+      // One statement, on the database's clock: pick the due rows no one else holds, and push
+      // their next check past the lease so a second instance's reconciler skips them.
       const { rows } = await db.query<PaymentRow>(
-        `SELECT ${COLUMNS} FROM ${payments}
-         WHERE status = 'settle_pending' OR (status IN (${inFlight}) AND updated_at < $1)
-         ORDER BY updated_at LIMIT 100`,
-        [staleBefore.toISOString()],
+        `UPDATE ${payments} SET next_check_at = now() + ${ms('$2')}
+         WHERE id IN (
+           SELECT id FROM ${payments}
+           WHERE next_check_at <= now() AND NOT (id = ANY($4::text[]))
+             AND (status = 'settle_pending'
+               OR (status IN (${inFlight}) AND updated_at <= now() - ${ms('$1')}))
+           ORDER BY next_check_at
+           LIMIT $3
+           FOR UPDATE SKIP LOCKED)
+         RETURNING ${COLUMNS}`,
+        [options.staleAfterMs, options.leaseMs, options.limit, [...(options.excludeIds ?? [])]],
       )
-      return rows.map(toRecord)
+      return rows.map(toRecord).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime())
+    },
+
+    async postpone(id: string, delayMs: number): Promise<void> {
+      await db.query(
+        `UPDATE ${payments} SET next_check_at = now() + ${ms('$2')},
+           reconcile_attempts = reconcile_attempts + 1
+         WHERE id = $1`,
+        [id, delayMs],
+      )
     },
 
     async getReceipt(id: string): Promise<Receipt | undefined> {
@@ -187,5 +222,36 @@ function toRecord(row: PaymentRow): PaymentRecord {
     failure: row.failure === null ? null : (JSON.parse(row.failure) as PaymentFailure),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
+    nextCheckAt: new Date(row.next_check_at),
+    reconcileAttempts: Number(row.reconcile_attempts),
+  }
+}
+
+/**
+ * Turns every storage failure into a {@link LedgerUnavailableError}: a lost connection, a
+ * timeout or a refused statement is the ledger being unavailable (503), never a 500. The
+ * original message is kept, the original error is the cause.
+ */
+function guarded(ledger: PaymentLedger): PaymentLedger {
+  const wrap =
+    <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args)
+      } catch (error) {
+        if (error instanceof LedgerUnavailableError) throw error
+        const message = error instanceof Error ? error.message : String(error)
+        throw new LedgerUnavailableError(`the payment ledger failed (${name}): ${message}`, error)
+      }
+    }
+  return {
+    claim: wrap('claim', ledger.claim),
+    transition: wrap('transition', ledger.transition),
+    get: wrap('get', ledger.get),
+    leaseUnresolved: wrap('leaseUnresolved', ledger.leaseUnresolved),
+    postpone: wrap('postpone', ledger.postpone),
+    getReceipt: wrap('getReceipt', ledger.getReceipt),
+    settledTotal: wrap('settledTotal', ledger.settledTotal),
+    close: ledger.close,
   }
 }

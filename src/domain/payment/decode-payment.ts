@@ -7,9 +7,15 @@ import type { PaymentReason } from './payment-reasons.js'
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
 const uint = z.string().regex(/^[0-9]{1,78}$/)
-const eip3009PayloadSchema = z.object({
+/**
+ * The exact/EVM EIP-3009 payload, and nothing else. Strict on purpose: `@x402/evm` routes a
+ * payload holding `permit2Authorization` to its Permit2 path whatever else it holds, so a loose
+ * schema would let a fake `authorization` (our ledger identity, our receipt) ride along with a
+ * real Permit2 payment that nobody here checked.
+ */
+const eip3009PayloadSchema = z.strictObject({
   signature: z.string().regex(/^0x(?:[0-9a-fA-F]{2})+$/),
-  authorization: z.object({
+  authorization: z.strictObject({
     from: address,
     to: address,
     value: uint,
@@ -18,6 +24,17 @@ const eip3009PayloadSchema = z.object({
     nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
   }),
 })
+
+/** The inner exact/EVM payload exactly as signed: `{signature, authorization}`. */
+export type Eip3009Payload = z.infer<typeof eip3009PayloadSchema>
+
+/**
+ * Clock slack allowed on `validBefore` beyond the offer's `maxTimeoutSeconds`: stock x402
+ * clients sign `validBefore = now + maxTimeoutSeconds` with their own clock.
+ */
+export const VALIDITY_SLACK_SECONDS = 120
+/** `@x402/evm` refuses an authorization expiring within 6 s; refuse it here the same way. */
+const MIN_REMAINING_SECONDS = 6
 
 /** The EIP-3009 `TransferWithAuthorization` inside an exact/EVM payment, normalised. */
 export interface Authorization {
@@ -32,7 +49,16 @@ export interface Authorization {
 
 /** A PAYMENT-SIGNATURE that decoded into an x402 v2 exact/EVM payment for our offer. */
 export interface DecodedPayment {
+  /**
+   * The payload forwarded to the facilitator, rebuilt from checked parts only: our offer as
+   * `accepted` and the strict `{signature, authorization}`. Nothing else the client sent
+   * (extensions, extra payload members) reaches the facilitator.
+   */
   payload: PaymentPayload
+  /** The inner payload as signed; its canonical hash identifies "the same payment". */
+  inner: Eip3009Payload
+  /** The payload as the client sent it (ledgers before migration 2 keyed on its hash). */
+  received: PaymentPayload
   authorization: Authorization
 }
 
@@ -44,10 +70,18 @@ export type DecodePaymentResult =
 /**
  * Decodes and checks a PAYMENT-SIGNATURE header against our one offer, without any I/O:
  * base64 JSON (x402's own decoder), x402's PaymentPayload schema, version 2, the `accepted`
- * offer equal to ours field by field (so the reason names the field), and an EIP-3009 payload.
- * Signature, balance and expiry are the facilitator's to verify.
+ * offer equal to ours field by field (so the reason names the field), a strict EIP-3009
+ * payload, and the signed authorization itself: to our payTo, for our amount, valid now and
+ * not for longer than the offer's `maxTimeoutSeconds` (plus {@link VALIDITY_SLACK_SECONDS}).
+ * Signature and balance are the facilitator's to verify.
+ *
+ * @param nowSeconds - Unix time to judge validity by (default: this machine's clock).
  */
-export function decodePayment(header: string, offer: PaymentRequirements): DecodePaymentResult {
+export function decodePayment(
+  header: string,
+  offer: PaymentRequirements,
+  nowSeconds: number = Math.floor(Date.now() / 1000),
+): DecodePaymentResult {
   let raw: unknown
   try {
     raw = decodePaymentSignatureHeader(header.trim())
@@ -68,30 +102,61 @@ export function decodePayment(header: string, offer: PaymentRequirements): Decod
     const detail = parsed.success ? 'not a v2 payload' : parsed.error.issues[0]?.message
     return { ok: false, reason: 'payment_malformed', ...(detail ? { detail } : {}) }
   }
-  const payload = parsed.data as PaymentPayload
-  const mismatch = offerMismatch(offer, payload.accepted)
+  const received = parsed.data as PaymentPayload
+  const mismatch = offerMismatch(offer, received.accepted)
   if (mismatch) return { ok: false, reason: mismatch }
-  const inner = eip3009PayloadSchema.safeParse(payload.payload)
+  const inner = eip3009PayloadSchema.safeParse(received.payload)
   if (!inner.success) {
     return {
       ok: false,
       reason: 'payment_malformed',
-      detail: 'payload is not an EIP-3009 authorization with a signature',
+      detail:
+        'payload must be exactly {signature, authorization} (EIP-3009), with no other members',
     }
   }
   const auth = inner.data.authorization
+  const authorization: Authorization = {
+    payer: getAddress(auth.from.toLowerCase()),
+    to: getAddress(auth.to.toLowerCase()),
+    value: BigInt(auth.value),
+    validAfter: BigInt(auth.validAfter),
+    validBefore: BigInt(auth.validBefore),
+    nonce: auth.nonce.toLowerCase() as Hex,
+  }
+  // `accepted` is only what the client says it accepted; the signed authorization is what
+  // actually moves money, so it must match the offer too.
+  if (!sameAddress(authorization.to, offer.payTo)) {
+    return { ok: false, reason: 'pay_to_mismatch', detail: 'authorization.to is not payTo' }
+  }
+  if (authorization.value !== BigInt(offer.amount)) {
+    return { ok: false, reason: 'amount_mismatch', detail: 'authorization.value is not amount' }
+  }
+  const now = BigInt(nowSeconds)
+  if (authorization.validAfter > now) {
+    return { ok: false, reason: 'authorization_not_yet_valid', detail: 'validAfter is ahead' }
+  }
+  if (authorization.validBefore < now + BigInt(MIN_REMAINING_SECONDS)) {
+    return { ok: false, reason: 'authorization_expired', detail: 'validBefore has passed' }
+  }
+  // The reconciler can only call an unused authorization failed once it expired: a payment
+  // valid for a year would stay unresolved for a year.
+  if (
+    authorization.validBefore >
+    now + BigInt(offer.maxTimeoutSeconds) + BigInt(VALIDITY_SLACK_SECONDS)
+  ) {
+    return {
+      ok: false,
+      reason: 'authorization_validity_too_long',
+      detail: `validBefore is more than ${offer.maxTimeoutSeconds + VALIDITY_SLACK_SECONDS} s away`,
+    }
+  }
   return {
     ok: true,
     payment: {
-      payload,
-      authorization: {
-        payer: getAddress(auth.from.toLowerCase()),
-        to: getAddress(auth.to.toLowerCase()),
-        value: BigInt(auth.value),
-        validAfter: BigInt(auth.validAfter),
-        validBefore: BigInt(auth.validBefore),
-        nonce: auth.nonce.toLowerCase() as Hex,
-      },
+      payload: { x402Version: 2, accepted: { ...offer }, payload: { ...inner.data } },
+      inner: inner.data,
+      received,
+      authorization,
     },
   }
 }

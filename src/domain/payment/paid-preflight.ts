@@ -6,14 +6,16 @@ import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import { newReceiptId, type Receipt, type ReceiptSigner, signReceipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
 import { type Authorization, decodePayment } from './decode-payment.js'
+import type { InFlightTracker } from './in-flight.js'
 import {
   IN_FLIGHT_STATUSES,
+  type NewPayment,
   type PaymentFailure,
   type PaymentLedger,
   type PaymentRecord,
   type PaymentStatus,
 } from './payment-ledger.js'
-import type { PaymentRail } from './payment-rail.js'
+import type { PaymentRail, SettleOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
 
 /** Structural logger (pino's shape) so the domain needs no logging library. */
@@ -28,12 +30,18 @@ export interface PaidPreflightDeps {
   ledger: PaymentLedger
   receiptSigner: ReceiptSigner
   runPreflight: (tx: TransactionInput) => Promise<PreflightResult>
-  /** How long a copy of a payment waits for the request already working on it (ms). */
+  /**
+   * How long a copy of a payment waits for the request already working on it (ms, default
+   * 10 s) before answering 503 `payment_in_progress` with Retry-After.
+   */
   waitTimeoutMs?: number
+  /** First poll interval of that wait (ms); it grows to 500 ms. */
   pollIntervalMs?: number
   now?: () => Date
   /** Where settlements, pending ones and facilitator trouble are reported. */
   logger?: PaymentLogger
+  /** Counts paid calls in progress, so shutdown waits for them before closing the ledger. */
+  inFlight?: InFlightTracker
 }
 
 /** One paid call: the validated body (hashed into the receipt), the transaction, the header. */
@@ -71,8 +79,9 @@ export type PaidPreflightOutcome =
       timings: PhaseTimings
     }
 
-const DEFAULT_WAIT_MS = 90_000
+const DEFAULT_WAIT_MS = 10_000
 const DEFAULT_POLL_MS = 25
+const MAX_POLL_MS = 500
 
 /** Identity of an authorization: EIP-3009 nonces are unique per payer and token. */
 export function paymentId(network: string, asset: string, auth: Authorization): Hex {
@@ -83,12 +92,22 @@ export function paymentId(network: string, asset: string, auth: Authorization): 
 /**
  * The paid preflight: decode -> claim in the ledger -> verify -> preflight -> settle -> receipt.
  *
- * Exactly one request works on a payment (the ledger claim); copies wait for its answer and
- * return the same one, and a retry of a settled payment returns the stored result and receipt.
- * Nothing settles unless the preflight produced a result; a result is returned only once the
- * payment settled.
+ * Exactly one request works on a payment (the ledger claim); copies wait a bounded time for
+ * its answer and return the same one, and a retry of a settled payment returns the stored
+ * result and receipt. Nothing settles unless the preflight produced a result; a result is
+ * returned only once the payment settled. Once settlement may have been sent (`settling`),
+ * every doubt is recorded `settle_pending` and the chain decides.
  */
 export async function handlePaidPreflight(
+  deps: PaidPreflightDeps,
+  request: PaidPreflightRequest,
+): Promise<PaidPreflightOutcome> {
+  return deps.inFlight
+    ? deps.inFlight.track(() => paidPreflight(deps, request))
+    : paidPreflight(deps, request)
+}
+
+async function paidPreflight(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
 ): Promise<PaidPreflightOutcome> {
@@ -104,17 +123,18 @@ export async function handlePaidPreflight(
   if (request.paymentHeader === undefined || request.paymentHeader.trim() === '') {
     return required('payment_missing')
   }
-  const decoded = decodePayment(request.paymentHeader, deps.rail.requirements)
+  const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000)
+  const decoded = decodePayment(request.paymentHeader, deps.rail.requirements, nowSeconds)
   if (!decoded.ok) {
     return required(decoded.reason, decoded.detail ? { detail: decoded.detail } : {})
   }
-  const { payload, authorization } = decoded.payment
+  const { payload, inner, received, authorization } = decoded.payment
   const { requirements } = deps.rail
   const id = paymentId(requirements.network, requirements.asset, authorization)
   const requestHash = canonicalJsonHash(request.body)
-  const payloadHash = canonicalJsonHash(payload)
-
-  const claim = await deps.ledger.claim({
+  // The same payment is the same signed authorization, whatever else the header carried.
+  const payloadHash = canonicalJsonHash(inner)
+  const payment: NewPayment = {
     id,
     network: requirements.network,
     asset: requirements.asset as Hex,
@@ -126,11 +146,20 @@ export async function handlePaidPreflight(
     payloadHash,
     payload,
     requestHash,
-  })
+  }
+
+  const claim = await deps.ledger.claim(payment)
   if (!claim.claimed) {
     const existing = claim.existing
     // A different payment under the same authorization nonce: never the stored answer.
-    if (existing.payloadHash !== payloadHash) return required('authorization_used')
+    // (Rows written before migration 2 hashed the whole payload as received.)
+    const samePayment =
+      existing.payloadHash === payloadHash || existing.payloadHash === canonicalJsonHash(received)
+    if (!samePayment) return required('authorization_used')
+    // The chain decided this authorization can never pay (canceled, used elsewhere, expired).
+    if (existing.status === 'failed' && existing.failure?.final) {
+      return answerFrom(deps, existing, true, timings)
+    }
     if (existing.requestHash !== requestHash) return required('payment_reused')
     const settled = await waitForAnswer(deps, id, existing)
     return answerFrom(deps, settled, true, timings)
@@ -152,6 +181,16 @@ export async function handlePaidPreflight(
   } finally {
     timings.verifyMs = performance.now() - started
   }
+  if (verdict.valid && verdict.payer.toLowerCase() !== authorization.payer.toLowerCase()) {
+    // The facilitator verified another payment than the one we keyed and would receipt.
+    const detail = `the facilitator verified payer ${verdict.payer}, not authorization.from`
+    await fail('verifying', {
+      status: 402,
+      code: 'verification_failed',
+      message: `${PAYMENT_REASONS.verification_failed} (${detail})`,
+    })
+    return required('verification_failed', { detail })
+  }
   if (!verdict.valid) {
     const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
     await fail('verifying', {
@@ -160,7 +199,10 @@ export async function handlePaidPreflight(
       message: PAYMENT_REASONS[reason],
       facilitatorReason: verdict.upstreamReason,
     })
-    return required(reason, { facilitatorReason: verdict.upstreamReason })
+    return required(reason, {
+      facilitatorReason: verdict.upstreamReason,
+      ...(verdict.message ? { detail: verdict.message } : {}),
+    })
   }
   if (!(await deps.ledger.transition(id, ['verifying'], { status: 'verified' }))) {
     return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
@@ -178,37 +220,45 @@ export async function handlePaidPreflight(
   } finally {
     timings.preflightMs = performance.now() - started
   }
-  // Two steps: `preflight_done` means nothing was sent yet; `settling` that it may have been.
-  if (
-    !(await deps.ledger.transition(id, ['verified'], { status: 'preflight_done', result })) ||
-    !(await deps.ledger.transition(id, ['preflight_done'], { status: 'settling' }))
-  ) {
+  // From `settling` on, settlement may have been sent; the result is stored with it, so a
+  // reconciler that finds the payment on chain can always issue the receipt.
+  if (!(await deps.ledger.transition(id, ['verified'], { status: 'settling', result }))) {
     return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
   }
 
   // Settle: only a settled payment earns the result and a receipt.
   started = performance.now()
-  const settled = await deps.rail.settle(payload)
+  let settled: SettleOutcome
+  try {
+    settled = await deps.rail.settle(payload)
+  } catch (error) {
+    settled = { status: 'unknown', message: error instanceof Error ? error.message : String(error) }
+  }
   timings.settleMs = performance.now() - started
+  const pending = (transaction: Hex | undefined, why: string, err?: unknown) =>
+    recordPending(deps, id, transaction, why, err)
+
   switch (settled.status) {
     case 'settled': {
-      const record = await deps.ledger.get(id)
-      if (!record) throw new AppError('internal_error', 'payment vanished from the ledger')
-      const receipt = await issueReceipt(deps, { ...record, result }, settled.transaction)
-      const stored = await deps.ledger.transition(id, ['settling', 'settle_pending'], {
-        status: 'settled',
-        settlementTx: settled.transaction,
-        settleResponse: settled.response,
-        receipt,
-      })
+      const transaction = settled.transaction
+      let receipt: Receipt
+      let stored: boolean
+      try {
+        receipt = await issueReceipt(deps, { ...payment, result }, transaction)
+        stored = await deps.ledger.transition(id, ['settling'], {
+          status: 'settled',
+          settlementTx: transaction,
+          settleResponse: settled.response,
+          receipt,
+        })
+      } catch (error) {
+        // Paid on chain but not recorded: never a 500 and never lost. The reconciler finds the
+        // transaction and issues the receipt; a retry then gets it.
+        return pending(transaction, 'settled, but the receipt could not be stored', error)
+      }
       if (!stored) return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
       deps.logger?.info(
-        {
-          paymentId: id,
-          payer: authorization.payer,
-          transaction: settled.transaction,
-          receiptId: receipt.id,
-        },
+        { paymentId: id, payer: authorization.payer, transaction, receiptId: receipt.id },
         'payment settled',
       )
       return {
@@ -221,49 +271,40 @@ export async function handlePaidPreflight(
       }
     }
     case 'failed': {
+      // Only refusals that happen before anything is sent arrive here (see SettleOutcome).
       const reason = reasonFromFacilitator(settled.upstreamReason, 'settlement_failed')
-      await fail('settling', {
-        status: 402,
-        code: reason,
-        message: PAYMENT_REASONS[reason],
-        facilitatorReason: settled.upstreamReason,
-      })
+      try {
+        await fail('settling', {
+          status: 402,
+          code: reason,
+          message: PAYMENT_REASONS[reason],
+          facilitatorReason: settled.upstreamReason,
+        })
+      } catch (error) {
+        return pending(undefined, 'settlement refused, but the ledger could not record it', error)
+      }
       return required(reason, {
         facilitatorReason: settled.upstreamReason,
         ...(settled.response ? { settlement: settled.response } : {}),
       })
     }
-    case 'unreachable': {
-      const appError = new AppError(
-        'facilitator_unavailable',
-        `the payment facilitator is unreachable; nothing was charged (${settled.message})`,
-        { retryAfter: 5 },
-      )
-      await fail('settling', failureOf(appError))
-      deps.logger?.warn(
-        { paymentId: id, reason: settled.message },
-        'facilitator unreachable at settle',
-      )
-      throw appError
-    }
-    case 'unknown': {
-      deps.logger?.warn(
-        { paymentId: id, transaction: settled.transaction, reason: settled.message },
-        'settlement outcome unknown; recorded as pending for the reconciler',
-      )
-      await deps.ledger.transition(id, ['settling'], {
-        status: 'settle_pending',
-        ...(settled.transaction ? { settlementTx: settled.transaction } : {}),
-      })
-      throw pendingError(settled.transaction)
-    }
+    case 'unreachable':
+      return pending(undefined, `facilitator unreachable at settle: ${settled.message}`)
+    case 'unknown':
+      return pending(settled.transaction, settled.message)
   }
 }
+
+/** The payment fields a receipt is made of. */
+export type ReceiptSource = Pick<
+  PaymentRecord,
+  'requestHash' | 'payer' | 'payTo' | 'asset' | 'amount' | 'network'
+> & { result: PreflightResult }
 
 /** Signs the receipt for a settled payment whose preflight result is stored. */
 export async function issueReceipt(
   deps: Pick<PaidPreflightDeps, 'receiptSigner' | 'now'>,
-  record: PaymentRecord & { result: PreflightResult },
+  record: ReceiptSource,
   settlementTx: Hex,
 ): Promise<Receipt> {
   const { result } = record
@@ -286,20 +327,55 @@ export async function issueReceipt(
   })
 }
 
-/** Polls the ledger until the payment leaves the in-flight states, or the wait runs out. */
+/**
+ * Polls the ledger (25 ms growing to 500 ms) until the payment leaves the in-flight states, or
+ * the bounded wait runs out; then the record as it is (in flight: 503 `payment_in_progress`).
+ */
 async function waitForAnswer(
   deps: PaidPreflightDeps,
   id: string,
   first?: PaymentRecord,
 ): Promise<PaymentRecord> {
   const deadline = Date.now() + (deps.waitTimeoutMs ?? DEFAULT_WAIT_MS)
+  let interval = deps.pollIntervalMs ?? DEFAULT_POLL_MS
   let record = first ?? (await deps.ledger.get(id))
   while (record && isInFlight(record.status) && Date.now() < deadline) {
-    await sleep(deps.pollIntervalMs ?? DEFAULT_POLL_MS)
+    await sleep(Math.min(interval, Math.max(1, deadline - Date.now())))
+    interval = Math.min(MAX_POLL_MS, interval * 1.5)
     record = await deps.ledger.get(id)
   }
   if (!record) throw new AppError('internal_error', 'payment vanished from the ledger')
   return record
+}
+
+/**
+ * Records an unknown settle outcome as `settle_pending` (with the transaction when known) and
+ * answers 503 `settlement_pending`. If even that write fails, the payment stays `settling`
+ * and the reconciler takes it over once stale: the answer is the same.
+ */
+async function recordPending(
+  deps: PaidPreflightDeps,
+  id: string,
+  transaction: Hex | undefined,
+  why: string,
+  cause?: unknown,
+): Promise<never> {
+  deps.logger?.warn(
+    { paymentId: id, transaction, reason: why, ...(cause ? { err: cause } : {}) },
+    'settlement outcome unknown; recorded as pending for the reconciler',
+  )
+  try {
+    await deps.ledger.transition(id, ['settling'], {
+      status: 'settle_pending',
+      ...(transaction ? { settlementTx: transaction } : {}),
+    })
+  } catch (error) {
+    deps.logger?.warn(
+      { paymentId: id, transaction, err: error },
+      'cannot record the pending settlement; the reconciler takes the payment over when stale',
+    )
+  }
+  throw pendingError(transaction)
 }
 
 /** The answer a stored payment gives to every copy of its request. */
@@ -345,7 +421,7 @@ async function answerFrom(
     default:
       throw new AppError(
         'payment_in_progress',
-        'another request is still working on this payment; retry with the same PAYMENT-SIGNATURE',
+        'another request is still working on this payment; retry with the same PAYMENT-SIGNATURE in a moment',
         { retryAfter: 2 },
       )
   }
@@ -354,7 +430,7 @@ async function answerFrom(
 function pendingError(transaction: Hex | undefined): AppError {
   return new AppError(
     'settlement_pending',
-    `settlement was sent but not confirmed yet${transaction ? ` (transaction ${transaction})` : ''}; it is resolved from the chain: retry with the same PAYMENT-SIGNATURE to get the result and receipt, you will not be charged twice`,
+    `the settlement outcome is not known yet${transaction ? ` (transaction ${transaction})` : ''}; it is resolved from the chain: retry with the same PAYMENT-SIGNATURE to get the result and receipt (or the reason nothing was charged); you will never be charged twice`,
     { retryAfter: 5 },
   )
 }

@@ -4,21 +4,25 @@ import type { PreflightResult } from '../preflight/run-preflight.js'
 import type { Receipt } from '../receipt/receipt.js'
 
 /**
- * Life of a payment. `verifying -> verified -> preflight_done -> settling -> settled`, or
- * `failed` from any in-flight state, or `settle_pending` when the settle outcome is unknown
- * (resolved later from the chain to `settled` or `failed`).
+ * Life of a payment: `verifying -> verified -> settling -> settled`.
+ *
+ * - `verifying`, `verified`: nothing was sent; `failed` from here is always safe.
+ * - `settling` (stored with the preflight result): settlement may have been sent. From here
+ *   `failed` is only reached on a facilitator refusal that happens before anything is sent, or
+ *   when the chain decides; every other doubt becomes `settle_pending`.
+ * - `settle_pending`: the outcome is unknown; the reconciler resolves it from the chain to
+ *   `settled` or `failed`.
  */
 export type PaymentStatus =
   | 'verifying'
   | 'verified'
-  | 'preflight_done'
   | 'settling'
   | 'settled'
   | 'settle_pending'
   | 'failed'
 
 /** States a request is still working on; others wait for it. */
-export const IN_FLIGHT_STATUSES = ['verifying', 'verified', 'preflight_done', 'settling'] as const
+export const IN_FLIGHT_STATUSES = ['verifying', 'verified', 'settling'] as const
 
 /** Why a payment did not settle, and the answer every copy of the request gets. */
 export interface PaymentFailure {
@@ -29,6 +33,12 @@ export interface PaymentFailure {
   message: string
   /** The facilitator's own code (x402 invalidReason / errorReason), when it gave one. */
   facilitatorReason?: string
+  /**
+   * Decided by the chain (the authorization was canceled, used for another transfer, or
+   * expired unused): the payment can never settle, so it is never claimed again and every
+   * retry gets this answer.
+   */
+  final?: boolean
 }
 
 /** A new payment, claimed by the request that will verify, run and settle it. */
@@ -61,10 +71,25 @@ export interface PaymentRecord extends NewPayment {
   failure: PaymentFailure | null
   createdAt: Date
   updatedAt: Date
+  /** When the reconciler looks at the payment next (its lease or back-off). */
+  nextCheckAt: Date
+  /** Reconciler passes that left the payment unresolved (drives the back-off). */
+  reconcileAttempts: number
 }
 
 /** Claim outcome: this request owns the payment, or someone else does/did. */
 export type ClaimResult = { claimed: true } | { claimed: false; existing: PaymentRecord }
+
+/** What {@link PaymentLedger.leaseUnresolved} takes. */
+export interface LeaseOptions {
+  /** In-flight payments untouched this long belong to a request that died. */
+  staleAfterMs: number
+  /** How long the lease keeps other reconcilers away. */
+  leaseMs: number
+  limit: number
+  /** Payments this pass already looked at, which it must not take again. */
+  excludeIds?: readonly string[]
+}
 
 /** Fields written on a transition. */
 export interface PaymentUpdate {
@@ -90,8 +115,15 @@ export interface PaymentLedger {
   /** Applies `update` if the status is one of `from`; false when someone else moved it. */
   transition(id: string, from: readonly PaymentStatus[], update: PaymentUpdate): Promise<boolean>
   get(id: string): Promise<PaymentRecord | undefined>
-  /** Payments to reconcile: `settle_pending`, and in-flight ones not touched since `staleBefore`. */
-  listUnresolved(staleBefore: Date): Promise<PaymentRecord[]>
+  /**
+   * Leases up to `limit` payments due for reconciliation: `settle_pending` ones, and in-flight
+   * ones untouched for `staleAfterMs`, whose `nextCheckAt` has come, oldest due first. Each is
+   * leased by moving its `nextCheckAt` `leaseMs` ahead, so another instance's reconciler skips
+   * it meanwhile (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Times are the database's clock.
+   */
+  leaseUnresolved(options: LeaseOptions): Promise<PaymentRecord[]>
+  /** Leaves an unresolved payment for `delayMs` (database clock) and counts the attempt. */
+  postpone(id: string, delayMs: number): Promise<void>
   getReceipt(id: string): Promise<Receipt | undefined>
   /** Sum of `amount` over settled payments to `payTo`. */
   settledTotal(payTo: Address): Promise<bigint>

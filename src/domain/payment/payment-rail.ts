@@ -46,11 +46,20 @@ export type VerifyOutcome =
 export type SettleOutcome =
   /** Settled on chain: the transfer happened. */
   | { status: 'settled'; transaction: Hex; response: SettleResponse }
-  /** Definitely not settled (rejected, reverted, or never sent). */
+  /**
+   * Refused before anything was sent (insufficient balance, bad signature, outside the
+   * validity window...), and no transaction was seen: nothing can have been charged.
+   */
   | { status: 'failed'; upstreamReason: string; message?: string; response?: SettleResponse }
-  /** The facilitator could not be reached at all, so nothing was sent. */
+  /**
+   * The facilitator refused the connection. This call sent nothing, but the payment is still
+   * treated as unknown: an earlier attempt may have.
+   */
   | { status: 'unreachable'; message: string }
-  /** Unknown (timeout, pending confirmation): the chain decides, later. */
+  /**
+   * Anything else (timeout, unconfirmed, a failure after broadcasting, a reason we cannot prove
+   * was raised before sending): the chain decides, later.
+   */
   | { status: 'unknown'; transaction?: Hex; message: string }
 
 /**

@@ -17,11 +17,17 @@ export const PAYMENT_REASONS = {
   invalid_signature: 'The authorization signature does not verify for the payer.',
   authorization_expired: 'The authorization expires too soon (validBefore) or has expired.',
   authorization_not_yet_valid: 'The authorization is not valid yet (validAfter).',
-  authorization_used: 'This authorization nonce was already used or belongs to another payment.',
+  authorization_used:
+    'This authorization nonce was already used (on chain, or by another payment here), and not to pay for this call.',
+  authorization_canceled:
+    'The payer canceled this authorization on chain (cancelAuthorization) before it settled: nothing was charged and no result is returned.',
+  authorization_validity_too_long:
+    'The authorization stays valid too long: validBefore may be at most maxTimeoutSeconds (plus clock slack) from now.',
   insufficient_funds: 'The payer does not hold enough USDC.',
   verification_failed: 'The facilitator rejected the payment.',
   payment_reused: 'This payment already paid for a different request: sign a new one.',
-  settlement_failed: 'Settlement failed on chain; nothing was charged and no result is returned.',
+  settlement_failed:
+    'Settlement was refused before anything was sent; nothing was charged and no result is returned.',
 } as const
 
 /** One of {@link PAYMENT_REASONS}. */
@@ -47,6 +53,7 @@ export function reasonFromFacilitator(
   if (/signature/.test(code)) return 'invalid_signature'
   if (/valid_before|deadline_expired/.test(code)) return 'authorization_expired'
   if (/valid_after|not_yet_valid|too_early/.test(code)) return 'authorization_not_yet_valid'
+  if (/authorization_canceled/.test(code)) return 'authorization_canceled'
   if (/nonce_already_used|invalid_nonce/.test(code)) return 'authorization_used'
   if (/insufficient_(balance|funds)/.test(code)) return 'insufficient_funds'
   return fallback
