@@ -46,7 +46,8 @@ const envSchema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default('.data'),
 
-  READER: z.enum(['jina', 'local']).default('jina'),
+  // Only a Jina-compatible reader exists (r.jina.ai or a self-hosted jina-ai/reader).
+  READER: z.enum(['jina']).default('jina'),
   READER_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://r.jina.ai'),
   READER_API_KEY: z.string().min(1).optional(),
   READER_TIMEOUT_MS: positiveInt(15_000),

@@ -38,11 +38,6 @@ async function main(): Promise<void> {
     throw error
   }
   const logger = createLogger(config.LOG_LEVEL)
-  // Only the Jina-compatible reader exists so far; refuse rather than silently use another.
-  if (config.READER !== 'jina') {
-    logger.fatal({ READER: config.READER }, 'READER=local is not implemented yet; use READER=jina')
-    process.exit(2)
-  }
   const reader = createJinaReader({
     baseUrl: config.READER_BASE_URL,
     apiKey: config.READER_API_KEY,
@@ -55,7 +50,15 @@ async function main(): Promise<void> {
   if (config.BASE_RPC_URL) {
     rpcUrl = config.BASE_RPC_URL
   } else {
-    devnet = await startDevnet()
+    try {
+      devnet = await startDevnet()
+    } catch (error) {
+      logger.fatal(
+        { err: error },
+        'cannot start the embedded devnet (anvil from @foundry-rs/anvil-linux-amd64, Linux x86-64 only); set BASE_RPC_URL to use a Base RPC instead',
+      )
+      process.exit(1)
+    }
     rpcUrl = devnet.rpcUrl
     devnet.onExit((info) => {
       if (shuttingDown || info.expected) return
@@ -158,7 +161,7 @@ async function main(): Promise<void> {
           anvilPid: devnet.pid,
           accounts: devnetAccountList(devnet),
         },
-        `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet.`,
+        `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet. Try the whole paid flow: npm run demo`,
       )
     } else {
       logger.info({ environment: 'mainnet', rpcUrl: redact(rpcUrl) }, 'connected to Base mainnet')
