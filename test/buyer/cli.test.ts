@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
-import { EXIT } from '../../src/buyer/cli.js'
+import { EXIT } from '../../src/buyer/cli-output.js'
 import { usdcBalances } from '../payment/paid-stack.js'
 import {
   DEAD_URL,
