@@ -30,6 +30,82 @@ describe('boundText', () => {
     )
   })
 
+  it('never ends inside a grapheme cluster of the whole text', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+    // Pieces whose clusters span several code points, in runs long enough to straddle any cut.
+    const piece = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom('🇯🇵', '🇺🇸', '🇩🇪', '🏴󠁧󠁢󠁳󠁣󠁴󠁿') },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(
+          '\u{1F1EF}', // a lone regional indicator shifts the pairing of every flag after it
+          '\u{1F1F5}',
+        ),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom('👨‍👩‍👧', '👩🏽‍💻', '🏳️‍🌈', '❤️‍🔥', '\u200d', '\ufe0f'),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom('e\u0301', '\u0301', '\u0308\u0323', 'ẹ̄́', 'क्षि', 'ᄀ각'),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          '漢',
+          '字',
+          '𠀀',
+          '𠀁',
+          'テ',
+          'ひ',
+          '한',
+          '하\u11a8',
+          '😀',
+          '©\ufe0f',
+        ),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.oneof(
+          fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u)),
+          fc.integer({ min: 0x10000, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp)),
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(' ', '\n', '\n\n', '\r\n', 'a', '\u0600', '\u0600 '),
+      },
+    )
+    const input = fc
+      .array(fc.tuple(piece, fc.integer({ min: 1, max: 40 })), { maxLength: 60 })
+      .map((runs) => runs.map(([p, n]) => p.repeat(n)).join(''))
+    fc.assert(
+      fc.property(input, fc.integer({ min: 1, max: 600 }), (raw, max) => {
+        const whole = normaliseText(raw)
+        const boundaries = new Set([...segmenter.segment(whole)].map((s) => s.index))
+        boundaries.add(whole.length)
+        const out = boundText(raw, max)
+        expect(whole.startsWith(out.text)).toBe(true)
+        expect(out.returnedChars).toBeLessThanOrEqual(max)
+        expect(boundaries.has(out.text.length)).toBe(true)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('keeps whole flags when a run of flags is cut, whatever its offset', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+    for (const prefix of ['', 'a', '🇯', 'x\n']) {
+      for (const max of [10, 11, 500, 501, 503]) {
+        const text = `${prefix}${'🇯🇵'.repeat(400)}`
+        const out = boundText(text, max)
+        const boundaries = new Set([...segmenter.segment(text)].map((s) => s.index))
+        expect(boundaries.has(out.text.length)).toBe(true)
+      }
+    }
+  })
+
   it('keeps at least 90% of the budget when the text has no spaces or breaks near the cut', () => {
     fc.assert(
       fc.property(

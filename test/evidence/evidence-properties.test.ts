@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -123,8 +124,17 @@ describe('public-page evidence never fails with a 5xx other than 502', () => {
         fake.fallback = () => r
         const res = await postEvidence(app, { url: 'https://example.com/page', max_chars: max })
         expect([200, 422, 502]).toContain(res.status)
-        if (res.status !== 200) errorShaped(res.body)
-        else expect(res.body.returnedChars).toBeLessThanOrEqual(max)
+        if (res.status !== 200) {
+          errorShaped(res.body)
+          return
+        }
+        const markdown: string = res.body.markdown
+        expect(res.body.returnedChars).toBeLessThanOrEqual(max)
+        expect(res.body.returnedChars).toBe(Array.from(markdown).length)
+        expect(markdown).not.toMatch(/\p{Surrogate}/u)
+        // The hash covers exactly the UTF-8 bytes of the markdown the client decodes.
+        const bytes = new TextEncoder().encode(markdown)
+        expect(res.body.sha256).toBe(createHash('sha256').update(bytes).digest('hex'))
       }),
       { numRuns: 300 },
     )

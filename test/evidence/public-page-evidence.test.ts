@@ -240,6 +240,20 @@ describe('public-page evidence: truncation at awkward characters', () => {
     expect(body.markdown).toBe('a'.repeat(500))
   })
 
+  it('keeps flags paired when a run of flags straddles the cut', async () => {
+    for (const [content, max] of [
+      ['🇯🇵'.repeat(400), 501],
+      ['🇯🇵'.repeat(400), 503],
+      [`a${'🇯🇵'.repeat(400)}`, 500],
+    ] as const) {
+      const body = await cut(content, max)
+      expect(body.truncated).toBe(true)
+      // Whole flags only: what follows the prefix is the start of a flag.
+      expect(content.slice(0, body.markdown.length + 4).endsWith('🇯🇵')).toBe(true)
+      expect(body.returnedChars).toBeGreaterThanOrEqual(max - 2)
+    }
+  })
+
   it('never splits a ZWJ emoji sequence or a flag', async () => {
     const family = '👨‍👩‍👧' // 5 code points, one grapheme
     const body = await cut(`${'a'.repeat(498)}${family}${'b'.repeat(100)}`, 500)
@@ -350,6 +364,23 @@ describe('public-page evidence: reader trouble', () => {
     expect(performance.now() - started).toBeLessThan(1500)
   })
 
+  it('a reader whose headers come at once but whose body dribbles past the timeout -> 502 within the timeout', async () => {
+    const slowApp = evidenceApp(readerFor(fake, { timeoutMs: 300 }))
+    fake.replies.set(PAGE, {
+      kind: 'drip',
+      prefix: '{"code":200,"status":20000,"data":{"title":"t","content":"',
+      intervalMs: 20,
+    })
+    const started = performance.now()
+    const res = await postEvidence(slowApp, { url: PAGE })
+    const elapsed = performance.now() - started
+    expect(res.status).toBe(502)
+    expectErrorShape(res.body, 'reader_unavailable')
+    expect(res.body.message).toMatch(/within 300 ms/)
+    expect(elapsed).toBeGreaterThanOrEqual(250)
+    expect(elapsed).toBeLessThan(1500)
+  })
+
   it('a reader that is down -> 502', async () => {
     const down = await startFakeReader()
     const baseUrl = down.baseUrl
@@ -369,23 +400,94 @@ describe('public-page evidence: reader trouble', () => {
     expect(res.body.message).toMatch(/exceeds 10000 bytes/)
   })
 
-  it('refuses evidence when the target redirected onto a private address', async () => {
-    fake.replies.set(PAGE, {
-      kind: 'page',
-      content: 'secrets',
-      url: 'http://169.254.169.254/latest/',
-    })
-    const res = await postEvidence(app, { url: PAGE })
-    expect(res.status).toBe(422)
-    expectErrorShape(res.body, 'unsafe_url')
-    expect(res.text).not.toMatch(/secrets/)
-  })
+  // Only the host of the reported final URL is judged: its scheme, userinfo or port must not
+  // turn a redirect onto a private host into "no final URL" and a 200 carrying its content.
+  it.each([
+    'http://169.254.169.254/latest/',
+    'http://x@169.254.169.254/latest/',
+    'http://user:pw@127.0.0.1/',
+    'http://a:b@[::1]:22/x',
+    'ftp://127.0.0.1/',
+    'ws://[::1]/',
+    'file:///etc/passwd',
+    'file://localhost/etc/passwd',
+    'gopher://0x7f.0.0.1/',
+    'foo://%31%32%37.0.0.1/',
+    'foo://[::1]/',
+    'https://169.254.169.254:8443/',
+    'http://127.0.0.1:8080/admin',
+    'http://2852039166/',
+    'http://0xa9fea9fe/',
+    'http://0251.0376.0251.0376/',
+    'http://127.1/',
+    'http://0/',
+    'http://10.0.0.1./',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[::ffff:7f00:1]:8080/',
+    'http://[::ffff:8.8.8.8]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[fd00:ec2::254]/',
+    'http://[::1]/',
+    'http://[fe80::1]/',
+    'http://localhost:3000/',
+    'http://LOCALHOST./',
+    'http://foo.localhost/',
+    'http://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/',
+    'http://metadata.google.internal/',
+    'http://metadata/',
+  ])(
+    'refuses evidence when the reader reports a final URL on a non-public host: %s',
+    async (finalUrl) => {
+      fake.replies.set(PAGE, { kind: 'page', content: 'SECRET-META', url: finalUrl })
+      const res = await postEvidence(app, { url: PAGE })
+      expect(res.status).toBe(422)
+      expectErrorShape(res.body, 'unsafe_url')
+      expect(res.body.message).toMatch(/redirected/)
+      expect(res.text).not.toMatch(/SECRET-META/)
+    },
+  )
 
-  it('reports a public final URL on another port as is', async () => {
-    fake.replies.set(PAGE, { kind: 'page', content: 'ok', url: 'https://example.com:8443/x' })
+  it.each([
+    ['https://example.com/x', 'https://example.com/x'],
+    ['HTTPS://Example.COM:443/a/../b', 'https://example.com/b'],
+    ['https://example.com:8443/x', 'https://example.com:8443/x'],
+    ['https://[2606:4700:4700::1111]/', 'https://[2606:4700:4700::1111]/'],
+    ['http://user@example.com/', null],
+    ['ftp://example.com/', null],
+    ['not a url', null],
+    ['', null],
+  ])('reports a final URL on a public host %j as %j', async (finalUrl, reported) => {
+    fake.replies.set(PAGE, { kind: 'page', content: 'ok', url: finalUrl })
     const res = await postEvidence(app, { url: PAGE })
     expect(res.status).toBe(200)
-    expect(res.body.finalUrl).toBe('https://example.com:8443/x')
+    expect(res.body.finalUrl).toBe(reported)
+  })
+
+  it('reports a final URL longer than the URL length cap (4096) as null', async () => {
+    const atCap = `https://example.com/${'a'.repeat(4096 - 'https://example.com/'.length)}`
+    expect(atCap).toHaveLength(4096)
+    fake.replies.set(PAGE, { kind: 'page', content: 'ok', url: atCap })
+    expect((await postEvidence(app, { url: PAGE })).body.finalUrl).toBe(atCap)
+    fake.replies.set(PAGE, { kind: 'page', content: 'ok', url: `${atCap}b` })
+    const over = await postEvidence(app, { url: PAGE })
+    expect(over.status).toBe(200)
+    expect(over.body.finalUrl).toBeNull()
+    expect(over.text.length).toBeLessThan(4096)
+    // The host is judged before the length: a long URL does not hide a private redirect.
+    fake.replies.set(PAGE, {
+      kind: 'page',
+      content: 'SECRET-META',
+      url: `http://169.254.169.254/${'a'.repeat(5000)}`,
+    })
+    const hidden = await postEvidence(app, { url: PAGE })
+    expect(hidden.status).toBe(422)
+    expectErrorShape(hidden.body, 'unsafe_url')
+    // A huge invalid host is refused too, and not echoed back whole.
+    fake.replies.set(PAGE, { kind: 'page', content: 'x', url: `http://${'a'.repeat(100_000)}/` })
+    const huge = await postEvidence(app, { url: PAGE })
+    expect(huge.status).toBe(422)
+    expectErrorShape(huge.body, 'unsafe_url')
+    expect(huge.text.length).toBeLessThan(2000)
   })
 })
 

@@ -74,6 +74,14 @@ const UNSAFE: [url: string, reason: string][] = [
   ['http://[ff02::1]/', 'ip_not_public'],
   ['http://[100::1]/', 'ip_not_public'],
   ['http://[::1]:80/', 'ip_not_public'],
+  // a literal IPv6 that embeds IPv4 is never an ordinary public target, even of a public IPv4
+  ['https://[::ffff:8.8.8.8]/', 'ip_not_public'],
+  ['https://[::ffff:808:808]/', 'ip_not_public'],
+  ['https://[::ffff:0:808:808]/', 'ip_not_public'],
+  ['https://[64:ff9b::808:808]/', 'ip_not_public'],
+  ['https://[64:ff9b:1::808:808]/', 'ip_not_public'],
+  ['https://[2002:808:808::1]/', 'ip_not_public'],
+  ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'ip_not_public'],
   // local names, IDNA folding, percent-encoding, trailing dots, rebinding services
   ['http://localhost/', 'local_name'],
   ['http://LOCALHOST./', 'local_name'],
@@ -152,7 +160,6 @@ const PUBLIC: [url: string, forwarded: string][] = [
   ['https://192.169.0.1/', 'https://192.169.0.1/'],
   ['https://[2606:4700:4700::1111]/', 'https://[2606:4700:4700::1111]/'],
   ['https://[2001:4860:4860::8888]/', 'https://[2001:4860:4860::8888]/'],
-  ['https://[::ffff:8.8.8.8]/', 'https://[::ffff:808:808]/'],
 ]
 
 let fake: FakeReader

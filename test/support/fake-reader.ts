@@ -19,6 +19,13 @@ export type FakeReply = { delayMs?: number } & (
       headers?: Record<string, string>
     }
   | { kind: 'raw'; status: number; body: string | Buffer; contentType?: string }
+  | {
+      /** Headers and `prefix` at once, then one byte of `drip` every `intervalMs` until closed. */
+      kind: 'drip'
+      prefix: string
+      intervalMs: number
+      drip?: string
+    }
 )
 
 /** One request the fake received. */
@@ -130,6 +137,17 @@ function writeReply(res: http.ServerResponse, reply: FakeReply, url: string): vo
     case 'raw':
       res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain' })
       res.end(reply.body)
+      return
+    case 'drip': {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
+      res.flushHeaders()
+      res.write(reply.prefix)
+      const timer = setInterval(() => {
+        if (!res.destroyed) res.write(reply.drip ?? 'a')
+      }, reply.intervalMs)
+      timer.unref()
+      res.on('close', () => clearInterval(timer))
+    }
   }
 }
 

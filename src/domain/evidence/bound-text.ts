@@ -43,9 +43,11 @@ function indexAfterCodePoints(text: string, codePoints: number): number {
 
 /**
  * Normalises `input` and cuts it to at most `maxChars` Unicode code points. The cut prefers a
- * paragraph break, then a line break, then a space within the last tenth of the budget; failing
- * those it falls on a grapheme boundary, so it never splits a surrogate pair, an emoji sequence
- * or a base letter from its accents. Trailing whitespace left by a cut is dropped.
+ * paragraph break, then a line break, then a space within the last tenth of the budget, else the
+ * budget itself; trailing whitespace left by a cut is dropped, and the end is then moved back to
+ * a grapheme cluster boundary of the whole text, so a cut never splits a surrogate pair, an
+ * emoji sequence, a flag or a base letter from its accents. (A single cluster longer than the
+ * whole window, such as "Zalgo" text, is dropped whole rather than split.)
  *
  * @example boundText('one\n\ntwo', 5) // { text: 'one', truncated: true, originalChars: 8, returnedChars: 3 }
  */
@@ -57,12 +59,12 @@ export function boundText(input: string, maxChars: number): BoundedText {
   }
   const hardEnd = indexAfterCodePoints(text, maxChars)
   const windowStart = indexAfterCodePoints(text, maxChars - Math.max(1, Math.floor(maxChars / 10)))
-  const end =
+  const preferred =
     boundaryAt(text.lastIndexOf('\n\n', hardEnd), windowStart) ??
     boundaryAt(text.lastIndexOf('\n', hardEnd), windowStart) ??
     lastSpace(text, windowStart, hardEnd) ??
-    graphemeBoundary(text, windowStart, hardEnd)
-  const cut = text.slice(0, end).trimEnd()
+    hardEnd
+  const cut = text.slice(0, settleCut(text, preferred))
   return { text: cut, truncated: true, originalChars, returnedChars: countCodePoints(cut) }
 }
 
@@ -78,16 +80,62 @@ function lastSpace(text: string, windowStart: number, hardEnd: number): number |
   return undefined
 }
 
-/** The last grapheme boundary in (windowStart, hardEnd]; `hardEnd` itself if none is found. */
-function graphemeBoundary(text: string, windowStart: number, hardEnd: number): number {
-  // Look a little past the cut so the segmenter sees the cluster that straddles it.
-  const lookahead = Math.min(text.length, hardEnd + 64)
-  let best: number | undefined
-  for (const { index } of segmenter.segment(text.slice(windowStart, lookahead))) {
-    const at = windowStart + index
-    if (at > hardEnd) break
-    if (at > windowStart) best = at
+/** Drops trailing whitespace and steps back to a grapheme boundary until both hold. */
+function settleCut(text: string, end: number): number {
+  for (;;) {
+    let trimmed = end
+    // `\s` is exactly the set `trimEnd` removes.
+    while (trimmed > 0 && /\s/.test(text.charAt(trimmed - 1))) trimmed--
+    const boundary = lastGraphemeBoundary(text, trimmed)
+    if (boundary === trimmed) return trimmed
+    end = boundary
   }
-  // One cluster longer than the window (e.g. "Zalgo" text): a code-point cut is still well-formed.
-  return best ?? hardEnd
+}
+
+/**
+ * The last grapheme cluster boundary at or before `index`. Grapheme rules look backwards (a
+ * regional indicator pairs with the one before it, an emoji ZWJ sequence joins what precedes it),
+ * so segmenting from an arbitrary position mis-pairs flags: segmentation starts from the nearest
+ * position that is certainly a boundary and runs a little past `index`.
+ */
+function lastGraphemeBoundary(text: string, index: number): number {
+  if (index <= 0 || index >= text.length || isCertainBoundary(text, index)) return index
+  let from = index - 1
+  while (!isCertainBoundary(text, from)) from--
+  const upTo = Math.min(text.length, index + 64)
+  let last = from
+  for (const { index: at } of segmenter.segment(text.slice(from, upTo))) {
+    if (from + at > index) break
+    last = from + at
+  }
+  return last
+}
+
+/**
+ * Whether a grapheme cluster boundary is certain at `i` without segmenting: the start of the text,
+ * after a LF (GB4) or before one not preceded by CR (GB5), or between two "simple" characters.
+ */
+function isCertainBoundary(text: string, i: number): boolean {
+  if (i <= 0) return true
+  const before = text.charCodeAt(i - 1)
+  const at = text.charCodeAt(i)
+  if (before === 0x0a || (at === 0x0a && before !== 0x0d)) return true
+  return isSimple(before) && isSimple(at)
+}
+
+/**
+ * UTF-16 units of characters that no grapheme rule joins to a following or preceding one from
+ * this same set (Grapheme_Cluster_Break Other, LV or LVT; not Prepend, Extend, SpacingMark,
+ * Extended_Pictographic, a regional indicator or an Indic consonant): printable ASCII, kana, CJK
+ * ideographs and precomposed Hangul syllables. Between two of them there is always a break (GB999).
+ */
+function isSimple(unit: number): boolean {
+  return (
+    (unit >= 0x20 && unit <= 0x7e) ||
+    (unit >= 0x3041 && unit <= 0x3096) ||
+    (unit >= 0x30a1 && unit <= 0x30fa) ||
+    (unit >= 0x3400 && unit <= 0x4dbf) ||
+    (unit >= 0x4e00 && unit <= 0x9fff) ||
+    (unit >= 0xac00 && unit <= 0xd7a3)
+  )
 }

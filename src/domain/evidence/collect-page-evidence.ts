@@ -1,12 +1,14 @@
 import { AppError } from '../../errors.js'
 import { boundText } from './bound-text.js'
-import { classifyTargetUrl, type UnsafeUrlReason } from './classify-target-url.js'
+import { classifyTargetUrl, classifyUrlHost } from './classify-target-url.js'
 import { sha256Hex } from './hash-text.js'
 import type { PageReader, ReaderInfo } from './page-reader.js'
 
 /** Bounds of `max_chars` (spec section 8), in Unicode code points. */
 export const MIN_MAX_CHARS = 500
 export const MAX_MAX_CHARS = 20_000
+/** Longest URL accepted in a request or reported as `finalUrl`; no public page needs more. */
+export const MAX_URL_LENGTH = 4096
 /** Titles and reader warnings are metadata, not evidence: cut them short. */
 const MAX_TITLE_CHARS = 500
 const MAX_WARNING_CHARS = 500
@@ -78,9 +80,12 @@ export async function collectPageEvidence(
 }
 
 /**
- * The reader's final URL, normalised. A redirect onto a private or local host means the reader
- * fetched something that is not a public page, so that is refused like the request itself would
- * be. A public host on another port is only reported; anything unusable is reported as null.
+ * The reader's final URL, normalised. Only its host is judged first, whatever its scheme,
+ * userinfo or port: a redirect onto a non-public host (or a final URL with no host, such as
+ * `file:`) means the reader fetched something that is not a public page, so the evidence is
+ * refused. A public final URL is reported as is (another port included), except that one
+ * with another scheme, with userinfo or longer than `MAX_URL_LENGTH` is reported as null, as
+ * is one that does not parse at all.
  */
 function vetFinalUrl(reported: string | null): string | null {
   if (reported === null) return null
@@ -90,23 +95,16 @@ function vetFinalUrl(reported: string | null): string | null {
   } catch {
     return null
   }
-  const portless = new URL(url.href)
-  portless.port = ''
-  const verdict = classifyTargetUrl(portless.href)
-  if (verdict.safe) return url.href
-  if (NON_PUBLIC.has(verdict.reason)) {
-    throw new AppError(
-      'unsafe_url',
-      `the target redirected to a non-public URL: ${verdict.detail}`,
-      {
-        issues: [{ path: 'url', message: `redirected: ${verdict.detail}` }],
-      },
-    )
+  const host = classifyUrlHost(url)
+  if (!host.public) {
+    throw new AppError('unsafe_url', `the target redirected to a non-public URL: ${host.detail}`, {
+      issues: [{ path: 'url', message: `redirected: ${host.detail}` }],
+    })
   }
-  return null
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  if (url.username !== '' || url.password !== '') return null
+  return url.href.length > MAX_URL_LENGTH ? null : url.href
 }
-
-const NON_PUBLIC = new Set<UnsafeUrlReason>(['ip_not_public', 'local_name', 'single_label'])
 
 /** Well-formed, whitespace-collapsed, bounded; empty becomes null. */
 function shortLine(value: string | null, maxChars: number): string | null {

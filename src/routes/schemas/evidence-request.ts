@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import { MAX_MAX_CHARS, MIN_MAX_CHARS } from '../../domain/evidence/collect-page-evidence.js'
-
-/** Longer URLs are refused before parsing; no public page needs more. */
-export const MAX_URL_LENGTH = 4096
+import {
+  MAX_MAX_CHARS,
+  MAX_URL_LENGTH,
+  MIN_MAX_CHARS,
+} from '../../domain/evidence/collect-page-evidence.js'
 
 /** Request body of `POST /payanagent/v1/public-page-evidence` (spec 2.2): no other properties. */
 export const EvidenceRequestSchema = z
@@ -10,7 +11,7 @@ export const EvidenceRequestSchema = z
     url: z.string().min(1).max(MAX_URL_LENGTH).openapi({
       format: 'uri',
       description:
-        'One public http(s) URL. Refused with 422 `unsafe_url`: other schemes, a user name or password, any port but the default (80/443), IP literals that are not public unicast in any spelling (loopback, private, link-local incl. 169.254.169.254, CGNAT, multicast, reserved, IPv4-mapped/compatible/NAT64 IPv6, unique-local, ...), and local or single-label names (`localhost`, `*.local`, `*.internal`, `*.home.arpa`, ...). The URL is normalised by WHATWG rules and only the normalised form is fetched.',
+        'One public http(s) URL. Refused with 422 `unsafe_url`: other schemes, a user name or password, any port but the default (80/443), IP literals that are not public unicast in any spelling (loopback, private, link-local incl. 169.254.169.254, CGNAT, multicast, reserved, every IPv6 literal embedding an IPv4 address: IPv4-mapped/compatible/translated, NAT64, 6to4, Teredo, unique-local, ...), and local or single-label names (`localhost`, `*.local`, `*.internal`, `*.home.arpa`, ...). The URL is normalised by WHATWG rules and only the normalised form is fetched.',
       example: 'https://example.com/',
     }),
     max_chars: z
