@@ -8,7 +8,10 @@ const hexKey = z
   .string()
   .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
+const positiveInt = (fallback: number, max: number) =>
+  z.coerce.number().int().positive().max(max).default(fallback)
+/** Timers above 2^31-1 ms overflow to 1 ms in Node; two minutes is already generous for one call. */
+const MAX_TIMEOUT_MS = 120_000
 const bigintString = (fallback: bigint) =>
   z
     .string()
@@ -16,17 +19,21 @@ const bigintString = (fallback: bigint) =>
     .default(fallback.toString())
     .transform((v) => BigInt(v))
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional()
-const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value)
+/** Unset, empty and whitespace-only all mean "use the default"; other values are trimmed. */
+const emptyAsUndefined = (value: string | undefined) => {
+  const trimmed = value?.trim()
+  return trimmed === '' ? undefined : trimmed
+}
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8402),
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_BASE_URL: optionalUrl,
-  MAX_BODY_BYTES: positiveInt(64 * 1024),
+  MAX_BODY_BYTES: positiveInt(64 * 1024, 10 * 1024 * 1024),
 
   BASE_RPC_URL: optionalUrl,
-  RPC_TIMEOUT_MS: positiveInt(5000),
+  RPC_TIMEOUT_MS: positiveInt(5000, MAX_TIMEOUT_MS),
 
   GAS_WARN_THRESHOLD: bigintString(1_000_000n),
   UNLIMITED_ALLOWANCE_THRESHOLD: bigintString(2n ** 128n),
@@ -35,7 +42,7 @@ const envSchema = z.object({
   PAY_TO_ADDRESS: address.optional(),
   FACILITATOR: z.enum(['builtin', 'url', 'cdp']).optional(),
   FACILITATOR_URL: optionalUrl,
-  FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
+  FACILITATOR_TIMEOUT_MS: positiveInt(10_000, MAX_TIMEOUT_MS),
   CDP_API_KEY_ID: z.string().min(1).optional(),
   CDP_API_KEY_SECRET: z.string().min(1).optional(),
   SETTLEMENT_PRIVATE_KEY: hexKey.optional(),
@@ -50,7 +57,7 @@ const envSchema = z.object({
   READER: z.enum(['jina']).default('jina'),
   READER_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://r.jina.ai'),
   READER_API_KEY: z.string().min(1).optional(),
-  READER_TIMEOUT_MS: positiveInt(15_000),
+  READER_TIMEOUT_MS: positiveInt(15_000, MAX_TIMEOUT_MS),
 })
 
 export type Env = z.infer<typeof envSchema>
@@ -67,7 +74,7 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses the environment. Empty strings count as unset, so `FOO=` in a `.env` file means default.
+ * Parses the environment. Empty or blank values count as unset, so `FOO=` in a `.env` file means default.
  * @throws {ConfigError} naming every bad variable and why.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

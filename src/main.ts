@@ -60,6 +60,7 @@ async function main(): Promise<void> {
       process.exit(1)
     }
     rpcUrl = devnet.rpcUrl
+    logger.info({ anvilPid: devnet.pid, rpcUrl }, 'embedded devnet started (anvil, chain id 8453)')
     devnet.onExit((info) => {
       if (shuttingDown || info.expected) return
       logger.fatal(info, 'the embedded devnet (anvil) exited unexpectedly; stopping the service')
@@ -167,6 +168,21 @@ async function main(): Promise<void> {
       logger.info({ environment: 'mainnet', rpcUrl: redact(rpcUrl) }, 'connected to Base mainnet')
     }
     logger.info({ url, environment }, `pre-send-guard listening on ${url}`)
+  })
+
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    logger.fatal(
+      { err: error, host: config.HOST, port: config.PORT },
+      error.code === 'EADDRINUSE'
+        ? `port ${config.PORT} on ${config.HOST} is already in use; set PORT to a free one`
+        : 'cannot listen',
+    )
+    shuttingDown = true
+    void paymentServices
+      .close()
+      .catch(() => undefined)
+      .then(() => devnet?.stop())
+      .then(() => process.exit(2))
   })
 
   const shutdown = async (signal: string) => {

@@ -18,8 +18,17 @@ describe('configuration', () => {
     expect(loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' }).mode).toBe('mainnet')
   })
 
-  it('treats empty strings as unset', () => {
+  it('treats empty and blank strings as unset', () => {
     expect(loadConfig({ BASE_RPC_URL: '', PORT: '' })).toMatchObject({ mode: 'devnet', PORT: 8402 })
+    expect(loadConfig({ PORT: '   ', HOST: ' ' })).toMatchObject({ PORT: 8402, HOST: '127.0.0.1' })
+  })
+
+  it('refuses timeouts a Node timer cannot hold and absurd body limits', () => {
+    // 3e9 ms would overflow Node's 32-bit timer to 1 ms and fail every request.
+    expect(() => loadConfig({ RPC_TIMEOUT_MS: '3000000000' })).toThrow(/RPC_TIMEOUT_MS/)
+    expect(() => loadConfig({ READER_TIMEOUT_MS: '0' })).toThrow(/READER_TIMEOUT_MS/)
+    expect(() => loadConfig({ MAX_BODY_BYTES: String(1024 ** 3) })).toThrow(/MAX_BODY_BYTES/)
+    expect(loadConfig({ RPC_TIMEOUT_MS: ' 120000 ' }).RPC_TIMEOUT_MS).toBe(120_000)
   })
 
   it('names every bad variable and why, at once', () => {

@@ -2,7 +2,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Logger } from 'pino'
 import type { ZodError } from 'zod'
-import { AppError, type ErrorBody, type ErrorIssue } from '../errors.js'
+import { AppError, type ErrorBody, type ErrorCode, type ErrorIssue } from '../errors.js'
 
 /** Renders an AppError as the service's one error body, with `Retry-After` where it applies. */
 export function errorResponse(c: Context, error: AppError): Response {
@@ -47,17 +47,28 @@ export function onError(logger: Logger): ErrorHandler {
       return errorResponse(c, error)
     }
     if (error instanceof HTTPException) {
-      const code =
-        error.status === 404
-          ? 'not_found'
-          : error.status === 413
-            ? 'body_too_large'
-            : 'invalid_request'
-      const status = error.status >= 500 ? 'internal_error' : code
-      return errorResponse(c, new AppError(status, error.message || 'bad request'))
+      return errorResponse(
+        c,
+        new AppError(codeForHttpException(error.status), error.message || 'bad request'),
+      )
     }
     logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')
     return errorResponse(c, new AppError('internal_error', 'internal error'))
+  }
+}
+
+/** Hono's own HTTP exceptions, in our codes; a 5xx from a library is still our bug. */
+function codeForHttpException(status: number): ErrorCode {
+  if (status >= 500) return 'internal_error'
+  switch (status) {
+    case 404:
+      return 'not_found'
+    case 413:
+      return 'body_too_large'
+    case 415:
+      return 'unsupported_content_type'
+    default:
+      return 'invalid_request'
   }
 }
 

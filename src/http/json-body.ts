@@ -35,6 +35,11 @@ export function jsonBody(maxBytes: number): MiddlewareHandler[] {
           `request body is not valid JSON: ${(error as Error).message}`,
         )
       }
+      // The route's own validator is stricter about the header's spelling (it refuses
+      // `application/json ; charset=utf-8`); the body is JSON, so say so plainly downstream.
+      const headers = new Headers(c.req.raw.headers)
+      headers.set('content-type', 'application/json')
+      c.req.raw = new Request(c.req.raw, { headers, body: text })
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
         const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed
         throw new AppError('invalid_request', `request body must be a JSON object, got ${kind}`, {

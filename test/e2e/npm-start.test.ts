@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -210,4 +211,22 @@ describe('npm start, as a new user runs it', () => {
     expect(code).toBe(2)
     expect(service.stderr()).toMatch(/PORT: /)
   }, 30_000)
+
+  it('says so plainly and stops its anvil when the port is taken', async () => {
+    const busy = net.createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    const port = (busy.address() as net.AddressInfo).port
+    try {
+      const service = spawnService({ PORT: String(port), DATA_DIR: dataDir })
+      child = service.child
+      expect(await service.exited).toBe(2)
+      const fatal = service.lines.find((l) => l.level === 60)
+      expect(String(fatal?.msg)).toMatch(/already in use/)
+      const devnetLine = service.lines.find((l) => typeof l.anvilPid === 'number')
+      expect(devnetLine).toBeDefined()
+      expect(alive(Number(devnetLine?.anvilPid))).toBe(false)
+    } finally {
+      busy.close()
+    }
+  }, 60_000)
 })

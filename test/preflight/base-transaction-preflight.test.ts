@@ -235,6 +235,17 @@ describe('invalid input is a 422 with the documented shape', () => {
     expect(await res.json()).toMatchObject({ error: 'body_too_large' })
   })
 
+  it('accepts any spelling of a JSON content type', async () => {
+    for (const type of [
+      'application/json ; charset=utf-8',
+      'Application/JSON',
+      'application/vnd.api+json',
+    ]) {
+      const res = await postJson(app, PATH, JSON.stringify(valid), { 'content-type': type })
+      expect(res.status, type).toBe(200)
+    }
+  })
+
   it('a non-JSON content type', async () => {
     const res = await postJson(app, PATH, JSON.stringify(valid), { 'content-type': 'text/plain' })
     expect(res.status).toBe(422)

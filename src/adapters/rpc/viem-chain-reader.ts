@@ -13,35 +13,56 @@ import { z } from 'zod'
 import type { CallRequest, ChainReader, PinnedBlock } from '../../domain/preflight/chain-reader.js'
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
+import { boundedFetch } from '../http/bounded-fetch.js'
 
 /** OP-stack GasPriceOracle predeploy (same address on Base). */
 export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F' as const
 const gasPriceOracleAbi = parseAbi(['function getL1Fee(bytes) view returns (uint256)'])
 
+/** Our calls return small replies (a block header, a code blob); more than this is garbage. */
+const MAX_REPLY_BYTES = 8 * 1024 * 1024
+
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
-const quantity = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]+$/)
-  .transform((v) => BigInt(v))
+/** A JSON-RPC quantity below 2^bits: a reply out of range is garbage, not a value to compute with. */
+const quantity = (bits: number) =>
+  z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/)
+    .transform((v) => BigInt(v))
+    .refine((v) => v < 1n << BigInt(bits), `must be below 2^${bits}`)
+const uint64 = quantity(64)
+const uint256 = quantity(256)
 const blockSchema = z.object({
-  number: quantity,
+  number: uint64,
   hash: hex.refine((v) => v.length === 66, 'block hash must be 32 bytes'),
-  timestamp: quantity,
-  gasLimit: quantity,
+  timestamp: uint64,
+  gasLimit: uint64,
   // Pre-London blocks have no base fee; Base always has one, but stay total.
-  baseFeePerGas: quantity.optional(),
+  baseFeePerGas: uint256.optional(),
 })
-const feeHistorySchema = z.object({ reward: z.array(z.array(quantity)).optional() })
+const feeHistorySchema = z.object({
+  oldestBlock: uint64,
+  baseFeePerGas: z.array(uint256),
+  // Absent when no percentiles were asked for; we always ask for one.
+  reward: z.array(z.array(uint256)).optional(),
+})
 
 /**
  * JSON-RPC error codes that mean "the node executed the call and it failed", as opposed to
- * "the node could not answer". 3 is the standard revert code; -32000/-32003/-32015 are what
- * geth, reth and anvil use for execution errors such as insufficient funds.
+ * "the node could not answer". 3 is the standard revert code; -32003 (transaction rejected) and
+ * -32015 (VM execution error) are execution errors too. -32000 is every server's catch-all, so
+ * it counts only when its message names an execution failure ({@link EXECUTION_MESSAGE}).
  */
-const EXECUTION_ERROR_CODES = new Set([3, -32000, -32003, -32015])
-/** -32000 is also geth's catch-all for state it does not have: that is the node's trouble, not a revert. */
+const EXECUTION_ERROR_CODES = new Set([3, -32003, -32015])
+const GENERIC_SERVER_ERROR = -32000
+/** What geth, reth, erigon and anvil say for a transaction that executed and failed. */
+const EXECUTION_MESSAGE =
+  /revert|out of gas|insufficient funds|gas required exceeds|intrinsic gas|invalid opcode|invalid jump|stack (?:underflow|overflow)|write protection|static ?call|max fee per gas less than|max initcode size|contract creation code storage|precompile/i
+/** Node-side trouble that must never be reported as a failing transaction. */
 const NODE_TROUBLE =
-  /header not found|unknown block|missing trie node|state (?:is )?not available|pruned/i
+  /header not found|unknown block|block not found|missing trie node|state (?:is )?not available|pruned|timeout|timed out|aborted|rate.?limit|too many requests|busy|capacity|overload|unavailable/i
+/** Longest node message carried into an answer. */
+const MAX_MESSAGE_CHARS = 300
 
 type ExecutionError = (RpcError | RpcRequestError) & { code: number }
 
@@ -56,15 +77,20 @@ function revertDataOf(error: ExecutionError): Hex {
   return '0x'
 }
 
+/** The node's own words (viem's `details`), not viem's generic summary, bounded. */
+function nodeMessage(error: ExecutionError): string {
+  const text = (error.details || error.shortMessage).replace(/\s+/g, ' ').trim()
+  return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text
+}
+
 // viem maps well-known JSON-RPC codes to RpcError subclasses and leaves others (such as 3,
 // the revert code) as RpcRequestError, so both must be recognised.
 function isExecutionError(error: unknown): error is ExecutionError {
-  return (
-    (error instanceof RpcError || error instanceof RpcRequestError) &&
-    EXECUTION_ERROR_CODES.has(error.code) &&
-    !NODE_TROUBLE.test(error.details ?? '') &&
-    !NODE_TROUBLE.test(error.shortMessage)
-  )
+  if (!(error instanceof RpcError || error instanceof RpcRequestError)) return false
+  const text = `${error.details ?? ''} ${error.shortMessage}`
+  if (NODE_TROUBLE.test(text) && !/revert/i.test(text)) return false
+  if (EXECUTION_ERROR_CODES.has(error.code)) return true
+  return error.code === GENERIC_SERVER_ERROR && EXECUTION_MESSAGE.test(text)
 }
 
 function unavailable(what: string, error: unknown): RpcUnavailableError {
@@ -99,7 +125,12 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
   const client = createPublicClient({
     // No JSON-RPC batching: measured on the devnet it doubled p50 (anvil serves a batch in
     // order, separate requests in parallel); keep-alive connections already share the RTT.
-    transport: http(options.rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }),
+    // The deadline covers the reply body too: a node that sends headers and stalls is a 503.
+    transport: http(options.rpcUrl, {
+      timeout: options.timeoutMs,
+      retryCount: 0,
+      fetchFn: boundedFetch({ timeoutMs: options.timeoutMs, maxBytes: MAX_REPLY_BYTES }),
+    }),
   })
   // biome-ignore lint/suspicious/noExplicitAny: raw JSON-RPC; every reply is parsed with zod below.
   const request = async (what: string, method: string, params: unknown[]): Promise<any> => {
@@ -113,7 +144,7 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
 
   return {
     async chainId() {
-      const id = parse(quantity, await request('eth_chainId', 'eth_chainId', []), 'eth_chainId')
+      const id = parse(uint64, await request('eth_chainId', 'eth_chainId', []), 'eth_chainId')
       return Number(id)
     },
 
@@ -142,7 +173,7 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
           return {
             status: 'reverted',
             revertData: revertDataOf(error),
-            message: error.shortMessage,
+            message: nodeMessage(error),
           }
         }
         throw unavailable('eth_call', error)
@@ -155,14 +186,14 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
           method: 'eth_estimateGas',
           params: [txParams(req), numberToHex(block)],
         })
-        return { status: 'success', gas: parse(quantity, result, 'eth_estimateGas') }
+        return { status: 'success', gas: parse(uint64, result, 'eth_estimateGas') }
       } catch (error) {
         if (error instanceof RpcUnavailableError) throw error
         if (isExecutionError(error)) {
           const revertData = revertDataOf(error)
           return revertData === '0x'
-            ? { status: 'failed', message: error.shortMessage }
-            : { status: 'failed', message: error.shortMessage, revertData }
+            ? { status: 'failed', message: nodeMessage(error) }
+            : { status: 'failed', message: nodeMessage(error), revertData }
         }
         throw unavailable('eth_estimateGas', error)
       }
@@ -170,7 +201,7 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
 
     async balance(address, block) {
       const raw = await request('eth_getBalance', 'eth_getBalance', [address, numberToHex(block)])
-      return parse(quantity, raw, 'eth_getBalance')
+      return parse(uint256, raw, 'eth_getBalance')
     },
 
     async code(address, block) {
@@ -183,7 +214,8 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
         address,
         numberToHex(block),
       ])
-      return Number(parse(quantity, raw, 'eth_getTransactionCount'))
+      // Below 2^53 so it survives Number(); real nonces are far smaller.
+      return Number(parse(quantity(53), raw, 'eth_getTransactionCount'))
     },
 
     async priorityFeeRewards(count, block, percentile) {

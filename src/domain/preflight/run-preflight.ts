@@ -1,4 +1,5 @@
 import { type Address, type Hex, serializeTransaction, slice } from 'viem'
+import { RpcUnavailableError } from '../../errors.js'
 import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
 import { type DecodedRevert, decodeRevert } from '../revert/decode-revert.js'
 import { addressesOfInterest } from '../screen/addresses-of-interest.js'
@@ -99,17 +100,23 @@ export async function runPreflight(
 
   const gasUsed = gas.status === 'success' ? gas.gas : 0n
   const maxPriorityFeePerGas = suggestPriorityFee(rewards)
-  const unsigned = serializeTransaction({
-    chainId: deps.chainId,
-    type: 'eip1559',
-    nonce,
-    gas: gasUsed,
-    maxFeePerGas: suggestMaxFee(block.baseFeePerGas, maxPriorityFeePerGas),
-    maxPriorityFeePerGas,
-    to: tx.to,
-    value: tx.value,
-    data: tx.data,
-  })
+  let unsigned: Hex
+  try {
+    unsigned = serializeTransaction({
+      chainId: deps.chainId,
+      type: 'eip1559',
+      nonce,
+      gas: gasUsed,
+      maxFeePerGas: suggestMaxFee(block.baseFeePerGas, maxPriorityFeePerGas),
+      maxPriorityFeePerGas,
+      to: tx.to,
+      value: tx.value,
+      data: tx.data,
+    })
+  } catch (error) {
+    // Our inputs are validated, so only implausible fee facts from the node can land here.
+    throw new RpcUnavailableError('Base RPC reported fee values no transaction can carry', error)
+  }
   const l1DataFee = await chain.l1Fee(unsigned, at)
   const fees = computeFees({
     gas: gasUsed,
