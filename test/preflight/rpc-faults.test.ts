@@ -57,9 +57,27 @@ const FAULTS = {
 } as const
 
 describe('a broken read of the preflight is a 503, never a 500 or a hang', () => {
-  it('answers 200 through the proxy when nothing is broken', async () => {
+  it('answers 200 through the proxy when nothing is broken, every state read pinned by hash', async () => {
     rpc.clear()
-    expect((await postJson(app, PATH, request)).status).toBe(200)
+    rpc.seen.length = 0
+    const res = await postJson(app, PATH, request)
+    expect(res.status).toBe(200)
+    const { block } = (await res.json()) as { block: { number: string; hash: string } }
+    const stateReads = rpc.seen.filter((r) =>
+      [
+        'eth_call',
+        'eth_estimateGas',
+        'eth_getBalance',
+        'eth_getCode',
+        'eth_getTransactionCount',
+      ].includes(r.method),
+    )
+    // eth_call x2 (the transaction, the GasPriceOracle), estimate, balance, nonce, code x2.
+    expect(stateReads.length).toBeGreaterThanOrEqual(7)
+    for (const read of stateReads)
+      expect(read.params.at(-1), read.method).toEqual({ blockHash: block.hash })
+    const history = rpc.seen.find((r) => r.method === 'eth_feeHistory')
+    expect(history?.params[1]).toBe(`0x${BigInt(block.number).toString(16)}`)
   })
 
   for (const method of METHODS) {

@@ -15,12 +15,14 @@ export type RpcFault =
  */
 export async function startFaultyRpc(upstream: string) {
   let fault: { method: string; fault: RpcFault } | undefined
+  const seen: { method: string; params: unknown[] }[] = []
   const sockets = new Set<import('node:net').Socket>()
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
-    const message = JSON.parse(body) as { id: unknown; method: string }
+    const message = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] }
+    seen.push({ method: message.method, params: message.params ?? [] })
     if (!fault || message.method !== fault.method) {
       const forwarded = await fetch(upstream, {
         method: 'POST',
@@ -61,6 +63,8 @@ export async function startFaultyRpc(upstream: string) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Every request received, in order. */
+    seen,
     set(method: string, f: RpcFault) {
       fault = { method, fault: f }
     },

@@ -10,7 +10,12 @@ import {
   RpcRequestError,
 } from 'viem'
 import { z } from 'zod'
-import type { CallRequest, ChainReader, PinnedBlock } from '../../domain/preflight/chain-reader.js'
+import type {
+  BlockRef,
+  CallRequest,
+  ChainReader,
+  PinnedBlock,
+} from '../../domain/preflight/chain-reader.js'
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { boundedFetch } from '../http/bounded-fetch.js'
@@ -108,6 +113,11 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   return parsed.data
 }
 
+/** EIP-1898 block parameter: by hash, so the read is of exactly the pinned block. */
+function byHash(at: BlockRef) {
+  return { blockHash: at.hash }
+}
+
 function txParams(request: CallRequest) {
   return {
     from: request.from,
@@ -132,11 +142,13 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
       fetchFn: boundedFetch({ timeoutMs: options.timeoutMs, maxBytes: MAX_REPLY_BYTES }),
     }),
   })
-  // biome-ignore lint/suspicious/noExplicitAny: raw JSON-RPC; every reply is parsed with zod below.
-  const request = async (what: string, method: string, params: unknown[]): Promise<any> => {
+  // Raw JSON-RPC (viem's typed schema has no EIP-1898 block objects for every method); every
+  // reply is parsed with zod below.
+  const send = (method: string, params: unknown[]): Promise<unknown> =>
+    client.request({ method, params } as never)
+  const request = async (what: string, method: string, params: unknown[]): Promise<unknown> => {
     try {
-      // biome-ignore lint/suspicious/noExplicitAny: see above
-      return await client.request({ method, params } as any)
+      return await send(method, params)
     } catch (error) {
       throw unavailable(what, error)
     }
@@ -160,12 +172,9 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
       }
     },
 
-    async call(req, block): Promise<CallOutcome> {
+    async call(req, at): Promise<CallOutcome> {
       try {
-        const result = await client.request({
-          method: 'eth_call',
-          params: [txParams(req), numberToHex(block)],
-        })
+        const result = await send('eth_call', [txParams(req), byHash(at)])
         return { status: 'success', returnData: parse(hex, result, 'eth_call') as Hex }
       } catch (error) {
         if (error instanceof RpcUnavailableError) throw error
@@ -180,12 +189,9 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
       }
     },
 
-    async estimateGas(req, block): Promise<GasOutcome> {
+    async estimateGas(req, at): Promise<GasOutcome> {
       try {
-        const result = await client.request({
-          method: 'eth_estimateGas',
-          params: [txParams(req), numberToHex(block)],
-        })
+        const result = await send('eth_estimateGas', [txParams(req), byHash(at)])
         return { status: 'success', gas: parse(uint64, result, 'eth_estimateGas') }
       } catch (error) {
         if (error instanceof RpcUnavailableError) throw error
@@ -199,36 +205,37 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
       }
     },
 
-    async balance(address, block) {
-      const raw = await request('eth_getBalance', 'eth_getBalance', [address, numberToHex(block)])
+    async balance(address, at) {
+      const raw = await request('eth_getBalance', 'eth_getBalance', [address, byHash(at)])
       return parse(uint256, raw, 'eth_getBalance')
     },
 
-    async code(address, block) {
-      const raw = await request('eth_getCode', 'eth_getCode', [address, numberToHex(block)])
+    async code(address, at) {
+      const raw = await request('eth_getCode', 'eth_getCode', [address, byHash(at)])
       return parse(hex, raw, 'eth_getCode') as Hex
     },
 
-    async nonce(address, block) {
+    async nonce(address, at) {
       const raw = await request('eth_getTransactionCount', 'eth_getTransactionCount', [
         address,
-        numberToHex(block),
+        byHash(at),
       ])
       // Below 2^53 so it survives Number(); real nonces are far smaller.
       return Number(parse(quantity(53), raw, 'eth_getTransactionCount'))
     },
 
-    async priorityFeeRewards(count, block, percentile) {
+    async priorityFeeRewards(count, at, percentile) {
       const raw = await request('eth_feeHistory', 'eth_feeHistory', [
         numberToHex(count),
-        numberToHex(block),
+        // eth_feeHistory takes no hash; the numbered blocks before the pinned one are settled.
+        numberToHex(at.number),
         [percentile],
       ])
       const history = parse(feeHistorySchema, raw, 'eth_feeHistory')
       return (history.reward ?? []).map((r) => r[0] ?? 0n)
     },
 
-    async l1Fee(serializedTx, block) {
+    async l1Fee(serializedTx, at) {
       const data = encodeFunctionData({
         abi: gasPriceOracleAbi,
         functionName: 'getL1Fee',
@@ -236,7 +243,7 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
       })
       const raw = await request('GasPriceOracle.getL1Fee', 'eth_call', [
         { to: GAS_PRICE_ORACLE, data },
-        numberToHex(block),
+        byHash(at),
       ])
       const returned = parse(hex, raw, 'GasPriceOracle.getL1Fee') as Hex
       try {

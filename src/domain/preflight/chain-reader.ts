@@ -10,6 +10,15 @@ export interface PinnedBlock {
   baseFeePerGas: bigint
 }
 
+/**
+ * Where a read is pinned. State reads name the block by hash (EIP-1898), so a reorg or a
+ * lagging node behind a load balancer fails the read instead of answering for another block.
+ */
+export interface BlockRef {
+  number: bigint
+  hash: Hex
+}
+
 /** A call as sent to `eth_call` / `eth_estimateGas`. */
 export interface CallRequest {
   from: Address
@@ -26,13 +35,13 @@ export interface CallRequest {
 export interface ChainReader {
   chainId(): Promise<number>
   latestBlock(): Promise<PinnedBlock>
-  call(request: CallRequest, block: bigint): Promise<CallOutcome>
-  estimateGas(request: CallRequest, block: bigint): Promise<GasOutcome>
-  balance(address: Address, block: bigint): Promise<bigint>
-  code(address: Address, block: bigint): Promise<Hex>
-  nonce(address: Address, block: bigint): Promise<number>
+  call(request: CallRequest, at: BlockRef): Promise<CallOutcome>
+  estimateGas(request: CallRequest, at: BlockRef): Promise<GasOutcome>
+  balance(address: Address, at: BlockRef): Promise<bigint>
+  code(address: Address, at: BlockRef): Promise<Hex>
+  nonce(address: Address, at: BlockRef): Promise<number>
   /** Priority-fee rewards (wei) at the given percentile over the `count` blocks ending at `block`. */
-  priorityFeeRewards(count: number, block: bigint, percentile: number): Promise<bigint[]>
+  priorityFeeRewards(count: number, at: BlockRef, percentile: number): Promise<bigint[]>
   /** L1 data fee (wei) the GasPriceOracle predeploy charges for this serialized transaction. */
-  l1Fee(serializedTx: Hex, block: bigint): Promise<bigint>
+  l1Fee(serializedTx: Hex, at: BlockRef): Promise<bigint>
 }

@@ -82,7 +82,7 @@ export async function runPreflight(
   const { chain } = deps
   // Resolve `latest` once so every read below describes the same state.
   const block = await chain.latestBlock()
-  const at = block.number
+  const at = { number: block.number, hash: block.hash }
   const decoded = decodeCalldata(tx.data, tx.to)
   const watched = [
     ...new Set([tx.from, tx.to, ...addressesOfInterest(tx, decoded)].map((a) => a.toLowerCase())),
