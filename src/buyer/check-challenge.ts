@@ -9,6 +9,11 @@ import {
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 /** The default spending cap per paid call: $0.01 in USDC atomic units (6 decimals). */
 export const DEFAULT_MAX_PAYMENT = 10_000n
+/**
+ * The longest authorization the kit signs: an offer may ask for at most this `maxTimeoutSeconds`
+ * (the service asks 300). A payment signed for longer stays spendable longer.
+ */
+export const MAX_TIMEOUT_SECONDS = 600
 
 /** Names of the checks, stable like error codes. */
 export type ChallengeCheckName =
@@ -21,6 +26,10 @@ export type ChallengeCheckName =
   | 'pay_to'
   | 'asset'
   | 'amount'
+  | 'scheme'
+  | 'transfer_method'
+  | 'extensions'
+  | 'max_timeout'
   | 'onboarding_url'
   | 'price_matches_amount'
   | 'within_spend_cap'
@@ -51,8 +60,10 @@ export interface CheckChallengeOptions {
  * The spec's rule (section 7, flow step 1.5.4): an unpaid answer is a valid challenge only if
  * the status is 402, `error` is `payment_required`, route, network and price match discovery,
  * and `quickstartUrl` or `browserDemoUrl` is present. Also checks every x402 offer in the
- * `PAYMENT-REQUIRED` header pays discovery's payTo, asset and amount, that discovery's price
- * is its amount of USDC, and that the amount is within the buyer's cap.
+ * `PAYMENT-REQUIRED` header pays discovery's payTo, asset and amount, with the `exact` scheme
+ * as an EIP-3009 authorization (no Permit2, no x402 extensions) valid for at most
+ * {@link MAX_TIMEOUT_SECONDS}, that discovery's price is its amount of USDC, and that the amount
+ * is within the buyer's cap.
  *
  * @example
  * const { ok, checks } = checkChallenge(discovery, res.status, await res.json(), decoded)
@@ -131,6 +142,36 @@ export function checkChallenge(
     discovery.amount === undefined
       ? 'discovery publishes no amount'
       : `offer amount ${list(accepts.map((a) => a.amount))}, discovery ${show(discovery.amount)}`,
+  )
+  // What gets signed: only `exact` as an EIP-3009 authorization. Permit2 (`assetTransferMethod`)
+  // and extensions (erc20ApprovalGasSponsoring asks for a signed approve transaction) are refused.
+  add(
+    'scheme',
+    accepts.length > 0 && accepts.every((a) => a.scheme === 'exact'),
+    `offer scheme(s) ${list(accepts.map((a) => a.scheme))}, expected "exact"`,
+  )
+  const methods = accepts.map((a) => a.extra?.assetTransferMethod)
+  add(
+    'transfer_method',
+    accepts.length > 0 && methods.every((m) => m === undefined || m === 'eip3009'),
+    `offer extra.assetTransferMethod ${list(methods.map((m) => (m === undefined ? '(none)' : String(m))))}, expected none or "eip3009"`,
+  )
+  const extensions = offer?.extensions === undefined ? [] : Object.keys(offer.extensions)
+  add(
+    'extensions',
+    offer !== undefined && extensions.length === 0,
+    offer === undefined
+      ? 'no offer'
+      : `extensions ${list(extensions)}, expected none (the kit signs nothing else)`,
+  )
+  const timeouts = accepts.map((a) => a.maxTimeoutSeconds)
+  add(
+    'max_timeout',
+    accepts.length > 0 &&
+      timeouts.every(
+        (t) => t !== undefined && Number.isInteger(t) && t > 0 && t <= MAX_TIMEOUT_SECONDS,
+      ),
+    `offer maxTimeoutSeconds ${list(timeouts.map((t) => (t === undefined ? '(none)' : String(t))))}, expected 1 to ${MAX_TIMEOUT_SECONDS}`,
   )
   add(
     'onboarding_url',

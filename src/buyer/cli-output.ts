@@ -18,6 +18,8 @@ export const EXIT = {
   error: 3,
   /** refused to pay (the challenge does not match discovery) or something failed to verify */
   refused: 4,
+  /** flow: a dry run; the checks passed and nothing was paid (pay with --yes) */
+  dryRun: 5,
 } as const
 
 /** Where the CLI writes and what it reads; `process` by default, replaceable in tests. */
@@ -30,6 +32,86 @@ export interface CliIo {
 
 /** A command line the CLI cannot act on (exit code 3). */
 export class UsageError extends Error {}
+
+/**
+ * Replaces every URL in `text` by its origin: RPC providers put API keys in the path, the query
+ * or the user info, and none of that may be printed.
+ */
+export function redactUrls(text: string): string {
+  return text.replace(/\b(?:https?|wss?):\/\/[^\s"'<>)\]]+/gi, (url) => {
+    try {
+      const parsed = new URL(url)
+      const more =
+        parsed.username ||
+        parsed.password ||
+        `${parsed.pathname}${parsed.search}${parsed.hash}` !== '/'
+      return more ? `${parsed.origin}/…` : parsed.origin
+    } catch {
+      return '[url]'
+    }
+  })
+}
+
+/** A short, printable message: viem's `shortMessage` or the first line, URLs redacted. */
+export function shortMessage(error: unknown): string {
+  const short =
+    error instanceof Error
+      ? ((error as { shortMessage?: unknown }).shortMessage as string | undefined) ||
+        error.message.split('\n')[0]
+      : String(error)
+  return redactUrls(short ?? '')
+}
+
+/** What the CLI prints about an error: its JSON shape, its lines for people, its exit code. */
+export function describeError(error: unknown): {
+  info: Record<string, unknown>
+  lines: string[]
+  exit: number
+} {
+  if (error instanceof UsageError) {
+    const message = redactUrls(error.message)
+    return {
+      info: { code: 'usage', message },
+      lines: [`error: ${message}`],
+      exit: EXIT.error,
+    }
+  }
+  const guardError = error instanceof GuardError ? error : undefined
+  const refused = guardError?.code === 'challenge_mismatch'
+  const message = guardError ? redactUrls(guardError.message) : shortMessage(error)
+  const info = guardError
+    ? {
+        code: guardError.code,
+        status: guardError.status ?? null,
+        message,
+        issues: guardError.issues,
+        retryAfter: guardError.retryAfter ?? null,
+        requestId: guardError.requestId ?? null,
+        reason: guardError.reason ?? null,
+        ...(guardError.checks ? { checks: guardError.checks } : {}),
+        ...(guardError.paymentSignature
+          ? {
+              paymentSignature: guardError.paymentSignature,
+              paymentPending: guardError.paymentPending,
+            }
+          : {}),
+      }
+    : { code: 'unexpected', message }
+  const lines = [
+    `error: ${info.code}${guardError?.status ? ` (HTTP ${guardError.status})` : ''}: ${message}`,
+    ...(guardError?.issues.map((i) => `  ${i.path || '(body)'}: ${i.message}`) ?? []),
+    ...(guardError?.retryAfter !== undefined ? [`  retry after ${guardError.retryAfter} s`] : []),
+    ...(guardError?.paymentSignature
+      ? [
+          guardError.paymentPending
+            ? '  a payment was sent and its outcome is unknown: resume with the same payment, never a new one:'
+            : '  a payment was sent and the guard refused it (nothing charged); the payment was:',
+          `  npm run buyer -- flow --payment-signature ${guardError.paymentSignature}`,
+        ]
+      : []),
+  ]
+  return { info, lines, exit: refused ? EXIT.refused : EXIT.error }
+}
 
 export function discoverySummary(d: Discovery) {
   return {
@@ -114,43 +196,12 @@ export function printer(io: CliIo, json: boolean) {
       if (json) io.stdout(`${stringify(value)}\n`)
       else write(lines())
     },
-    /** Reports an error and returns its exit code. */
+    /** Reports an error (short, URLs redacted, never a key) and returns its exit code. */
     failure(error: unknown): number {
-      if (error instanceof UsageError) {
-        if (json) io.stdout(`${stringify({ error: { code: 'usage', message: error.message } })}\n`)
-        io.stderr(`error: ${error.message}\n`)
-        return EXIT.error
-      }
-      const guardError = error instanceof GuardError ? error : undefined
-      const refused = guardError?.code === 'challenge_mismatch'
-      const info = guardError
-        ? {
-            code: guardError.code,
-            status: guardError.status ?? null,
-            message: guardError.message,
-            issues: guardError.issues,
-            retryAfter: guardError.retryAfter ?? null,
-            requestId: guardError.requestId ?? null,
-            reason: guardError.reason ?? null,
-            ...(guardError.checks ? { checks: guardError.checks } : {}),
-            ...(guardError.paymentSignature
-              ? { paymentSignature: guardError.paymentSignature }
-              : {}),
-          }
-        : { code: 'unexpected', message: (error as Error)?.message ?? String(error) }
+      const { info, lines, exit } = describeError(error)
       if (json) io.stdout(`${stringify({ ok: false, error: info })}\n`)
-      const lines = [
-        `error: ${info.code}${guardError?.status ? ` (HTTP ${guardError.status})` : ''}: ${info.message}`,
-        ...(guardError?.issues.map((i) => `  ${i.path || '(body)'}: ${i.message}`) ?? []),
-        ...(guardError?.retryAfter !== undefined
-          ? [`  retry after ${guardError.retryAfter} s`]
-          : []),
-        ...(guardError?.paymentSignature
-          ? ['  a payment was sent and its outcome is unknown: retry with the same payment']
-          : []),
-      ]
       io.stderr(`${lines.join('\n')}\n`)
-      return refused ? EXIT.refused : EXIT.error
+      return exit
     },
   }
 }

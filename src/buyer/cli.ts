@@ -17,17 +17,21 @@ import {
   describeChallengeRequest,
   describeChecks,
   describeDiscovery,
+  describeError,
   describePreflight,
   describeVerification,
   discoverySummary,
   EXIT,
   printer,
+  redactUrls,
+  shortMessage,
   UsageError,
 } from './cli-output.js'
 import {
   createGuardClient,
   type GuardClient,
   type GuardPayer,
+  type PaidPreflight,
   type TransactionRequest,
 } from './guard-client.js'
 import type { Discovery } from './guard-responses.js'
@@ -47,23 +51,27 @@ Commands:
   check --from A --to B [--data 0x..] [--value 0x..]
                                          free read-only preflight; exit 0 sign, 1 review, 2 block
   challenge [--from A]                   the unpaid 402, checked against discovery; exit 0 match, 4 not
-  flow [--to B] [--data 0x..] [--value 0x..] [--yes]
+  flow [--to B] [--data 0x..] [--value 0x..] [--yes] [--payment-signature SIG]
                                          the recommended new-user flow: discovery, unpaid 402 checked
                                          against discovery, exactly one paid call, settlement, USDC
                                          before/after, receipt verified. Refuses to pay (exit 4) when a
-                                         check fails. Pays with BUYER_PRIVATE_KEY, or on a devnet with
-                                         its published demo buyer #1. On mainnet it pays only with --yes.
+                                         check fails. Pays with BUYER_PRIVATE_KEY only with --yes
+                                         (else a dry run, exit 5), or without a key on a devnet with
+                                         its published demo buyer #1 (anvil's public test key).
+                                         --payment-signature resumes a payment whose outcome was
+                                         unknown (no new payment).
   receipt <id>                           fetch a PRE_SEND_PROOF_RECEIPT and verify it against discovery
   evidence <url> [--max-chars N]         public-page evidence: bounded, hashed markdown
 
 Options:
   --url URL        the guard (default ${DEFAULT_URL})
   --json           one JSON object on stdout, for machines
-  --rpc-url URL    flow: the chain RPC for balances (default: discovery's devnet RPC, else BASE_RPC_URL)
+  --rpc-url URL    flow: the chain RPC for balances (default: BASE_RPC_URL, else ${PUBLIC_BASE_RPC};
+                   for the devnet demo buyer, discovery's devnet RPC). Printed as its origin only.
   -h, --help
 
-Exit codes: 0 ok, 1 review, 2 block, 3 error, 4 refused / not verified.
-Environment: BUYER_PRIVATE_KEY (flow payer; never printed), BASE_RPC_URL (flow balances on mainnet).
+Exit codes: 0 ok, 1 review, 2 block, 3 error, 4 refused / not verified, 5 dry run (flow without --yes).
+Environment: BUYER_PRIVATE_KEY (flow payer; never printed), BASE_RPC_URL (flow balances; never printed).
 `
 
 /**
@@ -101,7 +109,7 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
       case 'challenge':
         return await challenge(guard, print, values)
       case 'flow':
-        return await flow(guard, print, values, io.env)
+        return await flow(guard, print, values, io)
       case 'receipt':
         return await receipt(guard, print, required(rest[0], 'receipt <id>'))
       case 'evidence':
@@ -128,6 +136,7 @@ function parse(argv: string[]) {
       value: { type: 'string' },
       'rpc-url': { type: 'string' },
       'max-chars': { type: 'string' },
+      'payment-signature': { type: 'string' },
       yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -195,17 +204,11 @@ async function checkedChallenge(guard: GuardClient, discovery: Discovery, tx: Tr
   return { unpaid, checks }
 }
 
-async function flow(
-  guard: GuardClient,
-  print: Print,
-  values: Values,
-  env: Record<string, string | undefined>,
-): Promise<number> {
+async function flow(guard: GuardClient, print: Print, values: Values, io: CliIo): Promise<number> {
   // 1. Discovery.
   const discovery = await guard.discovery()
-  const devnet = discovery.environment === 'devnet'
   print.step(() => describeDiscovery(discovery, guard.baseUrl))
-  const payer = resolvePayer(discovery, env)
+  const payer = resolvePayer(discovery, io.env)
 
   // 2. The unpaid challenge, no wallet needed; it must match discovery before any money moves.
   const tx = transaction({
@@ -235,7 +238,10 @@ async function flow(
       'the challenge matches; to pay, set BUYER_PRIVATE_KEY (a 0x-prefixed 32-byte hex key of a wallet holding a little Base USDC)',
     )
   }
-  if (!devnet && !values.yes) {
+  const resume = values['payment-signature']
+  // A user's key pays only with --yes, whatever environment the guard claims: only anvil's
+  // public demo account (no key given, a devnet discovery) pays without asking.
+  if (!payer.demo && !values.yes && resume === undefined) {
     print.result(
       {
         ok: true,
@@ -245,34 +251,95 @@ async function flow(
         ...summary,
       },
       () =>
-        `The challenge matches discovery. Re-run with --yes to pay ${discovery.price} (${discovery.amount} units of ${discovery.asset}) from ${payer.address} on ${discovery.network}.`,
+        `DRY RUN: the challenge matches discovery. Re-run with --yes to pay ${discovery.price} (${discovery.amount} units of ${discovery.asset}) from ${payer.address} on ${discovery.network}.${discovery.environment === 'devnet' ? ' (The guard says devnet; BUYER_PRIVATE_KEY pays only with --yes all the same.)' : ''}`,
     )
-    return EXIT.ok
+    return EXIT.dryRun
   }
 
-  // 3. Exactly one paid call; balances read from the chain around it.
-  const chain = await chainReader(discovery, values, env)
-  const asset = discovery.asset as Address
-  const before = await usdcBalance(chain.client, asset, payer.address)
-  print.step(
-    () =>
-      `paying ${discovery.price} from ${payer.address} (${payer.source}); USDC before: ${formatUnits(before, 6)}`,
+  // 3. Exactly one paid call (or the resumed one). The balance RPC is checked before paying.
+  const chain = await chainReader(discovery, values, io.env, payer.demo)
+  print.step(() =>
+    resume === undefined
+      ? `paying ${discovery.price} from ${payer.address} (${payer.source})`
+      : `resuming the payment given with --payment-signature (no new payment) from ${payer.address}`,
   )
   const paidGuard = createGuardClient({
     baseUrl: guard.baseUrl,
     payer: { account: payer.account, publicClient: chain.client as GuardPayer['publicClient'] },
+    ...(io.fetch ? { fetch: io.fetch } : {}),
   })
-  const paid = await paidGuard.paidPreflight(tx, { discovery })
+  const paid = await paidGuard.paidPreflight(tx, {
+    discovery,
+    ...(resume === undefined ? {} : { paymentSignature: resume }),
+  })
+
+  // 4. Settlement, balances and receipt. Anything that fails now still prints what is known.
+  try {
+    return await afterPayment(paid, { guard, print, discovery, chain, payer, summary, checks })
+  } catch (error) {
+    const { info, lines } = describeError(error)
+    print.result(
+      {
+        ok: false,
+        paid: true,
+        ...summary,
+        challenge: paid.challenge ?? checks,
+        payer: { address: payer.address, source: payer.source },
+        paymentSignature: paid.paymentSignature,
+        settlement: paid.settlement,
+        result: { verdict: paid.result.verdict, findings: paid.result.findings },
+        receipt: paid.receipt,
+        error: info,
+      },
+      () => [
+        `PAID, but the flow could not finish: ${lines[0]}`,
+        `settlement tx ${paid.settlement.transaction} on ${paid.settlement.network} (PAYMENT-RESPONSE success: ${paid.settlement.success})`,
+        `preflight verdict: ${paid.result.verdict.toUpperCase()}; receipt ${paid.receipt.id}`,
+        `payment: npm run buyer -- flow --payment-signature ${paid.paymentSignature}  (re-runs the checks without paying again)`,
+      ],
+    )
+    return EXIT.error
+  }
+}
+
+interface Payer {
+  account: GuardPayer['account']
+  address: Address
+  source: string
+  /** anvil's public demo account on a devnet: the only payer that needs no --yes. */
+  demo: boolean
+}
+
+async function afterPayment(
+  paid: PaidPreflight,
+  context: {
+    guard: GuardClient
+    print: Print
+    discovery: Discovery
+    chain: { client: PublicClient; label: string }
+    payer: Payer
+    summary: Record<string, unknown>
+    checks: Awaited<ReturnType<typeof checkedChallenge>>['checks']
+  },
+): Promise<number> {
+  const { guard, print, discovery, chain, payer, summary, checks } = context
   const settlementReceipt = await chain.client.waitForTransactionReceipt({
     hash: paid.settlement.transaction as Hex,
     timeout: 60_000,
-    pollingInterval: devnet ? 50 : 1_000,
+    pollingInterval: payer.demo ? 50 : 1_000,
   })
-  const after = await usdcBalance(chain.client, asset, payer.address)
+  // The payer's USDC just before and at the settlement block: other blocks' transfers do not count.
+  const asset = discovery.asset as Address
+  const block = settlementReceipt.blockNumber
+  const [before, after] = await Promise.all([
+    usdcBalance(chain.client, asset, payer.address, block - 1n),
+    usdcBalance(chain.client, asset, payer.address, block),
+  ])
   const expectedDebit = BigInt(discovery.amount ?? '0')
   const balances = {
     rpc: chain.label,
     asset,
+    block: block.toString(),
     before: before.toString(),
     after: after.toString(),
     debit: (before - after).toString(),
@@ -280,11 +347,12 @@ async function flow(
     matches: before - after === expectedDebit,
   }
 
-  // 4. The receipt, verified against the signer discovery publishes (never the receipt's own).
+  // The receipt, verified against the signer discovery publishes (never the receipt's own).
   const verification = await guard.verifyReceipt(paid.receipt, discovery, {
     request: paid.request,
     result: paid.result,
     settlementTx: paid.settlement.transaction,
+    payer: payer.address,
   })
   const settled = paid.settlement.success && settlementReceipt.status === 'success'
   const ok = settled && balances.matches && verification.valid
@@ -295,6 +363,7 @@ async function flow(
       ...summary,
       challenge: paid.challenge ?? checks,
       payer: { address: payer.address, source: payer.source },
+      paymentSignature: paid.paymentSignature,
       settlement: { ...paid.settlement, status: settlementReceipt.status },
       balances,
       result: { verdict: paid.result.verdict, findings: paid.result.findings },
@@ -302,8 +371,8 @@ async function flow(
       receiptVerification: verification,
     },
     () => [
-      `settlement tx ${paid.settlement.transaction} on ${paid.settlement.network}: ${settlementReceipt.status} (block ${settlementReceipt.blockNumber})`,
-      `USDC before ${formatUnits(before, 6)}, after ${formatUnits(after, 6)}, debit ${formatUnits(before - after, 6)} (expected ${formatUnits(expectedDebit, 6)}): ${balances.matches ? 'OK' : 'MISMATCH'}  [${chain.label}]`,
+      `settlement tx ${paid.settlement.transaction} on ${paid.settlement.network}: ${settlementReceipt.status} (block ${block})`,
+      `USDC before ${formatUnits(before, 6)} (block ${block - 1n}), after ${formatUnits(after, 6)} (block ${block}), debit ${formatUnits(before - after, 6)} (expected ${formatUnits(expectedDebit, 6)}): ${balances.matches ? 'OK' : 'MISMATCH'}  [${chain.label}]`,
       `preflight verdict: ${paid.result.verdict.toUpperCase()} (${paid.result.findings.length} finding(s))`,
       describeVerification(paid.receipt.id, verification),
       ok
@@ -342,15 +411,23 @@ async function evidence(guard: GuardClient, print: Print, url: string, values: V
 }
 
 /** The flow's payer: BUYER_PRIVATE_KEY, else on a devnet its published demo buyer. */
-function resolvePayer(discovery: Discovery, env: Record<string, string | undefined>) {
+function resolvePayer(
+  discovery: Discovery,
+  env: Record<string, string | undefined>,
+): Payer | undefined {
   const key = env.BUYER_PRIVATE_KEY?.trim()
   if (key) {
-    // Never echo the value, not even in an error.
+    // Never echo the value, not even in an error (viem's message for an out-of-range key does).
     if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
       throw new UsageError('BUYER_PRIVATE_KEY is not a 0x-prefixed 32-byte hex private key')
     }
-    const account = privateKeyToAccount(key as Hex)
-    return { account, address: account.address, source: 'BUYER_PRIVATE_KEY' }
+    let account: ReturnType<typeof privateKeyToAccount>
+    try {
+      account = privateKeyToAccount(key as Hex)
+    } catch {
+      throw new UsageError('BUYER_PRIVATE_KEY is not a valid secp256k1 private key (out of range)')
+    }
+    return { account, address: account.address, source: 'BUYER_PRIVATE_KEY', demo: false }
   }
   if (discovery.environment !== 'devnet') return undefined
   const published = discovery.devnet?.accounts?.buyer
@@ -361,36 +438,60 @@ function resolvePayer(discovery: Discovery, env: Record<string, string | undefin
       `discovery's devnet buyer ${published.address} is not anvil test account #${index}; set BUYER_PRIVATE_KEY`,
     )
   }
-  return { account, address: account.address, source: `devnet demo buyer #${index} (public key)` }
+  return {
+    account,
+    address: account.address,
+    source: `devnet demo buyer #${index} (public key)`,
+    demo: true,
+  }
 }
 
-/** The chain to read balances from: --rpc-url, the devnet's RPC, BASE_RPC_URL, public Base. */
+/**
+ * The chain to read balances from: --rpc-url, else BASE_RPC_URL, else public Base. The RPC a
+ * devnet discovery names is used only for anvil's demo account: a guard never picks the chain a
+ * user's own payment is verified on. Labels never carry more of a URL than its origin.
+ */
 async function chainReader(
   discovery: Discovery,
   values: Values,
   env: Record<string, string | undefined>,
+  demo: boolean,
 ): Promise<{ client: PublicClient; label: string }> {
   const [url, label] = values['rpc-url']
     ? [values['rpc-url'], '--rpc-url']
-    : discovery.environment === 'devnet' && discovery.devnet
-      ? [discovery.devnet.rpcUrl, `devnet RPC ${discovery.devnet.rpcUrl}`]
+    : demo && discovery.devnet
+      ? [discovery.devnet.rpcUrl, `devnet RPC ${redactUrls(discovery.devnet.rpcUrl)}`]
       : env.BASE_RPC_URL
         ? [env.BASE_RPC_URL, 'BASE_RPC_URL']
         : [PUBLIC_BASE_RPC, PUBLIC_BASE_RPC]
-  const client = createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 })
-  const chainId = await client.getChainId()
+  let client: PublicClient
+  let chainId: number
+  try {
+    client = createPublicClient({ transport: http(url, { retryCount: 1 }), cacheTime: 0 })
+    chainId = await client.getChainId()
+  } catch (error) {
+    throw new UsageError(
+      `the RPC for balances (${label}) does not answer, nothing was paid: ${shortMessage(error)}`,
+    )
+  }
   if (chainId !== 8453) {
     throw new UsageError(`the RPC for balances (${label}) is chain ${chainId}, not Base (8453)`)
   }
-  return { client: client as PublicClient, label }
+  return { client, label }
 }
 
-function usdcBalance(client: PublicClient, asset: Address, owner: Address): Promise<bigint> {
+function usdcBalance(
+  client: PublicClient,
+  asset: Address,
+  owner: Address,
+  blockNumber: bigint,
+): Promise<bigint> {
   return client.readContract({
     address: asset,
     abi: erc20Abi,
     functionName: 'balanceOf',
     args: [owner],
+    blockNumber,
   })
 }
 

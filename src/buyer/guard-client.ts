@@ -1,5 +1,9 @@
 import { x402Client } from '@x402/core/client'
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  decodePaymentSignatureHeader,
+} from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
@@ -45,7 +49,11 @@ export interface TransactionRequest {
   value?: Hex
 }
 
-/** Who pays for paid preflights: a viem account (only `signTypedData` is used). */
+/**
+ * Who pays for paid preflights: a viem account. Only its `address` and `signTypedData` reach the
+ * x402 client (an EIP-3009 authorization is typed data), so the kit can never sign a transaction
+ * for the server.
+ */
 export interface GuardPayer {
   account: Pick<LocalAccount, 'address' | 'signTypedData'>
   /** Optional chain reads for the x402 EVM scheme; plain EIP-3009 USDC payments need none. */
@@ -97,6 +105,8 @@ export interface PaidPreflight {
   request: TransactionRequest
   /** The `PAYMENT-SIGNATURE` sent. */
   paymentSignature: string
+  /** Who signed that payment (its EIP-3009 authorization's `from`), when it can be read. */
+  payer: Address | undefined
 }
 
 /** A typed client of one Pre-Send Guard. */
@@ -158,32 +168,36 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       body: JSON.stringify(body),
     })
 
+  /** The answer to a request that carried a payment: every error keeps `paymentSignature`. */
   async function paidAnswer(
     res: Response,
     tx: TransactionRequest,
     challenge: ChallengeChecks | undefined,
     paymentSignature: string,
   ): Promise<PaidPreflight> {
-    if (res.status !== 200) throw await errorOf(res, { paymentSignature })
-    const body = await parseBody(res, PaidResponseSchema, 'paid preflight answer')
-    const header = res.headers.get('PAYMENT-RESPONSE')
-    let settlement: Settlement
-    try {
-      settlement = SettlementSchema.parse(decodePaymentResponseHeader(header ?? ''))
-    } catch (error) {
-      throw new GuardError('invalid_response', 'the paid answer has no valid PAYMENT-RESPONSE', {
-        status: res.status,
-        cause: error,
-      })
-    }
-    return {
-      result: body.result,
-      receipt: body.receipt,
-      settlement,
-      challenge,
-      request: tx,
-      paymentSignature,
-    }
+    return afterPayment(paymentSignature, async () => {
+      if (res.status !== 200) throw await errorOf(res)
+      const body = await parseBody(res, PaidResponseSchema, 'paid preflight answer')
+      const header = res.headers.get('PAYMENT-RESPONSE')
+      let settlement: Settlement
+      try {
+        settlement = SettlementSchema.parse(decodePaymentResponseHeader(header ?? ''))
+      } catch (error) {
+        throw new GuardError('invalid_response', 'the paid answer has no valid PAYMENT-RESPONSE', {
+          status: res.status,
+          cause: error,
+        })
+      }
+      return {
+        result: body.result,
+        receipt: body.receipt,
+        settlement,
+        challenge,
+        request: tx,
+        paymentSignature,
+        payer: payerOf(paymentSignature),
+      }
+    })
   }
 
   const client: GuardClient = {
@@ -216,12 +230,13 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
     },
 
     async paidPreflight(tx, opts = {}) {
-      if (opts.paymentSignature !== undefined) {
+      const resumed = opts.paymentSignature
+      if (resumed !== undefined) {
         const discovery = opts.discovery ?? (await client.discovery())
-        const res = await postJson(discovery.route, tx, {
-          'PAYMENT-SIGNATURE': opts.paymentSignature,
-        })
-        return paidAnswer(res, tx, undefined, opts.paymentSignature)
+        const res = await afterPayment(resumed, () =>
+          postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': resumed }),
+        )
+        return paidAnswer(res, tx, undefined, resumed)
       }
       const payer = options.payer
       if (!payer) throw new GuardError('payer_missing', 'paid preflight needs a payer')
@@ -255,11 +270,15 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
           requestUrl: url,
           maxPayment,
         })
+      // Only typed-data signing reaches x402: whatever a 402 asks for (a Permit2 approval
+      // extension, say), the kit can never sign a transaction for the server.
+      const signer = {
+        address: payer.account.address,
+        signTypedData: (message: Parameters<GuardPayer['account']['signTypedData']>[0]) =>
+          payer.account.signTypedData(message),
+      }
       const x402 = new x402Client()
-        .register(
-          BASE_NETWORK,
-          new ExactEvmScheme(toClientEvmSigner(payer.account, payer.publicClient)),
-        )
+        .register(BASE_NETWORK, new ExactEvmScheme(toClientEvmSigner(signer, payer.publicClient)))
         .onBeforePaymentCreation(async ({ paymentRequired }) => {
           checks = judge(paymentRequired)
           if (checks.ok) return
@@ -356,11 +375,41 @@ async function parseBody<T extends z.ZodType>(
   return parsed.data
 }
 
+/**
+ * Runs what follows a payment that left: any error it raises carries `paymentSignature`, so the
+ * caller can resume with it instead of paying again.
+ */
+async function afterPayment<T>(paymentSignature: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step()
+  } catch (error) {
+    const guardError =
+      error instanceof GuardError
+        ? error
+        : new GuardError('invalid_response', `after the payment: ${message(error)}`, {
+            cause: error,
+          })
+    throw guardError.withPaymentSignature(paymentSignature)
+  }
+}
+
+/** The `from` of the EIP-3009 authorization inside a `PAYMENT-SIGNATURE`, when readable. */
+function payerOf(paymentSignature: string): Address | undefined {
+  try {
+    const payload = decodePaymentSignatureHeader(paymentSignature).payload as {
+      authorization?: { from?: unknown }
+    }
+    const from = payload.authorization?.from
+    return typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from)
+      ? (from as Address)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** A non-2xx answer as a GuardError with the service's code, reason and `Retry-After`. */
-async function errorOf(
-  res: Response,
-  extra: { paymentSignature?: string } = {},
-): Promise<GuardError> {
+async function errorOf(res: Response): Promise<GuardError> {
   const text = await res.text().catch(() => '')
   let json: unknown
   try {
@@ -370,13 +419,10 @@ async function errorOf(
   }
   const parsed = ErrorBodySchema.safeParse(json)
   const retryAfter = retryAfterSeconds(res.headers.get('Retry-After'))
-  // Only an answer that may have settled keeps the signature: a 402 or 4xx never charged.
-  const pending = res.status >= 500 ? extra.paymentSignature : undefined
   if (!parsed.success) {
     return new GuardError(`http_${res.status}`, `the guard answered ${res.status}`, {
       status: res.status,
       retryAfter,
-      paymentSignature: pending,
     })
   }
   const body = parsed.data
@@ -386,7 +432,6 @@ async function errorOf(
     issues: body.issues?.map((i) => ({ path: i.path, message: i.message })) ?? [],
     requestId: body.requestId,
     reason: body.reason,
-    paymentSignature: pending,
   })
 }
 

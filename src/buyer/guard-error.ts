@@ -37,8 +37,9 @@ export class GuardError extends Error {
   /** On `challenge_mismatch`: every check, passed or not. */
   readonly checks: ChallengeCheck[] | undefined
   /**
-   * Set when a payment was sent but its outcome is unknown (503 `settlement_pending`, a lost
-   * connection): retry with `paidPreflight(tx, { paymentSignature })`, never with a new payment.
+   * The `PAYMENT-SIGNATURE` sent, on every error raised after a payment left (a 5xx such as 503
+   * `settlement_pending`, a lost connection, a garbled 200, a receipt that does not verify, and
+   * a 4xx refusal of the payment too). See {@link GuardError.paymentPending}.
    */
   readonly paymentSignature: string | undefined
 
@@ -65,6 +66,30 @@ export class GuardError extends Error {
     this.reason = options.reason
     this.checks = options.checks
     this.paymentSignature = options.paymentSignature
+  }
+
+  /**
+   * True when a payment left and the guard did not refuse it with a 4xx: it may have been
+   * charged. Retry with `paidPreflight(tx, { paymentSignature })`, never with a new payment.
+   */
+  get paymentPending(): boolean {
+    const refused = this.status !== undefined && this.status >= 400 && this.status < 500
+    return this.paymentSignature !== undefined && !refused
+  }
+
+  /** A copy of this error that carries `paymentSignature` (a payment left before it). */
+  withPaymentSignature(paymentSignature: string): GuardError {
+    if (this.paymentSignature !== undefined) return this
+    return new GuardError(this.code, this.message, {
+      status: this.status,
+      retryAfter: this.retryAfter,
+      issues: this.issues,
+      requestId: this.requestId,
+      reason: this.reason,
+      ...(this.checks ? { checks: this.checks } : {}),
+      paymentSignature,
+      cause: this.cause,
+    })
   }
 
   /** True when the guard is down rather than refusing: unreachable, garbled, or a 5xx. */

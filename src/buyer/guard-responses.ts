@@ -100,6 +100,7 @@ export const PaymentRequiredSchema = z.looseObject({
   error: z.string().optional(),
   resource: z.looseObject({ url: z.string() }),
   accepts: z.array(PaymentRequirementsSchema),
+  extensions: z.record(z.string(), z.unknown()).optional(),
 })
 export type PaymentRequiredOffer = z.infer<typeof PaymentRequiredSchema>
 

@@ -32,21 +32,31 @@ export class TransactionNeedsReviewError extends PreSendGuardError {
 }
 
 /**
- * The guard cannot judge this transaction (contract creation, EIP-7702 authorizations, batched
- * calls, a chain other than Base): nothing was sent. Use the unwrapped client deliberately.
+ * The guard cannot judge this transaction or signature (contract creation, EIP-7702
+ * authorizations, batched calls, a chain other than Base, signing a transaction to broadcast
+ * elsewhere, an action added to the client before it was wrapped): nothing was sent or signed.
  */
 export class TransactionNotCheckableError extends PreSendGuardError {
   override name = 'TransactionNotCheckableError'
 }
 
-/** The guard was down (unreachable, garbled, 5xx) and `failClosed` is on: nothing was sent. */
+/**
+ * The guard was down (unreachable, garbled, 5xx) and `failClosed` is on, or a paid check's
+ * outcome is unknown (never sent blind then, whatever `failClosed` says): nothing was sent.
+ */
 export class GuardUnavailableError extends PreSendGuardError {
   override name = 'GuardUnavailableError'
   /** Seconds the guard asked to wait, when it said. */
   readonly retryAfter: number | undefined
+  /**
+   * Paid mode: the payment that left and whose outcome is unknown. The wrapper keeps it and
+   * resumes with it when the same transaction is sent again: no second payment.
+   */
+  readonly paymentSignature: string | undefined
   constructor(cause: GuardError) {
     super(`the guard is unavailable, not sending blind: ${cause.message}`, { cause })
     this.retryAfter = cause.retryAfter
+    this.paymentSignature = cause.paymentSignature
   }
 }
 

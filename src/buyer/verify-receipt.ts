@@ -11,17 +11,37 @@ import { type Discovery, ReceiptSchema } from './guard-responses.js'
 /** The receipt's name: its `type` and EIP-712 primary type. */
 export const RECEIPT_TYPE = 'PRE_SEND_PROOF_RECEIPT'
 
+/**
+ * The fields the checks compare, with their EIP-712 types: discovery's receipt type must sign
+ * every one of them, or a receipt could carry unsigned values there and still verify.
+ */
+export const SIGNED_RECEIPT_FIELDS = {
+  requestHash: 'bytes32',
+  responseHash: 'bytes32',
+  verdict: 'string',
+  chainId: 'uint256',
+  settlementTx: 'bytes32',
+  payer: 'address',
+  payTo: 'address',
+  asset: 'address',
+  amount: 'uint256',
+  network: 'string',
+} as const
+
 /** Names of the receipt checks, stable like error codes. */
 export type ReceiptCheckName =
   | 'shape'
   | 'discovery_signer'
   | 'type'
   | 'signer_matches_discovery'
+  | 'signed_fields'
   | 'signature'
   | 'network'
+  | 'chain_id'
   | 'pay_to'
   | 'asset'
   | 'amount'
+  | 'payer'
   | 'request_hash'
   | 'response_hash'
   | 'verdict'
@@ -42,6 +62,8 @@ export interface ReceiptBinding {
   result?: unknown
   /** The settlement transaction from `PAYMENT-RESPONSE`. */
   settlementTx?: string
+  /** Who paid (the payment's signer): the receipt's `payer`. */
+  payer?: string
 }
 
 /** The outcome of {@link verifyReceipt}: valid only when every check passed. */
@@ -56,7 +78,9 @@ export interface ReceiptVerification {
  * Verifies a PRE_SEND_PROOF_RECEIPT against what discovery publishes: the EIP-712 signature is
  * checked with discovery's `receipts.signer` and `receipts.eip712` (the receipt's own `signer`
  * and `eip712` fields are claims, only compared), and the payment fields against discovery's
- * offer. With a `binding`, also the request and result hashes and the settlement transaction.
+ * offer, its `chainId` against discovery's network. Discovery's EIP-712 type must sign every
+ * compared field ({@link SIGNED_RECEIPT_FIELDS}). With a `binding`, also the request and result
+ * hashes, the settlement transaction and the payer.
  *
  * @example
  * const { valid, checks } = await verifyReceipt(receipt, discovery, { request: body, result })
@@ -93,9 +117,17 @@ export async function verifyReceipt(
     sameAddress(r.signer, published.signer),
     `receipt names ${r.signer}, discovery ${published.signer}`,
   )
+  const coverage = signedFieldsCoverage(published)
+  add('signed_fields', coverage.ok, coverage.detail)
   const signature = await checkSignature(r, published)
   add('signature', signature.ok, signature.detail)
   add('network', r.network === discovery.network, `${r.network}, discovery ${discovery.network}`)
+  const chainId = chainIdOf(discovery.network)
+  add(
+    'chain_id',
+    chainId !== undefined && r.chainId === chainId,
+    `${r.chainId}, discovery network ${discovery.network}`,
+  )
   add('pay_to', sameAddress(r.payTo, discovery.payTo), `${r.payTo}, discovery ${discovery.payTo}`)
   add(
     'asset',
@@ -107,6 +139,9 @@ export async function verifyReceipt(
     r.amount === discovery.amount,
     `${r.amount}, discovery ${discovery.amount ?? '(none)'}`,
   )
+  if (binding.payer !== undefined) {
+    add('payer', sameAddress(r.payer, binding.payer), `${r.payer}, paid by ${binding.payer}`)
+  }
   if (binding.request !== undefined) {
     const hash = canonicalJsonHash(binding.request)
     add('request_hash', hash === r.requestHash, `${r.requestHash}, request hashes to ${hash}`)
@@ -128,6 +163,25 @@ export async function verifyReceipt(
 }
 
 type PublishedReceipts = NonNullable<Discovery['receipts']>
+
+/** Whether discovery's receipt type signs every compared field, with the documented type. */
+function signedFieldsCoverage(published: PublishedReceipts): { ok: boolean; detail: string } {
+  const { primaryType, types } = published.eip712
+  const fields = primaryType === RECEIPT_TYPE ? types[primaryType] : undefined
+  if (!fields) return { ok: false, detail: `discovery's eip712 does not define ${RECEIPT_TYPE}` }
+  const missing = Object.entries(SIGNED_RECEIPT_FIELDS)
+    .filter(([name, type]) => !fields.some((f) => f.name === name && f.type === type))
+    .map(([name, type]) => `${name} (${type})`)
+  return missing.length === 0
+    ? { ok: true, detail: `discovery's ${RECEIPT_TYPE} signs every compared field` }
+    : { ok: false, detail: `discovery's ${RECEIPT_TYPE} does not sign ${missing.join(', ')}` }
+}
+
+/** `eip155:8453` -> "8453". */
+function chainIdOf(network: string): string | undefined {
+  const match = /^eip155:([1-9][0-9]*)$/.exec(network)
+  return match?.[1]
+}
 
 async function checkSignature(
   receipt: Record<string, unknown> & { signature: Hex },

@@ -115,18 +115,30 @@ describe('flow', () => {
     expect(json(stored)).toMatchObject({ receipt: out.receipt, verification: { valid: true } })
   })
 
-  it('pays with BUYER_PRIVATE_KEY, prints people-readable steps, never the key', async () => {
-    const run = await cli(['flow', '--url', guard.baseUrl], {
+  it('pays with BUYER_PRIVATE_KEY only with --yes, even on a devnet; never prints the key or RPC URL', async () => {
+    // The guard says devnet, but a user's key pays only with --yes: without it, a dry run.
+    const block = await guard.rpc.getBlockNumber()
+    const dry = await cli(['flow', '--url', guard.baseUrl], { BUYER_PRIVATE_KEY: buyer.privateKey })
+    expect(dry.code, dry.stderr).toBe(EXIT.dryRun)
+    expect(dry.stdout).toContain('Re-run with --yes to pay $0.01')
+    expect(await transactionsSince(guard.rpc, block)).toBe(0)
+
+    // With --yes; balances come from BASE_RPC_URL (never the RPC discovery names for a user key).
+    const secretRpc = `${guard.devnet.rpcUrl}/?apikey=SECRETKEY123`
+    const run = await cli(['flow', '--url', guard.baseUrl, '--yes'], {
       BUYER_PRIVATE_KEY: buyer.privateKey,
+      BASE_RPC_URL: secretRpc,
     })
     expect(run.code, run.stderr).toBe(EXIT.ok)
     expectNoKeys(run)
+    expect(`${run.stdout}${run.stderr}`).not.toContain('SECRETKEY123')
     expect(run.stdout).toContain('PASS  status_402')
     expect(run.stdout).toContain(`from ${buyer.address} (BUYER_PRIVATE_KEY)`)
     expect(run.stdout).toMatch(/settlement tx 0x[0-9a-f]{64} on eip155:8453: success/)
-    expect(run.stdout).toContain('debit 0.01 (expected 0.01): OK')
+    expect(run.stdout).toContain('debit 0.01 (expected 0.01): OK  [BASE_RPC_URL]')
     expect(run.stdout).toContain('VERIFIED')
     expect(run.stdout).toContain('flow complete')
+    expect(await transactionsSince(guard.rpc, block)).toBe(1)
   })
 
   it('refuses to pay when the challenge does not match discovery: nothing moves', async () => {

@@ -186,6 +186,10 @@ describe('checkChallenge', () => {
       'pay_to',
       'asset',
       'amount',
+      'scheme',
+      'transfer_method',
+      'extensions',
+      'max_timeout',
       'onboarding_url',
       'price_matches_amount',
       'within_spend_cap',
@@ -232,6 +236,10 @@ describe('checkChallenge', () => {
       'pay_to',
       'asset',
       'amount',
+      'scheme',
+      'transfer_method',
+      'extensions',
+      'max_timeout',
       'within_spend_cap',
     ])
     expect(failing(402, body, paymentRequired, 9_999n)).toEqual(['within_spend_cap'])
