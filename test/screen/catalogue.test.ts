@@ -64,6 +64,16 @@ describe('docs/rules.md and the code catalogue agree', () => {
     }
   })
 
+  it('documents the same checks, why and example text as the code', () => {
+    for (const rule of RULES) {
+      const section = doc.split(/^### /m).find((part) => part.startsWith(`\`${rule.id}\``)) ?? ''
+      const line = (label: string) => new RegExp(`\\*\\*${label}:\\*\\* (.*)`).exec(section)?.[1]
+      expect(line('Checks'), rule.id).toBe(rule.checks)
+      expect(line('Why it matters'), rule.id).toBe(rule.why)
+      expect(line('Example'), rule.id).toBe(rule.example)
+    }
+  })
+
   it('exports the catalogue as the data the screen runs', () => {
     expect(RULES.map((r) => r.id)).toEqual(SCREEN_RULES.map((r) => r.id))
     for (const rule of RULES) {

@@ -37,6 +37,10 @@ function commandInput(type: number, values: readonly unknown[]): Hex {
 }
 
 const details = { token: TOKEN, amount: MAX_UINT160, expiration: 1_800_000_000, nonce: 0 }
+const signed = { permitted: { token: TOKEN, amount: 5n }, nonce: 1n, deadline: 9n }
+const signedBatch = { permitted: [{ token: TOKEN, amount: 5n }], nonce: 1n, deadline: 9n }
+const WITNESS =
+  'ExclusiveDutchOrder witness)ExclusiveDutchOrder(address swapper)TokenPermissions(address token,uint256 amount)'
 
 /** One call per decoded function, with the selector REFERENCE.md lists for it. */
 const CASES: readonly [string, string, Hex, Record<string, unknown>][] = [
@@ -170,6 +174,61 @@ const CASES: readonly [string, string, Hex, Record<string, unknown>][] = [
     'lockdown',
     encode('lockdown', [[{ token: TOKEN, spender: EOA }]]),
     { approvals: [{ token: TOKEN, spender: EOA }] },
+  ],
+  [
+    '0x9fd5a6cf',
+    'permit',
+    encodeSig('permit(address,address,uint256,uint256,bytes)', [
+      EOA,
+      SPENDER_CONTRACT,
+      7n,
+      9n,
+      `0x${'11'.repeat(65)}`,
+    ]),
+    { owner: EOA, spender: SPENDER_CONTRACT, value: '7', deadline: '9' },
+  ],
+  [
+    '0x30f28b7a',
+    'permitTransferFrom',
+    encodeSig(
+      'permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)',
+      [signed, { to: SAFE, requestedAmount: 5n }, EOA, '0x'],
+    ),
+    { owner: EOA, transferDetails: { to: SAFE, requestedAmount: '5' } },
+  ],
+  [
+    '0xedd9444b',
+    'permitTransferFrom',
+    encodeSig(
+      'permitTransferFrom(((address,uint256)[],uint256,uint256),(address,uint256)[],address,bytes)',
+      [signedBatch, [{ to: SAFE, requestedAmount: 5n }], EOA, '0x'],
+    ),
+    { owner: EOA },
+  ],
+  [
+    '0x137c29fe',
+    'permitWitnessTransferFrom',
+    encodeSig(
+      'permitWitnessTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes32,string,bytes)',
+      [signed, { to: SAFE, requestedAmount: 5n }, EOA, `0x${'ab'.repeat(32)}`, WITNESS, '0x'],
+    ),
+    { owner: EOA, witnessTypeString: WITNESS, transferDetails: { to: SAFE, requestedAmount: '5' } },
+  ],
+  [
+    '0xfe8ec1a7',
+    'permitWitnessTransferFrom',
+    encodeSig(
+      'permitWitnessTransferFrom(((address,uint256)[],uint256,uint256),(address,uint256)[],address,bytes32,string,bytes)',
+      [
+        signedBatch,
+        [{ to: SAFE, requestedAmount: 5n }],
+        EOA,
+        `0x${'ab'.repeat(32)}`,
+        WITNESS,
+        '0x',
+      ],
+    ),
+    { owner: EOA, witnessTypeString: WITNESS },
   ],
   ['0xf2fde38b', 'transferOwnership', encode('transferOwnership', [EOA]), { newOwner: EOA }],
   ['0x715018a6', 'renounceOwnership', encode('renounceOwnership', []), {}],
@@ -536,5 +595,108 @@ describe('decodeCalldata: aliasing guard', () => {
       encodeSig('execute(bytes,bytes[])', ['0x0505', [approve, approve]]),
     ]
     for (const data of datas) expect(decodeCalldata(data, ROUTER).known).toBe(true)
+  })
+})
+
+describe('decodeCalldata: Universal Router sub-plans', () => {
+  const sub = (type: number, commands: number[], inputs: Hex[]) =>
+    commandInput(type, [toHex(new Uint8Array(commands)), inputs])
+  const permit = commandInput(0x0a, [{ details, spender: EOA, sigDeadline: 5n }, '0x'])
+  const execute = (commands: number[], inputs: Hex[]) =>
+    encodeSig('execute(bytes,bytes[],uint256)', [toHex(new Uint8Array(commands)), inputs, 9n])
+
+  it('opens EXECUTE_SUB_PLAN (0x20 in router v1.0/v1.1, 0x21 in v1.2 and v2) as commands', () => {
+    for (const type of [0x20, 0x21, 0x80 | 0x21]) {
+      const data = execute(
+        [type],
+        [sub(type & 0x3f, [0x0a, 0x05], [permit, commandInput(0x05, [TOKEN, EOA, 1n])])],
+      )
+      const plan = known(decodeCalldata(data, ROUTER)).calls?.[0]
+      expect(plan).toMatchObject({
+        path: 'execute[0]',
+        target: ROUTER,
+        allowFailure: type >= 0x80,
+        call: {
+          selector: `0x${(type & 0x3f).toString(16)}`,
+          name: 'EXECUTE_SUB_PLAN',
+          signature: 'EXECUTE_SUB_PLAN(bytes,bytes[])',
+        },
+      })
+      expect(
+        known(plan?.call as DecodedCall).calls?.map((c) => [
+          c.path,
+          c.target,
+          c.call.known && c.call.name,
+        ]),
+      ).toEqual([
+        ['execute[0].EXECUTE_SUB_PLAN[0]', ROUTER, 'PERMIT2_PERMIT'],
+        ['execute[0].EXECUTE_SUB_PLAN[1]', ROUTER, 'TRANSFER'],
+      ])
+    }
+  })
+
+  it('opens sub-plans inside sub-plans within the depth bound', () => {
+    let input = permit
+    let type = 0x0a
+    for (let i = 0; i < 6; i++) {
+      input = sub(0x21, [type], [input])
+      type = 0x21
+    }
+    let call = decodeCalldata(execute([0x21], [input]), ROUTER)
+    let depth = 0
+    while (call.known && call.calls?.[0]) {
+      call = call.calls[0].call
+      depth++
+    }
+    expect(depth).toBe(DECODE_LIMITS.maxDepth + 1)
+    expect(call).toMatchObject({ known: false, reason: 'depth_limit' })
+  })
+
+  it('marks a sub-plan whose commands and inputs do not line up as malformed', () => {
+    const data = execute([0x21], [sub(0x21, [0x0a, 0x0a], [permit])])
+    expect(known(decodeCalldata(data, ROUTER)).calls?.[0]?.call).toEqual({
+      selector: '0x21',
+      known: false,
+      reason: 'malformed_arguments',
+    })
+  })
+
+  it('does not read a v1.x SEAPORT_V1_4 input (uint256 value, bytes data) as a sub-plan', () => {
+    const seaport = encodeAbiParameters(
+      [{ type: 'uint256' }, { type: 'bytes' }],
+      [10n ** 16n, encode('transfer', [EOA, 1n])],
+    )
+    for (const type of [0x20, 0x21]) {
+      expect(known(decodeCalldata(execute([type], [seaport]), ROUTER)).calls?.[0]?.call).toEqual({
+        selector: `0x${type.toString(16)}`,
+        known: false,
+        reason: 'malformed_arguments',
+      })
+    }
+  })
+
+  it('refuses a sub-plan whose inputs alias one blob', () => {
+    const word = (x: number | bigint) => BigInt(x).toString(16).padStart(64, '0')
+    const n = 64
+    const commands = `${word(n)}${'0a'.repeat(n).padEnd(Math.ceil(n / 32) * 64, '0')}`
+    const blob = `${word(2048)}${'ab'.repeat(2048)}`
+    const listAt = 64 + commands.length / 2
+    const offsets = Array.from({ length: n }, () => word(n * 32)).join('')
+    const input = `0x${word(64)}${word(listAt)}${commands}${word(n)}${offsets}${blob}` as Hex
+    expect(known(decodeCalldata(execute([0x21], [input]), ROUTER)).calls?.[0]?.call).toEqual({
+      selector: '0x21',
+      known: false,
+      reason: 'malformed_arguments',
+    })
+  })
+
+  it('counts sub-plan commands against the nested-call budget', () => {
+    const transfer = commandInput(0x05, [TOKEN, EOA, 1n])
+    const wide = sub(0x21, Array(40).fill(0x05), Array(40).fill(transfer))
+    const call = known(decodeCalldata(execute([0x21, 0x21], [wide, wide]), ROUTER))
+    const second = known(call.calls?.[1]?.call as DecodedCall)
+    expect(known(call.calls?.[0]?.call as DecodedCall).calls).toHaveLength(40)
+    expect(second.calls).toHaveLength(DECODE_LIMITS.maxNestedCalls - 40 - 2)
+    expect(second.omittedCalls).toBe(40 - (DECODE_LIMITS.maxNestedCalls - 40 - 2))
   })
 })

@@ -2,18 +2,20 @@ import {
   type Abi,
   type Address,
   createTestClient,
+  encodeAbiParameters,
   encodeFunctionData,
   getAddress,
   type Hex,
   http,
   maxUint256,
   parseAbi,
+  parseAbiParameters,
   parseEther,
   toHex,
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { MULTICALL3_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { MULTICALL3_ADDRESS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { clients, deploy, testAccount } from '../support/contracts.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
@@ -31,6 +33,8 @@ const PERSON: Address = testAccount(8).address
 /** Never used on the devnet: no code, no balance. */
 const NOBODY: Address = '0x00000000000000000000000000000000c0dec0de'
 const DEAD: Address = '0x000000000000000000000000000000000000dEaD'
+/** A funded account the owner made an operator of its NFTs: its transferFrom pulls. */
+const OPERATOR: Address = '0x000000000000000000000000000000000000bEEF'
 const PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
 const MAX_UINT160 = 2n ** 160n - 1n
 
@@ -39,6 +43,8 @@ const extraAbi = parseAbi([
   'function changeAdmin(address newAdmin)',
   'function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[])',
   'function deposit() payable',
+  'function execute(bytes commands, bytes[] inputs, uint256 deadline) payable',
+  'function permit(address owner, address spender, uint256 value, uint256 deadline, bytes signature)',
 ])
 
 let devnet: Devnet
@@ -142,6 +148,8 @@ beforeAll(async () => {
   }
   await send(token, 'mint', [OWNER, parseEther('1000000')])
   await send(nft, 'mint', [OWNER, 1n])
+  await send(nft, 'mint', [OWNER, 0n])
+  await send(nft, 'setApprovalForAll', [OPERATOR, true])
   await send(multi, 'mint', [OWNER, 1n, 100n])
 
   const test = createTestClient({ mode: 'anvil', transport: http(rpc) })
@@ -151,6 +159,7 @@ beforeAll(async () => {
   await test.setCode({ address: delegated, bytecode: `0xef0100${safe.address.slice(2)}` })
   poor = '0x0000000000000000000000000000000000000b0b'
   await test.setBalance({ address: poor, value: parseEther('1') })
+  await test.setBalance({ address: OPERATOR, value: parseEther('1') })
   blockTimestamp = (await publicClient.getBlock()).timestamp
 }, 120_000)
 
@@ -261,10 +270,20 @@ function cases(): Record<
       verdict: 'block',
       benign: { to: token.address, data: call(token, 'transfer', [safe.address, 5n]) },
     },
+    // A real pull: an operator the owner approved moves the owner's NFT. (The owner sending its
+    // own NFT is not one: see the regressions below.)
     'pull-transfer-to-no-code': {
-      fires: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, PERSON, 1n]) },
+      fires: {
+        from: OPERATOR,
+        to: nft.address,
+        data: call(nft, 'transferFrom', [OWNER, PERSON, 1n]),
+      },
       verdict: 'review',
-      benign: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]) },
+      benign: {
+        from: OPERATOR,
+        to: nft.address,
+        data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]),
+      },
     },
     'ownership-transfer': {
       fires: { to: ownable.address, data: call(ownable, 'transferOwnership', [PERSON]) },
@@ -453,5 +472,113 @@ describe('determinism', () => {
     const second = await preflight(request)
     expect(JSON.stringify(second)).toBe(JSON.stringify(first))
     expect(first.findings.length).toBeGreaterThan(2)
+  })
+})
+
+describe('regressions on real contracts', () => {
+  it('an owner sending its own NFT to a person signs (no pull-transfer finding)', async () => {
+    for (const data of [
+      encodeFunctionData({
+        abi: nft.abi,
+        functionName: 'safeTransferFrom',
+        args: [OWNER, PERSON, 1n],
+      } as never),
+      call(nft, 'transferFrom', [OWNER, PERSON, 1n]),
+    ]) {
+      expect(await preflight({ to: nft.address, data })).toMatchObject({
+        verdict: 'sign',
+        findings: [],
+      })
+    }
+  })
+
+  it('ERC-721 approve(EOA, token id 0) is an approval, not a revoke: block', async () => {
+    const bad = await preflight({ to: nft.address, data: call(nft, 'approve', [PERSON, 0n]) })
+    expect(bad.verdict).toBe('block')
+    expect(bad.findings.map((f) => f.id)).toEqual(['approval-to-eoa'])
+    expect(bad.findings[0]?.detail).toContain(PERSON)
+    const ok = await preflight({ to: nft.address, data: call(nft, 'approve', [safe.address, 0n]) })
+    expect(ok).toMatchObject({ verdict: 'sign', findings: [] })
+  })
+
+  it('USDC permit(owner, spender, value, deadline, bytes signature) is screened', async () => {
+    const deadline = blockTimestamp + 3600n
+    const permit = async (spender: Address, value: bigint) => {
+      const signature = await owner.signTypedData({
+        domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_ADDRESS },
+        types: {
+          Permit: [
+            { name: 'owner', type: 'address' },
+            { name: 'spender', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'nonce', type: 'uint256' },
+            { name: 'deadline', type: 'uint256' },
+          ],
+        },
+        primaryType: 'Permit',
+        message: { owner: OWNER, spender, value, nonce: 0n, deadline },
+      })
+      return extra('permit', [OWNER, spender, value, deadline, signature])
+    }
+    const bad = await preflight({ to: USDC_ADDRESS, data: await permit(PERSON, maxUint256) })
+    expect(bad.verdict).toBe('block')
+    expect(bad.findings.map((f) => f.id)).toEqual(['approval-to-eoa', 'unlimited-allowance'])
+    const ok = await preflight({ to: USDC_ADDRESS, data: await permit(safe.address, 100n) })
+    expect(ok).toMatchObject({ verdict: 'sign', findings: [] })
+  })
+
+  it('a Universal Router sub-plan hiding a PERMIT2_PERMIT to an EOA blocks', async () => {
+    // No router on the devnet: Multicall3 carries the router calldata, with allowFailure, to a
+    // contract that rejects it, so the transaction itself succeeds.
+    const permitSingle = encodeAbiParameters(
+      parseAbiParameters(
+        '((address token, uint160 amount, uint48 expiration, uint48 nonce) details, address spender, uint256 sigDeadline), bytes',
+      ),
+      [
+        {
+          details: { token: token.address, amount: MAX_UINT160, expiration: 2 ** 48 - 1, nonce: 0 },
+          spender: PERSON,
+          sigDeadline: blockTimestamp + 60n,
+        },
+        '0x',
+      ],
+    )
+    for (const type of [0x20, 0x21]) {
+      const plan = encodeAbiParameters(parseAbiParameters('bytes, bytes[]'), [
+        '0x0a',
+        [permitSingle],
+      ])
+      const data = tolerant(
+        token.address,
+        extra('execute', [toHex(new Uint8Array([type])), [plan], blockTimestamp + 60n]),
+      )
+      const { verdict, findings } = await preflight({ to: MULTICALL3_ADDRESS, data })
+      expect(verdict).toBe('block')
+      expect(findings.map((f) => [f.id, f.path])).toContainEqual([
+        'approval-to-eoa',
+        'aggregate3[0].execute[0].EXECUTE_SUB_PLAN[0].PERMIT2_PERMIT',
+      ])
+    }
+  })
+
+  it("an approve inside Multicall3 aggregate3 says it grants Multicall3's tokens", async () => {
+    const data = extra('aggregate3', [
+      [
+        {
+          target: token.address,
+          allowFailure: false,
+          callData: call(token, 'approve', [PERSON, 100n]),
+        },
+      ],
+    ])
+    const { verdict, findings } = await preflight({ to: MULTICALL3_ADDRESS, data })
+    expect(verdict).toBe('block')
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: 'approval-to-eoa',
+        path: 'aggregate3[0].approve',
+        detail: `approve lets ${PERSON} spend 100 (raw units) of token ${getAddress(token.address)} (tokens held by ${MULTICALL3_ADDRESS}, the contract that makes this call, not by the sender); ${PERSON} has no code.`,
+      }),
+    ])
   })
 })

@@ -3,7 +3,7 @@ import { encodeAbiParameters, encodeErrorResult, type Hex, parseAbi, toHex } fro
 import { describe, expect, it } from 'vitest'
 import { decodeCalldata } from '../../src/domain/calldata/decode-calldata.js'
 import { UNIVERSAL_ROUTER_COMMANDS } from '../../src/domain/calldata/universal-router-commands.js'
-import type { ScreenContext } from '../../src/domain/screen/context.js'
+import type { ScreenContext, TokenStandard } from '../../src/domain/screen/context.js'
 import { RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { screenTransaction } from '../../src/domain/screen/screen-transaction.js'
 import {
@@ -286,12 +286,20 @@ describe('issue-2 minimum verdicts', () => {
 
 describe('allowance edge cases', () => {
   it('revocations never fire approval rules', () => {
+    const erc20 = { tokenStandards: new Map([[TOKEN.toLowerCase(), 'erc20' as const]]) }
     for (const data of [
       encode('approve', [EOA, 0n]),
       encode('setApprovalForAll', [EOA, false]),
       encodeSig('approve(address,address,uint160,uint48)', [TOKEN, EOA, 0n, Number(FAR)]),
     ]) {
-      expect(ids(makeContext({ data }))).toEqual([])
+      expect(ids(makeContext({ data }, erc20))).toEqual([])
+    }
+    // Unless the token is known to be an ERC-20, approving the zero address clears an ERC-721's.
+    for (const standard of ['erc721', 'unknown'] as const) {
+      const ctx = makeContext({ data: encode('approve', [ZERO, 7n]) })
+      expect(ids({ ...ctx, tokenStandards: new Map([[TOKEN.toLowerCase(), standard]]) })).toEqual(
+        [],
+      )
     }
   })
 
@@ -572,5 +580,240 @@ describe('robustness', () => {
       ),
       { numRuns: 300 },
     )
+  })
+})
+
+/** The same context with the preflight's token-standard probe answered for TOKEN. */
+function withStandard(ctx: ScreenContext, standard: TokenStandard): ScreenContext {
+  return { ...ctx, tokenStandards: new Map([[TOKEN.toLowerCase(), standard]]) }
+}
+
+describe('approve(address,uint256) is shared by ERC-20 and ERC-721', () => {
+  const approveEoaZero = makeContext({ data: encode('approve', [EOA, 0n]) })
+
+  it('approve(EOA, 0) is not taken for a revoke unless the token is known to be an ERC-20', () => {
+    const unknown = screen(approveEoaZero)
+    expect(unknown.verdict).toBe('block')
+    expect(unknown.findings.map((f) => f.id)).toEqual(['approval-to-eoa'])
+    expect(unknown.findings[0]?.detail).toBe(
+      `approve(${EOA}, 0) on ${TOKEN} revokes an allowance if it is an ERC-20 token, but lets ${EOA} take token id 0 if it is an ERC-721 (its standard is not known); ${EOA} has no code.`,
+    )
+    expect(screen(withStandard(approveEoaZero, 'unknown')).verdict).toBe('block')
+    expect(screen(withStandard(approveEoaZero, 'erc1155')).verdict).toBe('block')
+    expect(screen(withStandard(approveEoaZero, 'erc20'))).toEqual({ verdict: 'sign', findings: [] })
+  })
+
+  it('on a known ERC-721, approve(x, id) approves one NFT to x', () => {
+    const { verdict, findings } = screen(withStandard(approveEoaZero, 'erc721'))
+    expect(verdict).toBe('block')
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: 'approval-to-eoa',
+        detail: `approve lets ${EOA} take token id 0 of collection ${TOKEN}; ${EOA} has no code.`,
+      }),
+    ])
+    const toContract = makeContext({ data: encode('approve', [SPENDER_CONTRACT, 0n]) })
+    expect(screen(withStandard(toContract, 'erc721'))).toEqual({ verdict: 'sign', findings: [] })
+    const cleared = makeContext({ data: encode('approve', [ZERO, 3n]) })
+    expect(screen(withStandard(cleared, 'erc721'))).toEqual({ verdict: 'sign', findings: [] })
+  })
+
+  it('a token id at or above 2^128 is not an unlimited allowance on a known ERC-721', () => {
+    const bigId = makeContext({ data: encode('approve', [SPENDER_CONTRACT, 2n ** 200n]) })
+    expect(screen(withStandard(bigId, 'erc721'))).toEqual({ verdict: 'sign', findings: [] })
+    expect(ids(withStandard(bigId, 'erc20'))).toEqual(['unlimited-allowance'])
+    // Not knowing the standard, it is flagged, and the detail says what else it could be.
+    const unknown = screen(bigId).findings
+    expect(unknown.map((f) => f.id)).toEqual(['unlimited-allowance'])
+    expect(unknown[0]?.detail).toContain(
+      `(if ${TOKEN} is an ERC-721 it is token id ${2n ** 200n} instead: its standard is not known)`,
+    )
+  })
+
+  it('applies the standard to nested approvals by their own target', () => {
+    const data = encode('multicall', [[encode('approve', [EOA, 0n])]])
+    expect(ids(makeContext({ data }))).toEqual(['approval-to-eoa'])
+    expect(ids(withStandard(makeContext({ data }), 'erc20'))).toEqual([])
+  })
+})
+
+describe('Universal Router sub-plans and unknown commands', () => {
+  const permitToEoa = command(0x0a, [
+    { details: details(MAX_UINT160, FAR), spender: EOA, sigDeadline: SOON },
+    '0x',
+  ])
+  const subPlan = (type: number, commands: number[], inputs: Hex[]) =>
+    command(type, [toHex(new Uint8Array(commands)), inputs])
+
+  it('a PERMIT2_PERMIT to an EOA hidden in EXECUTE_SUB_PLAN (0x20 or 0x21) blocks', () => {
+    for (const type of [0x20, 0x21]) {
+      const data = execute([type], [subPlan(type, [0x0a], [permitToEoa])])
+      const { verdict, findings } = screen(makeContext({ to: ROUTER, data }))
+      expect(verdict).toBe('block')
+      const path = 'execute[0].EXECUTE_SUB_PLAN[0].PERMIT2_PERMIT'
+      expect(findings.map((f) => [f.id, f.path])).toEqual([
+        ['approval-to-eoa', path],
+        ['permit2-long-expiry', path],
+        ['unlimited-allowance', path],
+      ])
+    }
+  })
+
+  it('a sub-plan nested in a sub-plan is screened too', () => {
+    const inner = subPlan(0x21, [0x05], [command(0x05, [TOKEN, DEAD, 5n])])
+    const data = execute(
+      [0x0a, 0x21],
+      [
+        command(0x0a, [{ details: details(5n, SOON), spender: ROUTER, sigDeadline: SOON }, '0x']),
+        subPlan(0x21, [0x21], [inner]),
+      ],
+    )
+    const { findings } = screen(makeContext({ to: ROUTER, data }))
+    expect(findings.map((f) => [f.id, f.path])).toEqual([
+      ['transfer-to-burn-address', 'execute[1].EXECUTE_SUB_PLAN[0].EXECUTE_SUB_PLAN[0].TRANSFER'],
+    ])
+  })
+
+  it('an unknown command is screen-incomplete (warning), not just info', () => {
+    const data = execute([0x10], ['0xabcdef'])
+    const { verdict, findings } = screen(makeContext({ to: ROUTER, data }))
+    expect(verdict).toBe('review')
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: 'screen-incomplete',
+        severity: 'warning',
+        path: 'execute[0]',
+        detail:
+          'Universal Router command 0x10 is not one the screen decodes (from 0x10 up, commands mean different things in router v1.x, NFT markets, and v2, Uniswap v4 swaps and positions); commands can move funds, so the screen could not check what it does.',
+      }),
+    ])
+    expect(ids(makeContext({ to: ROUTER, data: execute([0x07], ['0x']) }))).toEqual([
+      'screen-incomplete',
+    ])
+  })
+})
+
+describe('an owner moving its own tokens is not a pull', () => {
+  it('safeTransferFrom / transferFrom from the sender to a friend signs', () => {
+    for (const data of [
+      encodeSig('safeTransferFrom(address,address,uint256)', [SENDER, EOA, 7n]),
+      encodeSig('safeTransferFrom(address,address,uint256,bytes)', [SENDER, EOA, 7n, '0x']),
+      encodeSig('safeTransferFrom(address,address,uint256,uint256,bytes)', [
+        SENDER,
+        EOA,
+        7n,
+        1n,
+        '0x',
+      ]),
+      encode('safeBatchTransferFrom', [SENDER, EOA, [1n], [1n], '0x']),
+      encodeSig('transferFrom(address,address,uint256)', [SENDER, EOA, 7n]),
+      // Self-delegatecall batching keeps the sender as msg.sender.
+      encode('multicall', [
+        [encodeSig('transferFrom(address,address,uint256)', [SENDER, EOA, 7n])],
+      ]),
+    ]) {
+      expect(screen(makeContext({ data }))).toEqual({ verdict: 'sign', findings: [] })
+    }
+  })
+
+  it('a pull from someone else, or from the sender by a container acting as itself, still fires', () => {
+    const pull = encodeSig('transferFrom(address,address,uint256)', [SENDER, EOA, 7n])
+    const viaAggregate = encode('aggregate3', [
+      [{ target: TOKEN, allowFailure: false, callData: pull }],
+    ])
+    expect(ids(makeContext({ to: MULTICALL3, data: viaAggregate }))).toEqual([
+      'pull-transfer-to-no-code',
+    ])
+    const permitted = encodeSig(
+      'permitWitnessTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes32,string,bytes)',
+      [
+        { permitted: { token: TOKEN, amount: 5n }, nonce: 0n, deadline: SOON },
+        { to: EOA, requestedAmount: 5n },
+        SAFE,
+        `0x${'00'.repeat(32)}`,
+        'Witness(uint256 x)',
+        '0x',
+      ],
+    )
+    const { findings } = screen(makeContext({ to: PERMIT2, data: permitted }))
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: 'pull-transfer-to-no-code',
+        detail: `Permit2 permitWitnessTransferFrom moves 5 (raw units) of token ${TOKEN} from ${SAFE} to ${EOA}, which has no contract code.`,
+      }),
+    ])
+  })
+})
+
+describe('USDC FiatToken permit with a bytes signature', () => {
+  it('is an EIP-2612 permit: unlimited to an EOA blocks, a bounded one to a contract signs', () => {
+    const sig = `0x${'11'.repeat(65)}` as Hex
+    const bad = encodeSig('permit(address,address,uint256,uint256,bytes)', [
+      SENDER,
+      EOA,
+      MAX_UINT256,
+      SOON,
+      sig,
+    ])
+    const { verdict, findings } = screen(makeContext({ data: bad }))
+    expect(verdict).toBe('block')
+    expect(findings.map((f) => f.id)).toEqual(['approval-to-eoa', 'unlimited-allowance'])
+    expect(findings[0]?.detail).toBe(
+      `permit (EIP-2612) lets ${EOA} spend ${MAX_UINT256} (raw units) of token ${TOKEN}; ${EOA} has no code.`,
+    )
+    const fine = encodeSig('permit(address,address,uint256,uint256,bytes)', [
+      SENDER,
+      SPENDER_CONTRACT,
+      100n,
+      SOON,
+      sig,
+    ])
+    expect(screen(makeContext({ data: fine }))).toEqual({ verdict: 'sign', findings: [] })
+  })
+})
+
+describe('container call sites say whose tokens they move', () => {
+  const held = (who: string) =>
+    `(tokens held by ${who}, the contract that makes this call, not by the sender)`
+
+  it("an approve inside Multicall3 aggregate3 grants Multicall3's tokens, and says so", () => {
+    const data = encode('aggregate3', [
+      [{ target: TOKEN, allowFailure: false, callData: encode('approve', [EOA, MAX_UINT256]) }],
+    ])
+    const { verdict, findings } = screen(makeContext({ to: MULTICALL3, data }))
+    expect(verdict).toBe('block')
+    expect(findings.map((f) => f.detail)).toEqual([
+      `approve lets ${EOA} spend ${MAX_UINT256} (raw units) of token ${TOKEN} ${held(MULTICALL3)}; ${EOA} has no code.`,
+      `approve lets ${EOA} spend ${MAX_UINT256} (raw units) of token ${TOKEN} ${held(MULTICALL3)}, at or above ${CONFIG.unlimitedAllowanceThreshold} (if ${TOKEN} is an ERC-721 it is token id ${MAX_UINT256} instead: its standard is not known).`,
+    ])
+  })
+
+  it('a transfer or setApprovalForAll made by a Safe names the Safe', () => {
+    const transfer = screen(
+      makeContext({ to: SAFE, data: safeExec(TOKEN, encode('transfer', [DEAD, 1n]), 0) }),
+    )
+    expect(transfer.findings[0]?.detail).toBe(
+      `transfer moves 1 (raw units) of token ${TOKEN} ${held(SAFE)} to ${DEAD}, a burn address.`,
+    )
+    const operator = screen(
+      makeContext({
+        to: SAFE,
+        data: safeExec(TOKEN, encode('setApprovalForAll', [SPENDER_CONTRACT, true]), 0),
+      }),
+    )
+    expect(operator.findings[0]?.detail).toBe(
+      `setApprovalForAll gives ${SPENDER_CONTRACT} every token of collection ${TOKEN} ${held(SAFE)}.`,
+    )
+  })
+
+  it('calls that run for the sender (top level, multicall, Safe delegatecall, permits) add nothing', () => {
+    for (const [to, data] of [
+      [TOKEN, encode('multicall', [[encode('transfer', [DEAD, 1n])]])],
+      [SAFE, safeExec(TOKEN, encode('transfer', [DEAD, 1n]), 1)],
+      [TOKEN, encode('transfer', [DEAD, 1n])],
+    ] as const) {
+      for (const f of screen(makeContext({ to, data })).findings)
+        expect(f.detail).not.toContain('held by')
+    }
   })
 })

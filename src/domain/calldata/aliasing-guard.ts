@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 
 /** Where a container keeps its list of inner calldata: argument index, and the field in a tuple. */
-interface BytesListLayout {
+export interface BytesListLayout {
   /** Index of the `bytes[]` / `tuple[]` argument. */
   param: number
   /** For tuple elements, the word index of the `bytes` field in the tuple's head. */
@@ -30,7 +30,14 @@ const LAYOUTS: ReadonlyMap<string, BytesListLayout> = new Map([
 export function hasAliasedCalldataList(data: Hex): boolean {
   const layout = LAYOUTS.get(data.slice(0, 10).toLowerCase())
   if (!layout) return false
-  const args = data.slice(10)
+  return hasAliasedBytesList(data.slice(10), layout)
+}
+
+/**
+ * {@link hasAliasedCalldataList} for ABI-encoded arguments without a selector (hex digits, no
+ * `0x`), e.g. a Universal Router sub-plan's `abi.encode(bytes commands, bytes[] inputs)`.
+ */
+export function hasAliasedBytesList(args: string, layout: BytesListLayout): boolean {
   const size = args.length / 2
   const word = (at: number): number | undefined => {
     if (at < 0 || at + 32 > size) return undefined

@@ -10,10 +10,10 @@ import {
   toFunctionSelector,
 } from 'viem'
 import { formatAbiItem, formatAbiParams } from 'viem/utils'
-import { hasAliasedCalldataList } from './aliasing-guard.js'
+import { hasAliasedBytesList, hasAliasedCalldataList } from './aliasing-guard.js'
 import { type JsonValue, toJsonValue } from './json-value.js'
 import { KNOWN_FUNCTIONS_ABI } from './known-functions-abi.js'
-import { UNIVERSAL_ROUTER_COMMANDS } from './universal-router-commands.js'
+import { UNIVERSAL_ROUTER_COMMANDS, UR_EXECUTE_SUB_PLAN } from './universal-router-commands.js'
 
 /**
  * Bounds that keep hostile calldata cheap to decode. Honest containers stay far below them (a
@@ -172,8 +172,11 @@ interface Child {
   value?: bigint
   operation?: 'call' | 'delegatecall'
   allowFailure?: boolean
-  /** Own decoder (Universal Router commands are not function calls); run only within budget. */
-  decode?: () => DecodedCall
+  /**
+   * Own decoder (Universal Router commands are not function calls), given the child's path and
+   * depth; run only within budget.
+   */
+  decode?: (path: string, depth: number, budget: Budget) => DecodedCall
 }
 
 function addChildren(
@@ -200,7 +203,8 @@ function addChildren(
             known: false,
             reason: 'depth_limit',
           }
-        : (child.decode?.() ?? decodeAt(child.data, child.target, path, depth + 1, budget))
+        : (child.decode?.(path, depth + 1, budget) ??
+          decodeAt(child.data, child.target, path, depth + 1, budget))
     // Built field by field so the JSON reads path, target, value, operation, allowFailure, call.
     const entry = { path, target: child.target } as NestedCall
     if (child.value !== undefined) entry.value = child.value.toString(10)
@@ -280,7 +284,10 @@ function childrenOf(name: string, selector: Hex, values: readonly unknown[], to:
   }
 }
 
-/** Universal Router: one child per command byte, decoded from the matching `inputs[i]`. */
+/**
+ * Universal Router: one child per command byte, decoded from the matching `inputs[i]`. Sub-plans
+ * (`EXECUTE_SUB_PLAN`) open their own commands the same way, one level deeper.
+ */
 function commandChildren(commands: Hex, inputs: readonly Hex[], router: Address): Child[] {
   const bytes = commands.slice(2)
   const children: Child[] = []
@@ -295,34 +302,52 @@ function commandChildren(commands: Hex, inputs: readonly Hex[], router: Address)
       target: router,
       data: input ?? '0x',
       allowFailure,
-      decode: () => decodeCommand(type, input),
+      decode: (path, depth, budget) => decodeCommand(type, input, router, path, depth, budget),
     })
   }
   return children
 }
 
-function decodeCommand(type: number, input: Hex | undefined): DecodedCall {
+function decodeCommand(
+  type: number,
+  input: Hex | undefined,
+  router: Address,
+  path: string,
+  depth: number,
+  budget: Budget,
+): DecodedCall {
   const selector = `0x${type.toString(16).padStart(2, '0')}` as Hex
   const command = UNIVERSAL_ROUTER_COMMANDS.get(type)
   if (!command) return { selector, known: false, reason: 'unknown_command' }
   if (input === undefined) return { selector, known: false, reason: 'malformed_arguments' }
+  const malformed: UnknownCall = { selector, known: false, reason: 'malformed_arguments' }
+  const subPlan = command.name === UR_EXECUTE_SUB_PLAN
+  // A sub-plan carries a list of inputs: refuse aliased entries before viem copies them.
+  if (subPlan && hasAliasedBytesList(input.slice(2), { param: 1 })) return malformed
   let values: readonly unknown[]
   try {
     values = decodeAbiParameters(command.params, input) as readonly unknown[]
   } catch {
-    return { selector, known: false, reason: 'malformed_arguments' }
+    return malformed
   }
   const args = namedArgs(command.params, values)
-  if (args === undefined || !withinOutputBound(args, input)) {
-    return { selector, known: false, reason: 'malformed_arguments' }
-  }
-  return {
+  if (args === undefined || !withinOutputBound(args, input)) return malformed
+  const call: KnownCall = {
     selector,
     known: true,
     name: command.name,
     signature: `${command.name}(${formatAbiParams(command.params)})`,
     args,
   }
+  if (subPlan) {
+    const [commands, inputs] = values as [Hex, readonly Hex[]]
+    // The router's `execute` reverts (LengthMismatch) unless there is one input per command; a
+    // v1.x SEAPORT_V1_4 input (`uint256 value, bytes data`) read as a sub-plan fails here too.
+    if ((commands.length - 2) / 2 !== inputs.length) return malformed
+    const children = commandChildren(commands, inputs, router)
+    if (children.length > 0) addChildren(call, children, `${path}.${command.name}`, depth, budget)
+  }
+  return call
 }
 
 function namedArgs(

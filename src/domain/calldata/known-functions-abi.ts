@@ -23,8 +23,9 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function approve(address spender, uint256 value)',
   'function increaseAllowance(address spender, uint256 addedValue)',
   'function transferFrom(address from, address to, uint256 value)',
-  // EIP-2612 and DAI permit
+  // EIP-2612 permit (v, r, s; and USDC FiatToken v2.2's packed `bytes signature` form), DAI permit
   'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
+  'function permit(address owner, address spender, uint256 value, uint256 deadline, bytes signature)',
   'function permit(address holder, address spender, uint256 nonce, uint256 expiry, bool allowed, uint8 v, bytes32 r, bytes32 s)',
   // ERC-721 / ERC-1155
   'function setApprovalForAll(address operator, bool approved)',
@@ -42,6 +43,8 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function invalidateNonces(address token, address spender, uint48 newNonce)',
   'function permitTransferFrom(PermitTransferFrom permit, SignatureTransferDetails transferDetails, address owner, bytes signature)',
   'function permitTransferFrom(PermitBatchTransferFrom permit, SignatureTransferDetails[] transferDetails, address owner, bytes signature)',
+  'function permitWitnessTransferFrom(PermitTransferFrom permit, SignatureTransferDetails transferDetails, address owner, bytes32 witness, string witnessTypeString, bytes signature)',
+  'function permitWitnessTransferFrom(PermitBatchTransferFrom permit, SignatureTransferDetails[] transferDetails, address owner, bytes32 witness, string witnessTypeString, bytes signature)',
   // Containers
   'function multicall(bytes[] data)',
   'function multicall(uint256 deadline, bytes[] data)',

@@ -8,14 +8,32 @@ export interface UniversalRouterCommand {
 
 const PERMIT_DETAILS = '(address token, uint160 amount, uint48 expiration, uint48 nonce)'
 
+/** Name of the Universal Router command that runs a nested plan of commands. */
+export const UR_EXECUTE_SUB_PLAN = 'EXECUTE_SUB_PLAN'
+
+const SUB_PLAN: UniversalRouterCommand = {
+  name: UR_EXECUTE_SUB_PLAN,
+  params: parseAbiParameters('bytes commands, bytes[] inputs'),
+}
+
 /**
- * Universal Router commands 0x00-0x0e, whose meaning and input layout are the same in v1.2 and v2
- * (Uniswap/universal-router `Commands.sol` and `Dispatcher.sol`). Commands from 0x10 up differ
- * between router versions (NFT markets in v1, v4 swaps in v2; the sub-plan is 0x20 in one and 0x21
- * in the other), so the decoder reports them as unknown rather than guess the version.
- * `SWEEP`'s `amountMin` is uint160 in v2 and uint256 in v1.2: both decode as uint256.
+ * Universal Router commands 0x00-0x0e, whose meaning and input layout are the same in v1.x and v2
+ * (Uniswap/universal-router `Commands.sol` and `Dispatcher.sol`), and the sub-plan.
+ *
+ * `EXECUTE_SUB_PLAN` (input `abi.encode(bytes commands, bytes[] inputs)`, run by the router's own
+ * `execute` for the same caller) is 0x20 in routers v1.0/v1.1 and 0x21 in v1.2 and v2. The other
+ * code is v1.x's `SEAPORT_V1_4` (input `uint256 value, bytes data`) or, in v2, invalid (the router
+ * reverts). Both codes are decoded as sub-plans when their input has that shape with one input
+ * per command: a sub-plan hiding an approval or transfer must not pass unseen, and a Seaport input
+ * does not decode that way. Other commands from 0x10 up differ between router versions (NFT
+ * markets in v1.x, v4 swaps and positions in v2), so the decoder reports them as unknown rather
+ * than guess the version. `SWEEP`'s `amountMin` is uint160 in v2 and uint256 in v1.2: both decode
+ * as uint256.
  */
-export const UNIVERSAL_ROUTER_COMMANDS: ReadonlyMap<number, UniversalRouterCommand> = new Map([
+export const UNIVERSAL_ROUTER_COMMANDS: ReadonlyMap<number, UniversalRouterCommand> = new Map<
+  number,
+  UniversalRouterCommand
+>([
   [
     0x00,
     {
@@ -119,6 +137,8 @@ export const UNIVERSAL_ROUTER_COMMANDS: ReadonlyMap<number, UniversalRouterComma
       params: parseAbiParameters('address owner, address token, uint256 minBalance'),
     },
   ],
+  [0x20, SUB_PLAN],
+  [0x21, SUB_PLAN],
 ])
 
 /** Universal Router recipient placeholder resolved to the router's caller (`Constants.MSG_SENDER`). */

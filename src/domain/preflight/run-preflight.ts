@@ -2,7 +2,7 @@ import { type Address, type Hex, serializeTransaction, slice } from 'viem'
 import { RpcUnavailableError } from '../../errors.js'
 import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
 import { type DecodedRevert, decodeRevert } from '../revert/decode-revert.js'
-import { addressesOfInterest } from '../screen/addresses-of-interest.js'
+import { addressesOfInterest, standardProbeTargets } from '../screen/addresses-of-interest.js'
 import type {
   Finding,
   ScreenConfig,
@@ -13,6 +13,7 @@ import type {
 import { screenTransaction } from '../screen/screen-transaction.js'
 import type { ChainReader } from './chain-reader.js'
 import { computeFees, suggestMaxFee, suggestPriorityFee } from './fees.js'
+import { probeTokenStandards } from './probe-token-standards.js'
 
 /** How many recent blocks the priority-fee suggestion looks at. */
 const FEE_HISTORY_BLOCKS = 5
@@ -88,13 +89,14 @@ export async function runPreflight(
     ...new Set([tx.from, tx.to, ...addressesOfInterest(tx, decoded)].map((a) => a.toLowerCase())),
   ] as Address[]
 
-  const [call, gas, balance, nonce, rewards, codeList] = await Promise.all([
+  const [call, gas, balance, nonce, rewards, codeList, tokenStandards] = await Promise.all([
     chain.call(tx, at),
     chain.estimateGas(tx, at),
     chain.balance(tx.from, at),
     chain.nonce(tx.from, at),
     chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
     Promise.all(watched.map((address) => chain.code(address, at))),
+    probeTokenStandards(chain, standardProbeTargets(tx, decoded), at),
   ])
   const codes = new Map<string, Hex>(watched.map((address, i) => [address, codeList[i] ?? '0x']))
 
@@ -134,6 +136,7 @@ export async function runPreflight(
     sender: { balance, code: codes.get(tx.from.toLowerCase()) ?? '0x' },
     block: { number: block.number, timestamp: block.timestamp, gasLimit: block.gasLimit },
     codes,
+    tokenStandards,
   }
   const { verdict, findings } = screenTransaction(context, decoded, deps.screen)
 

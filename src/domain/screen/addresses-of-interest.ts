@@ -11,6 +11,12 @@ import { callEffects } from './effects.js'
 export const ADDRESSES_OF_INTEREST_LIMIT = 64
 
 /**
+ * Most addresses whose token standard the screen asks for. Each costs the preflight up to three
+ * `eth_call`s; targets beyond it stay `unknown`, which the screen judges conservatively.
+ */
+export const STANDARD_PROBE_LIMIT = 16
+
+/**
  * Every address whose code a rule consults, lower-case, deduplicated, in a fixed order: the
  * target, the sender, then per call site (top-level first, then nested in call order) its target,
  * spenders and operators, transfer recipients, new owners, implementations and admins. Unbounded:
@@ -48,4 +54,26 @@ export function addressesOfSites(tx: TransactionInput, sites: readonly CallSite[
  */
 export function addressesOfInterest(tx: TransactionInput, decoded: DecodedCall): Address[] {
   return allAddressesOfInterest(tx, decoded).slice(0, ADDRESSES_OF_INTEREST_LIMIT)
+}
+
+/**
+ * The addresses (lower-case, deduplicated, in call order) whose token standard the preflight
+ * should probe at the pinned block and put in `ScreenContext.tokenStandards`: the targets of
+ * every `approve(address,uint256)` with a non-zero spender, a selector ERC-20 (an allowance; zero
+ * revokes) and ERC-721 (one token id; only the zero address revokes) share. Bounded by
+ * {@link STANDARD_PROBE_LIMIT}; deterministic.
+ */
+export function standardProbeTargets(tx: TransactionInput, decoded: DecodedCall): Address[] {
+  const seen = new Set<string>()
+  const out: Address[] = []
+  for (const site of callSites(tx, decoded)) {
+    for (const approval of callEffects(site).approvals) {
+      if (approval.kind !== 'erc20-or-erc721' || approval.revoke) continue
+      const key = approval.token.toLowerCase()
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(key as Address)
+    }
+  }
+  return out.slice(0, STANDARD_PROBE_LIMIT)
 }

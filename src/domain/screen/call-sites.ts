@@ -1,6 +1,7 @@
 import { type Address, getAddress, isAddress } from 'viem'
-import type { DecodedCall } from '../calldata/decode-calldata.js'
-import type { TransactionInput } from './context.js'
+import type { DecodedCall, KnownCall, NestedCall } from '../calldata/decode-calldata.js'
+import { UR_EXECUTE_SUB_PLAN } from '../calldata/universal-router-commands.js'
+import type { TokenStandard, TransactionInput } from './context.js'
 
 /** One call the transaction makes: the top-level call or one nested inside a container. */
 export interface CallSite {
@@ -13,36 +14,93 @@ export interface CallSite {
   /** `command` for Universal Router commands, which are not calls of their own. */
   kind: 'root' | 'call' | 'command'
   operation?: 'call' | 'delegatecall'
+  /**
+   * The account the called code sees as `msg.sender`, whose tokens an `approve`, `transfer` or
+   * `setApprovalForAll` here acts on: the sender at top level, in self-delegatecall `multicall`
+   * items, in delegatecalls and in Universal Router commands (which act for the router's caller);
+   * the container itself for calls a Multicall3 `aggregate*` or a Safe `execTransaction` makes.
+   */
+  caller: Address
+  /** The target's token standard when the preflight probed it (`ScreenContext.tokenStandards`). */
+  tokenStandard?: TokenStandard
   call: DecodedCall
 }
 
-/** Flattens the decoded tree into call sites, top-level first, then depth-first in call order. */
-export function callSites(tx: TransactionInput, decoded: DecodedCall): CallSite[] {
+/**
+ * Flattens the decoded tree into call sites, top-level first, then depth-first in call order.
+ * `standards` (lower-case keys) annotates sites whose target was probed for its token standard.
+ */
+export function callSites(
+  tx: TransactionInput,
+  decoded: DecodedCall,
+  standards?: ReadonlyMap<string, TokenStandard>,
+): CallSite[] {
   // Checksummed like every address the decoder reports, so details read the same at any depth.
-  const target = isAddress(tx.to, { strict: false }) ? getAddress(tx.to) : tx.to
-  const sites: CallSite[] = [{ target, value: tx.value, kind: 'root', call: decoded }]
-  visit(decoded, sites)
+  const target = checksum(tx.to)
+  const root: CallSite = {
+    target,
+    value: tx.value,
+    kind: 'root',
+    caller: checksum(tx.from),
+    call: decoded,
+  }
+  const sites: CallSite[] = [root]
+  visit(root, sites)
+  if (standards !== undefined) {
+    for (const site of sites) {
+      const standard = standards.get(site.target.toLowerCase())
+      if (standard !== undefined && site.kind !== 'command') site.tokenStandard = standard
+    }
+  }
   return sites
 }
 
-function visit(call: DecodedCall, sites: CallSite[]): void {
+function visit(parent: CallSite, sites: CallSite[]): void {
+  const call = parent.call
   if (!call.known || !call.calls) return
-  const commands = call.name === 'execute'
+  const commands = call.name === 'execute' || call.name === UR_EXECUTE_SUB_PLAN
   for (const nested of call.calls) {
     const site: CallSite = {
       path: nested.call.known ? `${nested.path}.${nested.call.name}` : nested.path,
       target: nested.target,
       value: nested.value === undefined ? 0n : BigInt(nested.value),
       kind: commands ? 'command' : 'call',
+      caller: callerOf(parent, call, nested),
       call: nested.call,
     }
     if (nested.operation !== undefined) site.operation = nested.operation
     sites.push(site)
-    visit(nested.call, sites)
+    visit(site, sites)
   }
+}
+
+/** Who `msg.sender` is for a call a container makes. */
+function callerOf(parent: CallSite, container: KnownCall, nested: NestedCall): Address {
+  switch (container.name) {
+    // Self-delegatecall batching and router commands act for whoever called the container.
+    case 'multicall':
+    case 'execute':
+    case UR_EXECUTE_SUB_PLAN:
+      return parent.caller
+    // ProxyAdmin calls the proxy, which delegatecalls the data: the ProxyAdmin is the sender.
+    case 'upgradeAndCall':
+      return parent.target
+    default:
+      // A delegatecall keeps the container's sender; a call comes from the container itself.
+      return nested.operation === 'delegatecall' ? parent.caller : parent.target
+  }
+}
+
+function checksum(address: string): Address {
+  return (isAddress(address, { strict: false }) ? getAddress(address) : address) as Address
 }
 
 /** True when the call carries calldata (an empty call is a plain value transfer). */
 export function hasCalldata(site: CallSite): boolean {
   return site.call.known || site.call.reason !== 'empty'
+}
+
+/** True when the site's caller is the transaction's sender (no container acting for itself). */
+export function callerIsSender(site: CallSite, tx: TransactionInput): boolean {
+  return site.caller.toLowerCase() === tx.from.toLowerCase()
 }

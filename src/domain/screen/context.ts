@@ -45,7 +45,20 @@ export interface ScreenContext {
    * Keys are lower-case addresses; `0x` means no code.
    */
   codes: ReadonlyMap<string, Hex>
+  /**
+   * Token standard of the addresses the screen's `standardProbeTargets` lists (the targets of
+   * `approve(address,uint256)`, a selector ERC-20 and ERC-721 share), read at the pinned block.
+   * Keys are lower-case addresses. Optional: an absent map or entry means `unknown`, which the
+   * screen judges conservatively (an `approve(spender, 0)` is not taken for an ERC-20 revoke).
+   */
+  tokenStandards?: ReadonlyMap<string, TokenStandard>
 }
+
+/**
+ * What a token contract is, as far as `approve(address,uint256)` is concerned: `erc721` and
+ * `erc1155` from ERC-165 `supportsInterface`, `erc20` when it answers ERC-20's `allowance`.
+ */
+export type TokenStandard = 'erc20' | 'erc721' | 'erc1155' | 'unknown'
 
 /** Screen thresholds; defaults live in config. */
 export interface ScreenConfig {

@@ -3,15 +3,31 @@ import type { KnownCall } from '../calldata/decode-calldata.js'
 import type { JsonValue } from '../calldata/json-value.js'
 import { UR_ADDRESS_THIS, UR_MSG_SENDER } from '../calldata/universal-router-commands.js'
 import type { CallSite } from './call-sites.js'
+import type { TokenStandard } from './context.js'
 
-/** An allowance or operator grant the call creates (or revokes). */
+/**
+ * An allowance or operator grant the call creates (or revokes). `approve(address,uint256)` is
+ * shared by ERC-20 (an allowance) and ERC-721 (one token id): `erc721` when the target is known to
+ * be an ERC-721, `erc20` when known to be an ERC-20, otherwise `erc20-or-erc721`, read as an
+ * allowance that is never a revoke unless the spender is the zero address.
+ */
 export interface ApprovalEffect {
-  kind: 'erc20' | 'permit2' | 'operator'
+  kind: 'erc20' | 'erc721' | 'erc20-or-erc721' | 'permit2' | 'operator'
   /** The token (or collection) the grant is for. */
   token: Address
   spender: Address
-  /** Allowance granted; absent for operator grants. DAI's `permit(allowed=true)` is 2^256-1. */
+  /**
+   * Allowance granted; absent for operator and ERC-721 grants. DAI's `permit(allowed=true)` is
+   * 2^256-1. For `erc20-or-erc721` it is also the token id if the token is an ERC-721.
+   */
   amount?: bigint
+  /** The token id an ERC-721 `approve` (or a possible one) names. */
+  tokenId?: bigint
+  /**
+   * Grants the caller's own tokens (`approve`, `increaseAllowance`, `setApprovalForAll`, Permit2
+   * `approve`), as opposed to a permit, which grants the signer's.
+   */
+  byCaller: boolean
   /** Permit2 expiration (unix seconds; 0 means "this block"). */
   expiration?: bigint
   /** Sets the grant to nothing: zero allowance, `approved=false`, `allowed=false`. */
@@ -30,6 +46,8 @@ export interface TransferEffect {
   amount: string
   /** transferFrom-style: moves tokens from an owner by allowance or operator approval. */
   pull: boolean
+  /** Moves the caller's own balance (`transfer`). */
+  byCaller?: boolean
   via: string
 }
 
@@ -80,13 +98,14 @@ function readEffects(site: CallSite): CallEffects {
   const key = site.kind === 'command' ? `ur:${call.name}` : call.signature
   switch (key) {
     case 'approve(address,uint256)':
-    case 'increaseAllowance(address,uint256)': {
-      const amount = big(a.value ?? a.addedValue)
-      push(effects.approvals, erc20(target, a.spender, amount, call.name))
+      push(effects.approvals, sharedApprove(target, a.spender, big(a.value), site.tokenStandard))
       break
-    }
+    case 'increaseAllowance(address,uint256)':
+      push(effects.approvals, erc20(target, a.spender, big(a.addedValue), call.name, true))
+      break
     case 'permit(address,address,uint256,uint256,uint8,bytes32,bytes32)':
-      push(effects.approvals, erc20(target, a.spender, big(a.value), 'permit (EIP-2612)'))
+    case 'permit(address,address,uint256,uint256,bytes)':
+      push(effects.approvals, erc20(target, a.spender, big(a.value), 'permit (EIP-2612)', false))
       break
     case 'permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)': {
       // DAI's permit has no amount: allowed=true grants uint256 max, false sets zero.
@@ -99,6 +118,7 @@ function readEffects(site: CallSite): CallEffects {
           spender,
           amount: allowed ? MAX_UINT256 : 0n,
           revoke: !allowed,
+          byCaller: false,
           via: 'permit (DAI)',
         })
       }
@@ -112,13 +132,14 @@ function readEffects(site: CallSite): CallEffects {
           token: target,
           spender,
           revoke: a.approved !== true,
+          byCaller: true,
           via: 'setApprovalForAll',
         })
       }
       break
     }
     case 'approve(address,address,uint160,uint48)':
-      permit2(effects, a.token, a.spender, a.amount, a.expiration, 'Permit2 approve')
+      permit2(effects, a.token, a.spender, a.amount, a.expiration, 'Permit2 approve', true)
       break
     case 'permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)':
     case 'ur:PERMIT2_PERMIT':
@@ -129,7 +150,7 @@ function readEffects(site: CallSite): CallEffects {
       permitBatch(effects, a.permitBatch, site.kind === 'command' ? call.name : 'Permit2 permit')
       break
     case 'transfer(address,uint256)':
-      transfer(effects, target, undefined, a.to, a.value, false, 'transfer')
+      transfer(effects, target, undefined, a.to, a.value, false, 'transfer', true)
       break
     case 'transferFrom(address,address,uint256)':
       transfer(effects, target, a.from, a.to, a.value, true, 'transferFrom')
@@ -178,7 +199,8 @@ function readEffects(site: CallSite): CallEffects {
         )
       }
       break
-    case 'permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)': {
+    case 'permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)':
+    case 'permitWitnessTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes32,string,bytes)': {
       const permitted = obj(obj(a.permit).permitted)
       const details = obj(a.transferDetails)
       transfer(
@@ -188,11 +210,12 @@ function readEffects(site: CallSite): CallEffects {
         details.to,
         details.requestedAmount,
         true,
-        'Permit2 permitTransferFrom',
+        `Permit2 ${call.name}`,
       )
       break
     }
-    case 'permitTransferFrom(((address,uint256)[],uint256,uint256),(address,uint256)[],address,bytes)': {
+    case 'permitTransferFrom(((address,uint256)[],uint256,uint256),(address,uint256)[],address,bytes)':
+    case 'permitWitnessTransferFrom(((address,uint256)[],uint256,uint256),(address,uint256)[],address,bytes32,string,bytes)': {
       const permitted = list(obj(a.permit).permitted)
       list(a.transferDetails).forEach((d, i) => {
         const details = obj(d)
@@ -203,7 +226,7 @@ function readEffects(site: CallSite): CallEffects {
           details.to,
           details.requestedAmount,
           true,
-          'Permit2 permitTransferFrom',
+          `Permit2 ${call.name}`,
         )
       })
       break
@@ -317,10 +340,49 @@ function erc20(
   spenderValue: JsonValue | undefined,
   amount: bigint | undefined,
   via: string,
+  byCaller: boolean,
 ): ApprovalEffect | undefined {
   const spender = addr(spenderValue)
   if (!spender || amount === undefined) return undefined
-  return { kind: 'erc20', token, spender, amount, revoke: amount === 0n, via }
+  return { kind: 'erc20', token, spender, amount, revoke: amount === 0n, byCaller, via }
+}
+
+/**
+ * `approve(address,uint256)`: an ERC-20 allowance (zero revokes) or an ERC-721 approval of one
+ * token id (only the zero address revokes). Unless the token is known to be an ERC-20, a zero
+ * value is not taken for a revoke: for an ERC-721 it approves token id 0.
+ */
+function sharedApprove(
+  token: Address,
+  spenderValue: JsonValue | undefined,
+  value: bigint | undefined,
+  standard: TokenStandard | undefined,
+): ApprovalEffect | undefined {
+  const spender = addr(spenderValue)
+  if (!spender || value === undefined) return undefined
+  if (standard === 'erc20') return erc20(token, spender, value, 'approve', true)
+  const revoke = spender.toLowerCase() === ZERO
+  if (standard === 'erc721') {
+    return {
+      kind: 'erc721',
+      token,
+      spender,
+      tokenId: value,
+      revoke,
+      byCaller: true,
+      via: 'approve',
+    }
+  }
+  return {
+    kind: 'erc20-or-erc721',
+    token,
+    spender,
+    amount: value,
+    tokenId: value,
+    revoke,
+    byCaller: true,
+    via: 'approve',
+  }
 }
 
 function permit2(
@@ -330,6 +392,7 @@ function permit2(
   amountValue: JsonValue | undefined,
   expirationValue: JsonValue | undefined,
   via: string,
+  byCaller = false,
 ): void {
   const token = addr(tokenValue)
   const spender = addr(spenderValue)
@@ -343,6 +406,7 @@ function permit2(
     amount,
     expiration,
     revoke: amount === 0n,
+    byCaller,
     via,
   })
 }
@@ -369,10 +433,12 @@ function transfer(
   amount: JsonValue | undefined,
   pull: boolean,
   via: string,
+  byCaller = false,
 ): void {
   const to = addr(toValue)
   if (!to) return
   const effect: TransferEffect = { to, amount: str(amount), pull, via }
+  if (byCaller) effect.byCaller = true
   const token = addr(tokenValue)
   if (token) effect.token = token
   const from = addr(fromValue)

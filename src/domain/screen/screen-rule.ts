@@ -1,7 +1,7 @@
 import { type Address, formatEther, type Hex } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
-import type { CallSite } from './call-sites.js'
-import type { ScreenConfig, ScreenContext, Severity } from './context.js'
+import { type CallSite, callerIsSender } from './call-sites.js'
+import type { ScreenConfig, ScreenContext, Severity, TransactionInput } from './context.js'
 
 /** A rule as documented: the catalogue entry `docs/rules.md` must agree with. */
 export interface RuleDescription {
@@ -71,4 +71,18 @@ export function hitAt(site: CallSite, detail: string): RuleHit {
 /** `at multicall[2].approve: ` prefix for nested details, empty at top level. */
 export function where(site: CallSite): string {
   return site.path === undefined ? '' : ` (at ${site.path})`
+}
+
+/**
+ * Names whose tokens a grant covers when a container, not the sender, makes the call: Multicall3
+ * `aggregate*` items and Safe inner calls run as the container, so an `approve` there grants the
+ * container's tokens.
+ */
+export function heldBy(
+  byCaller: boolean | undefined,
+  site: CallSite,
+  tx: TransactionInput,
+): string {
+  if (!byCaller || callerIsSender(site, tx)) return ''
+  return ` (tokens held by ${site.caller}, the contract that makes this call, not by the sender)`
 }

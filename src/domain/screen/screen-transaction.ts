@@ -42,7 +42,7 @@ export function screenTransaction(
   decoded: DecodedCall,
   config: ScreenConfig,
 ): { verdict: Verdict; findings: Finding[] } {
-  const input = { ctx, decoded, config, sites: callSites(ctx.tx, decoded) }
+  const input = { ctx, decoded, config, sites: callSites(ctx.tx, decoded, ctx.tokenStandards) }
   const seen = new Set<string>()
   const findings: Finding[] = []
   for (const rule of SCREEN_RULES) {

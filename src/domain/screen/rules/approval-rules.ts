@@ -1,9 +1,11 @@
 import type { CallSite } from '../call-sites.js'
+import type { TransactionInput } from '../context.js'
 import type { ApprovalEffect } from '../effects.js'
 import { callEffects } from '../effects.js'
 import {
   codeOf,
   delegateOf,
+  heldBy,
   hitAt,
   isKeyAccount,
   type RuleHit,
@@ -18,10 +20,24 @@ function approvals(sites: readonly CallSite[]): { site: CallSite; approval: Appr
   )
 }
 
-function describe(a: ApprovalEffect): string {
-  if (a.kind === 'operator')
-    return `${a.via} gives ${a.spender} every token of collection ${a.token}`
-  return `${a.via} lets ${a.spender} spend ${a.amount} (raw units) of token ${a.token}`
+function describe(a: ApprovalEffect, site: CallSite, tx: TransactionInput): string {
+  return `${grant(a)}${heldBy(a.byCaller, site, tx)}`
+}
+
+function grant(a: ApprovalEffect): string {
+  switch (a.kind) {
+    case 'operator':
+      return `${a.via} gives ${a.spender} every token of collection ${a.token}`
+    case 'erc721':
+      return `${a.via} lets ${a.spender} take token id ${a.tokenId} of collection ${a.token}`
+    case 'erc20-or-erc721':
+      if (a.amount === 0n) {
+        return `${a.via}(${a.spender}, 0) on ${a.token} revokes an allowance if it is an ERC-20 token, but lets ${a.spender} take token id 0 if it is an ERC-721 (its standard is not known)`
+      }
+      return `${a.via} lets ${a.spender} spend ${a.amount} (raw units) of token ${a.token}`
+    default:
+      return `${a.via} lets ${a.spender} spend ${a.amount} (raw units) of token ${a.token}`
+  }
 }
 
 /** Unlimited or near-unlimited allowance. */
@@ -30,16 +46,24 @@ export const unlimitedAllowance: ScreenRule = {
   severity: 'warning',
   title: 'Unlimited or near-unlimited token allowance',
   checks:
-    'An ERC-20 `approve`/`increaseAllowance`, EIP-2612 or DAI `permit`, or Permit2 `approve`/`permit` (direct or as a Universal Router command) grants an allowance at or above `unlimitedAllowanceThreshold` (default 2^128; Permit2 max is 2^160-1; DAI `allowed=true` is unlimited).',
+    'An ERC-20 `approve`/`increaseAllowance`, EIP-2612 or DAI `permit`, or Permit2 `approve`/`permit` (direct or as a Universal Router command) grants an allowance at or above `unlimitedAllowanceThreshold` (default 2^128; Permit2 max is 2^160-1; DAI `allowed=true` is unlimited). An `approve` on a token known to be an ERC-721 names a token id, not an amount, and is not checked; when the standard is not known it is checked, and the detail says so.',
   why: 'An unlimited allowance lets the spender take the whole balance, now and later, if it is malicious or gets compromised. Approve what the transaction needs.',
   example: '`approve(router, 2^256-1)` on USDC.',
-  evaluate({ sites, config }: RuleInput) {
+  evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, approval } of approvals(sites)) {
       if (approval.revoke || approval.amount === undefined) continue
       if (approval.amount < config.unlimitedAllowanceThreshold) continue
+      // The shared approve selector: for an ERC-721 the value is a token id, not an amount.
+      const unsure =
+        approval.kind === 'erc20-or-erc721'
+          ? ` (if ${approval.token} is an ERC-721 it is token id ${approval.amount} instead: its standard is not known)`
+          : ''
       hits.push(
-        hitAt(site, `${describe(approval)}, at or above ${config.unlimitedAllowanceThreshold}.`),
+        hitAt(
+          site,
+          `${describe(approval, site, ctx.tx)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.`,
+        ),
       )
     }
     return hits
@@ -67,7 +91,7 @@ export const permit2LongExpiry: ScreenRule = {
       hits.push(
         hitAt(
           site,
-          `${describe(approval)} until ${approval.expiration} (unix), ${ahead} s after block ${ctx.block.number}; the limit is ${config.permit2ExpiryWarnSeconds} s.`,
+          `${describe(approval, site, ctx.tx)} until ${approval.expiration} (unix), ${ahead} s after block ${ctx.block.number}; the limit is ${config.permit2ExpiryWarnSeconds} s.`,
         ),
       )
     }
@@ -81,9 +105,10 @@ export const approvalToEoa: ScreenRule = {
   severity: 'critical',
   title: 'Approval to an address without contract code',
   checks:
-    'An approval, permit (EIP-2612, DAI, Permit2) or `setApprovalForAll(true)` names a spender or operator that has no code at the pinned block, or only an EIP-7702 delegation.',
+    "An approval (an ERC-20 allowance, or an ERC-721 approval of one token id), permit (EIP-2612 including USDC's `bytes signature` form, DAI, Permit2) or `setApprovalForAll(true)` names a spender or operator that has no code at the pinned block, or only an EIP-7702 delegation. `approve(spender, 0)` counts unless the token is known to be an ERC-20 (for an ERC-721 it approves token id 0).",
   why: 'Protocols spend through contracts; an allowance to a key-controlled account is the usual shape of an approval phishing drain.',
-  example: '`approve(0xEOA, 2^256-1)` or `setApprovalForAll(0xEOA, true)`.',
+  example:
+    '`approve(0xEOA, 2^256-1)`, `setApprovalForAll(0xEOA, true)`, or `approve(0xEOA, 0)` on an NFT collection (token id 0).',
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, approval } of approvals(sites)) {
@@ -93,7 +118,7 @@ export const approvalToEoa: ScreenRule = {
       const delegate = delegateOf(code)
       const what =
         delegate === undefined ? 'has no code' : `is an EIP-7702 account delegated to ${delegate}`
-      hits.push(hitAt(site, `${describe(approval)}; ${approval.spender} ${what}.`))
+      hits.push(hitAt(site, `${describe(approval, site, ctx.tx)}; ${approval.spender} ${what}.`))
     }
     return hits
   },
@@ -107,11 +132,11 @@ export const approvalForAll: ScreenRule = {
   checks: '`setApprovalForAll(operator, true)` on an ERC-721 or ERC-1155 contract.',
   why: 'The operator can move every token of the collection the sender holds, including ones acquired later.',
   example: '`setApprovalForAll(marketplace, true)` on an NFT collection.',
-  evaluate({ sites }: RuleInput) {
+  evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, approval } of approvals(sites)) {
       if (approval.kind !== 'operator' || approval.revoke) continue
-      hits.push(hitAt(site, `${describe(approval)}.`))
+      hits.push(hitAt(site, `${describe(approval, site, ctx.tx)}.`))
     }
     return hits
   },

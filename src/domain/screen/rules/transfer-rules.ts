@@ -1,7 +1,9 @@
 import type { CallSite } from '../call-sites.js'
+import type { TransactionInput } from '../context.js'
 import { BURN_ADDRESSES, callEffects, type TransferEffect } from '../effects.js'
 import {
   codeOf,
+  heldBy,
   hitAt,
   isKeyAccount,
   type RuleHit,
@@ -15,10 +17,10 @@ function transfers(sites: readonly CallSite[]): { site: CallSite; transfer: Tran
   )
 }
 
-function describe(t: TransferEffect): string {
+function describe(t: TransferEffect, site: CallSite, tx: TransactionInput): string {
   const token = t.token === undefined ? '' : ` of token ${t.token}`
   const from = t.from === undefined ? '' : ` from ${t.from}`
-  return `${t.via} moves ${t.amount} (raw units)${token}${from} to ${t.to}`
+  return `${t.via} moves ${t.amount} (raw units)${token}${from}${heldBy(t.byCaller, site, tx)} to ${t.to}`
 }
 
 /** Tokens sent to the token contract itself. */
@@ -30,12 +32,12 @@ export const transferToTokenContract: ScreenRule = {
     "A token transfer (ERC-20/721/1155 transfer or transferFrom, Permit2 transfer, Universal Router TRANSFER/SWEEP) whose recipient is the token's own contract.",
   why: 'Almost no token can send back what it holds: the tokens are lost. A classic copy-paste mistake.',
   example: '`transfer(USDC, 1000000)` sent to USDC.',
-  evaluate({ sites }: RuleInput) {
+  evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, transfer } of transfers(sites)) {
       if (transfer.token === undefined) continue
       if (transfer.to.toLowerCase() !== transfer.token.toLowerCase()) continue
-      hits.push(hitAt(site, `${describe(transfer)}, the token contract itself.`))
+      hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, the token contract itself.`))
     }
     return hits
   },
@@ -50,11 +52,11 @@ export const transferToBurnAddress: ScreenRule = {
     'A token transfer, or a Universal Router swap/wrap/unwrap/sweep output, whose recipient is `0x0000…0000`, `0x…dEaD` or `0xdEaD…0000`.',
   why: 'Nobody holds the keys to these addresses: whatever is sent there is destroyed.',
   example: '`transfer(0x000000000000000000000000000000000000dEaD, 5000)`.',
-  evaluate({ sites }: RuleInput) {
+  evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, transfer } of transfers(sites)) {
       if (!BURN_ADDRESSES.has(transfer.to.toLowerCase())) continue
-      hits.push(hitAt(site, `${describe(transfer)}, a burn address.`))
+      hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, a burn address.`))
     }
     return hits
   },
@@ -66,16 +68,19 @@ export const pullTransferToNoCode: ScreenRule = {
   severity: 'warning',
   title: 'transferFrom to an address without contract code',
   checks:
-    '`transferFrom`, `safeTransferFrom`, `safeBatchTransferFrom` or a Permit2 transfer moves tokens to a recipient that has no code at the pinned block (or only an EIP-7702 delegation).',
+    "`transferFrom`, `safeTransferFrom`, `safeBatchTransferFrom` or a Permit2 transfer moves tokens to a recipient that has no code at the pinned block (or only an EIP-7702 delegation), from an owner other than the account making the call (an owner sending its own NFT is not a pull). Universal Router `PERMIT2_TRANSFER_FROM` commands, which pull the router caller's tokens through Permit2, are always checked: honest routes pay pools and the router, not people.",
   why: 'Pulling tokens by allowance into a plain account is how drainers empty approvals; a sender moving its own tokens to a person normally uses `transfer`.',
-  example: '`transferFrom(alice, 0xEOA, 1000)` sent by a spender Alice approved.',
+  example:
+    "`transferFrom(alice, 0xEOA, 1000)` sent by a spender Alice approved (not Alice's own `safeTransferFrom(alice, friend, id)`).",
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, transfer } of transfers(sites)) {
       if (!transfer.pull || BURN_ADDRESSES.has(transfer.to.toLowerCase())) continue
+      // An owner moving its own tokens (an NFT gift, say) is not a pull by allowance.
+      if (transfer.from?.toLowerCase() === site.caller.toLowerCase()) continue
       const code = codeOf(ctx, transfer.to)
       if (code === undefined || !isKeyAccount(code)) continue
-      hits.push(hitAt(site, `${describe(transfer)}, which has no contract code.`))
+      hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, which has no contract code.`))
     }
     return hits
   },
