@@ -4,6 +4,7 @@ import {
   type PaymentRequiredOffer,
   PaymentRequiredSchema,
 } from './guard-responses.js'
+import { sameAddress } from './same-address.js'
 
 /** USDC on Base (the devnet places its USDC at the same address). */
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
@@ -211,10 +212,6 @@ function pathOf(url: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function sameAddress(a: string | undefined, b: string | undefined): boolean {
-  return a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase()
 }
 
 function nonEmpty(value: string | undefined): boolean {

@@ -183,6 +183,10 @@ export function describePreflight(r: PreflightResult): string[] {
   ]
 }
 
+/** How a command writes: {@link printer}. */
+export type Printer = ReturnType<typeof printer>
+
+/** Writes for people, or (with `json`) one JSON object on stdout for machines. */
 export function printer(io: CliIo, json: boolean) {
   const write = (lines: string | string[]) =>
     io.stdout(`${(Array.isArray(lines) ? lines : [lines]).join('\n')}\n`)

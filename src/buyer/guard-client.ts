@@ -1,32 +1,20 @@
-import { x402Client } from '@x402/core/client'
-import {
-  decodePaymentRequiredHeader,
-  decodePaymentResponseHeader,
-  decodePaymentSignatureHeader,
-} from '@x402/core/http'
-import { toClientEvmSigner } from '@x402/evm'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
+import type { toClientEvmSigner } from '@x402/evm'
 import type { Address, Hex, LocalAccount } from 'viem'
-import type { z } from 'zod'
-import { type ChallengeChecks, checkChallenge, DEFAULT_MAX_PAYMENT } from './check-challenge.js'
-import { GuardError } from './guard-error.js'
+import { type ChallengeChecks, DEFAULT_MAX_PAYMENT } from './check-challenge.js'
+import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
 import {
   type Discovery,
   DiscoverySchema,
-  ErrorBodySchema,
   type PageEvidence,
   PageEvidenceSchema,
-  PaidResponseSchema,
   type PaymentRequiredOffer,
-  PaymentRequiredSchema,
   type PreflightResult,
   PreflightResultSchema,
   type Receipt,
   ReceiptSchema,
   type Settlement,
-  SettlementSchema,
 } from './guard-responses.js'
+import { paidPreflight } from './paid-preflight.js'
 import { type ReceiptBinding, type ReceiptVerification, verifyReceipt } from './verify-receipt.js'
 
 /** Where the guard serves discovery, the free routes and the paid route (spec 4). */
@@ -35,8 +23,6 @@ export const READ_ONLY_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflig
 export const EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
 /** The paid route; discovery's `route` is used whenever discovery is at hand. */
 export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
-/** CAIP-2 id of Base: the only network the buyer kit pays on. */
-export const BASE_NETWORK = 'eip155:8453'
 
 /** A transaction to check (spec 2.1): the same body for the read-only and the paid route. */
 export interface TransactionRequest {
@@ -168,38 +154,6 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       body: JSON.stringify(body),
     })
 
-  /** The answer to a request that carried a payment: every error keeps `paymentSignature`. */
-  async function paidAnswer(
-    res: Response,
-    tx: TransactionRequest,
-    challenge: ChallengeChecks | undefined,
-    paymentSignature: string,
-  ): Promise<PaidPreflight> {
-    return afterPayment(paymentSignature, async () => {
-      if (res.status !== 200) throw await errorOf(res)
-      const body = await parseBody(res, PaidResponseSchema, 'paid preflight answer')
-      const header = res.headers.get('PAYMENT-RESPONSE')
-      let settlement: Settlement
-      try {
-        settlement = SettlementSchema.parse(decodePaymentResponseHeader(header ?? ''))
-      } catch (error) {
-        throw new GuardError('invalid_response', 'the paid answer has no valid PAYMENT-RESPONSE', {
-          status: res.status,
-          cause: error,
-        })
-      }
-      return {
-        result: body.result,
-        receipt: body.receipt,
-        settlement,
-        challenge,
-        request: tx,
-        paymentSignature,
-        payer: payerOf(paymentSignature),
-      }
-    })
-  }
-
   const client: GuardClient = {
     baseUrl,
 
@@ -229,98 +183,20 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       }
     },
 
-    async paidPreflight(tx, opts = {}) {
-      const resumed = opts.paymentSignature
-      if (resumed !== undefined) {
-        const discovery = opts.discovery ?? (await client.discovery())
-        const res = await afterPayment(resumed, () =>
-          postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': resumed }),
-        )
-        return paidAnswer(res, tx, undefined, resumed)
-      }
-      const payer = options.payer
-      if (!payer) throw new GuardError('payer_missing', 'paid preflight needs a payer')
-      const discovery = opts.discovery ?? (await client.discovery())
-      const url = `${baseUrl}${discovery.route}`
-
-      // Record the 402 that x402 is about to pay, so the hook below judges exactly that one.
-      let unpaid: { status: number; body: unknown; header: string | null } | undefined
-      let sentSignature: string | undefined
-      const recordingFetch = (async (input: Request | string | URL, init?: RequestInit) => {
-        const request = new Request(input, init)
-        const signature = request.headers.get('PAYMENT-SIGNATURE')
-        if (signature !== null) sentSignature = signature
-        const res = await fetchFn(request)
-        if (res.status === 402 && signature === null) {
-          unpaid = {
-            status: res.status,
-            body: await res
-              .clone()
-              .json()
-              .catch(() => undefined),
-            header: res.headers.get('PAYMENT-REQUIRED'),
-          }
-        }
-        return res
-      }) as typeof globalThis.fetch
-
-      let checks: ChallengeChecks | undefined
-      const judge = (paymentRequired: unknown) =>
-        checkChallenge(discovery, unpaid?.status ?? 0, unpaid?.body, paymentRequired, {
-          requestUrl: url,
+    paidPreflight(tx, opts = {}) {
+      return paidPreflight(
+        {
+          baseUrl,
+          fetch: fetchFn,
+          timeoutMs,
           maxPayment,
-        })
-      // Only typed-data signing reaches x402: whatever a 402 asks for (a Permit2 approval
-      // extension, say), the kit can never sign a transaction for the server.
-      const signer = {
-        address: payer.account.address,
-        signTypedData: (message: Parameters<GuardPayer['account']['signTypedData']>[0]) =>
-          payer.account.signTypedData(message),
-      }
-      const x402 = new x402Client()
-        .register(BASE_NETWORK, new ExactEvmScheme(toClientEvmSigner(signer, payer.publicClient)))
-        .onBeforePaymentCreation(async ({ paymentRequired }) => {
-          checks = judge(paymentRequired)
-          if (checks.ok) return
-          const failed = checks.checks.filter((c) => !c.ok).map((c) => c.name)
-          return { abort: true, reason: `challenge does not match discovery: ${failed.join(', ')}` }
-        })
-
-      let res: Response
-      try {
-        res = await wrapFetchWithPayment(recordingFetch, x402)(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(tx),
-          signal: AbortSignal.timeout(timeoutMs),
-        })
-      } catch (error) {
-        if (sentSignature !== undefined) {
-          // The payment left: its outcome is unknown, so the caller must retry with it.
-          throw unreachable(url, error, sentSignature)
-        }
-        if (unpaid === undefined) throw unreachable(url, error)
-        const final = checks ?? judge(decodeOffer(unpaid.header))
-        if (!final.ok) {
-          const failed = final.checks.filter((c) => !c.ok)
-          throw new GuardError(
-            'challenge_mismatch',
-            `refused to pay: the 402 does not match discovery (${failed.map((c) => `${c.name}: ${c.detail}`).join('; ')})`,
-            { status: unpaid.status, checks: final.checks, cause: error },
-          )
-        }
-        throw new GuardError('payment_failed', `could not create the payment: ${message(error)}`, {
-          cause: error,
-        })
-      }
-      if (sentSignature === undefined) {
-        // The guard answered without asking for payment: nothing was paid, nothing to trust.
-        if (res.status !== 200) throw await errorOf(res)
-        throw new GuardError('invalid_response', 'the paid route answered without a payment', {
-          status: res.status,
-        })
-      }
-      return paidAnswer(res, tx, checks, sentSignature)
+          payer: options.payer,
+          discovery: () => client.discovery(),
+          postJson,
+        },
+        tx,
+        opts,
+      )
     },
 
     async receipt(id) {
@@ -343,126 +219,4 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
     },
   }
   return client
-}
-
-/** Reads a JSON body and validates it; a bad one is an `invalid_response` GuardError. */
-async function parseBody<T extends z.ZodType>(
-  res: Response,
-  schema: T,
-  what: string,
-): Promise<z.infer<T>> {
-  let json: unknown
-  try {
-    json = await res.json()
-  } catch (error) {
-    throw new GuardError('invalid_response', `the ${what} is not JSON`, {
-      status: res.status,
-      cause: error,
-    })
-  }
-  const parsed = schema.safeParse(json)
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({
-      path: i.path.map(String).join('.'),
-      message: i.message,
-    }))
-    throw new GuardError(
-      'invalid_response',
-      `the ${what} is not usable: ${issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')}`,
-      { status: res.status, issues },
-    )
-  }
-  return parsed.data
-}
-
-/**
- * Runs what follows a payment that left: any error it raises carries `paymentSignature`, so the
- * caller can resume with it instead of paying again.
- */
-async function afterPayment<T>(paymentSignature: string, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step()
-  } catch (error) {
-    const guardError =
-      error instanceof GuardError
-        ? error
-        : new GuardError('invalid_response', `after the payment: ${message(error)}`, {
-            cause: error,
-          })
-    throw guardError.withPaymentSignature(paymentSignature)
-  }
-}
-
-/** The `from` of the EIP-3009 authorization inside a `PAYMENT-SIGNATURE`, when readable. */
-function payerOf(paymentSignature: string): Address | undefined {
-  try {
-    const payload = decodePaymentSignatureHeader(paymentSignature).payload as {
-      authorization?: { from?: unknown }
-    }
-    const from = payload.authorization?.from
-    return typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from)
-      ? (from as Address)
-      : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** A non-2xx answer as a GuardError with the service's code, reason and `Retry-After`. */
-async function errorOf(res: Response): Promise<GuardError> {
-  const text = await res.text().catch(() => '')
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  const parsed = ErrorBodySchema.safeParse(json)
-  const retryAfter = retryAfterSeconds(res.headers.get('Retry-After'))
-  if (!parsed.success) {
-    return new GuardError(`http_${res.status}`, `the guard answered ${res.status}`, {
-      status: res.status,
-      retryAfter,
-    })
-  }
-  const body = parsed.data
-  return new GuardError(body.error, body.message, {
-    status: res.status,
-    retryAfter,
-    issues: body.issues?.map((i) => ({ path: i.path, message: i.message })) ?? [],
-    requestId: body.requestId,
-    reason: body.reason,
-  })
-}
-
-function retryAfterSeconds(header: string | null): number | undefined {
-  if (header === null) return undefined
-  if (/^[0-9]+$/.test(header.trim())) return Number(header.trim())
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000))
-}
-
-function decodeOffer(header: string | null): PaymentRequiredOffer | undefined {
-  if (!header) return undefined
-  try {
-    const parsed = PaymentRequiredSchema.safeParse(decodePaymentRequiredHeader(header))
-    return parsed.success ? parsed.data : undefined
-  } catch {
-    return undefined
-  }
-}
-
-function unreachable(url: string, error: unknown, paymentSignature?: string): GuardError {
-  const timedOut = error instanceof Error && error.name === 'TimeoutError'
-  return new GuardError(
-    'guard_unreachable',
-    `${timedOut ? 'no answer in time from' : 'cannot reach'} the guard at ${url}: ${message(error)}${paymentSignature ? ' (a payment was sent: retry with its paymentSignature)' : ''}`,
-    { cause: error, paymentSignature },
-  )
-}
-
-function message(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ''
-  return `${error.message.split('\n')[0]}${cause}`
 }

@@ -65,3 +65,10 @@ function summary(findings: Finding[], severity: Finding['severity']): string {
   const shown = relevant.length > 0 ? relevant : findings
   return shown.map((f) => `${f.id} (${f.title})`).join(', ') || 'no findings given'
 }
+
+/** The refusal of something the guard cannot check, sent through the wrapped client. */
+export function notCheckable(what: string): TransactionNotCheckableError {
+  return new TransactionNotCheckableError(
+    `${what} cannot be checked by the guard; use the unwrapped client deliberately`,
+  )
+}

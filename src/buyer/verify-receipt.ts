@@ -7,6 +7,7 @@ import {
   verifyTypedData,
 } from 'viem'
 import { type Discovery, ReceiptSchema } from './guard-responses.js'
+import { sameAddress } from './same-address.js'
 
 /** The receipt's name: its `type` and EIP-712 primary type. */
 export const RECEIPT_TYPE = 'PRE_SEND_PROOF_RECEIPT'
@@ -234,8 +235,4 @@ function serialise(value: unknown): string {
   const record = value as Record<string, unknown>
   const keys = Object.keys(record).sort()
   return `{${keys.map((key) => `${JSON.stringify(key)}:${serialise(record[key])}`).join(',')}}`
-}
-
-function sameAddress(a: string | undefined, b: string | undefined): boolean {
-  return a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase()
 }

@@ -9,12 +9,11 @@ import {
   PRODUCT,
   paidResource,
 } from '../domain/payment/offer.js'
-import {
-  handlePaidPreflight,
-  type PaidPreflightDeps,
-  type PaidPreflightOutcome,
-  type PhaseTimings,
-} from '../domain/payment/paid-preflight.js'
+import { handlePaidPreflight, type PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
+import type {
+  PaidPreflightOutcome,
+  PhaseTimings,
+} from '../domain/payment/paid-preflight-outcome.js'
 import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'

@@ -23,6 +23,12 @@ import {
   prepareDevnet,
   USDC_ADDRESS,
 } from '../../src/adapters/devnet/prepare.js'
+import {
+  CANCEL_AUTHORIZATION_TYPES,
+  PERMIT_TYPES,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+  USDC_DOMAIN,
+} from '../support/usdc-typed-data.js'
 
 const usdcAbi = parseAbi([
   'function name() view returns (string)',
@@ -45,24 +51,6 @@ const usdcAbi = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ])
-
-const domain = {
-  name: 'USD Coin',
-  version: '2',
-  chainId: 8453,
-  verifyingContract: USDC_ADDRESS,
-} as const
-
-const transferTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const
 
 const buyer = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
 const facilitator = privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey)
@@ -101,8 +89,8 @@ async function signTransfer(
     nonce: freshNonce(),
   }
   const signature = await signer.signTypedData({
-    domain,
-    types: transferTypes,
+    domain: USDC_DOMAIN,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message,
   })
@@ -339,13 +327,8 @@ describe('DevnetUSDC EIP-3009', () => {
     const { pub, wallet } = clients(devnet.rpcUrl)
     const nonce = freshNonce()
     const signature = await buyer.signTypedData({
-      domain,
-      types: {
-        CancelAuthorization: [
-          { name: 'authorizer', type: 'address' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      domain: USDC_DOMAIN,
+      types: CANCEL_AUTHORIZATION_TYPES,
       primaryType: 'CancelAuthorization',
       message: { authorizer: buyer.address, nonce },
     })
@@ -376,16 +359,8 @@ describe('DevnetUSDC EIP-3009', () => {
     })
     const deadline = 2n ** 40n
     const signature = await buyer.signTypedData({
-      domain,
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
+      domain: USDC_DOMAIN,
+      types: PERMIT_TYPES,
       primaryType: 'Permit',
       message: { owner: buyer.address, spender: payTo, value: 123n, nonce, deadline },
     })

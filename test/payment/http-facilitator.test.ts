@@ -1,70 +1,54 @@
-import { createPublicClient, http, type PublicClient } from 'viem'
+import type { PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import type { Devnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
 import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
-import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
-import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import type { Storage } from '../../src/adapters/storage/open-storage.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
-import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import { startHttpFacilitator } from './http-facilitator.js'
 import {
+  BUYER,
   builtinFacilitator,
-  buyer,
   EXAMPLE_BODY,
   nonceOf,
   PAY_TO,
-  paidApp,
+  type PaidApp,
   postPaid,
-  RECEIPT_SIGNER,
+  sendPayment,
   settlementsOf,
-  unpaidOffer,
   usdcBalances,
 } from './paid-stack.js'
+import { type PaidSuite, startPaidSuite } from './paid-suite.js'
 
 // Any x402 facilitator URL: @x402/core's HTTPFacilitatorClient against a real facilitator
 // HTTP API on loopback (our built-in facilitator behind it), including its failure modes.
 
+let suite: PaidSuite
 let devnet: Devnet
 let storage: Storage
 let chain: PublicClient
 let remote: Awaited<ReturnType<typeof startHttpFacilitator>>
-let stack: Awaited<ReturnType<typeof paidApp>>
-const BUYER = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
+let stack: PaidApp
 
 beforeAll(async () => {
-  devnet = await startDevnet()
-  storage = await openStorage({ kind: 'pglite', dataDir: undefined })
-  chain = createPublicClient({ transport: http(devnet.rpcUrl) })
-  remote = await startHttpFacilitator(builtinFacilitator(devnet.rpcUrl).client)
-  stack = await paidApp({
-    preflightRpcUrl: devnet.rpcUrl,
-    facilitator: createFacilitator({ kind: 'url', url: `${remote.url}/`, timeoutMs: 1_000 }),
-    ledger: storage.ledger,
+  suite = await startPaidSuite({
+    facilitator: async (rpcUrl) => {
+      remote = await startHttpFacilitator(builtinFacilitator(rpcUrl).client)
+      return createFacilitator({ kind: 'url', url: `${remote.url}/`, timeoutMs: 1_000 })
+    },
   })
+  ;({ devnet, storage, chain, stack } = suite)
 }, 60_000)
 
 afterAll(async () => {
   await remote?.close()
-  await storage?.close()
-  await devnet?.stop()
+  await suite?.close()
 })
 
-async function pay(header: string) {
-  const res = await postPaid(stack.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
-  return { status: res.status, body: (await res.json()) as Record<string, any> }
-}
+const pay = (header: string) => sendPayment(stack.app, header)
 
-const reconcile = (rail: PaymentRail) =>
-  reconcileSettlements({
-    ledger: storage.ledger,
-    rail,
-    chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
-    receiptSigner: RECEIPT_SIGNER,
-    staleAfterMs: 60_000,
-    backoff: { initialMs: 0, maxMs: 0 },
-  })
+const reconcile = (rail: PaymentRail) => suite.reconcile(rail, { staleAfterMs: 60_000 })
 
 describe('a facilitator at a URL', () => {
   it('reports its /supported answer in railReadiness', async () => {
@@ -80,9 +64,7 @@ describe('a facilitator at a URL', () => {
   })
 
   it('verifies and settles a paid call over HTTP', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     const [before] = await usdcBalances(chain, PAY_TO)
     const { status, body } = await pay(header)
     expect(status).toBe(200)
@@ -95,9 +77,7 @@ describe('a facilitator at a URL', () => {
 
   it("passes the facilitator's rejection through as a 402 reason", async () => {
     const poor = privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey)
-    const header = await buyer(stack.app, devnet.rpcUrl, poor).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack, poor)
     const { status, body } = await pay(header)
     expect(status).toBe(402)
     expect(body).toMatchObject({
@@ -107,9 +87,7 @@ describe('a facilitator at a URL', () => {
   })
 
   it('answers 502 when the facilitator answers garbage, and settles nothing', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     remote.faults.verifyBody = '<html>oops</html>'
     try {
       const { status, body } = await pay(header)
@@ -122,9 +100,7 @@ describe('a facilitator at a URL', () => {
   })
 
   it('records a settle answer that times out as pending and confirms it from the chain', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     remote.faults.settleDelayMs = 2_500
     try {
       const { status, body } = await pay(header)
@@ -144,9 +120,7 @@ describe('a facilitator at a URL', () => {
   })
 
   it('settles later when the facilitator dropped the settle request', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     remote.faults.dropSettle = 1
     const { status } = await pay(header)
     expect(status).toBe(503)
@@ -159,9 +133,7 @@ describe('a facilitator at a URL', () => {
   it('records a non-2xx settle answer that came after the broadcast as pending, never as failed', async () => {
     // A facilitator that sent the transfer, then crashed on its way out: HTTP 500 with
     // `unexpected_settle_error` and no transaction. That is not "nothing was charged".
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     remote.faults.settleThenAnswer = {
       status: 500,
       body: {
@@ -192,15 +164,11 @@ describe('a facilitator at a URL', () => {
     const dying = await startHttpFacilitator(builtinFacilitator(devnet.rpcUrl).client, {
       pendingThenDown: true,
     })
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
+    const app = await suite.appWith({
       facilitator: createFacilitator({ kind: 'url', url: dying.url, timeoutMs: 2_000 }),
-      ledger: storage.ledger,
     })
     try {
-      const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-        await unpaidOffer(app.app),
-      )
+      const header = await suite.paymentHeader(app)
       const res = await postPaid(app.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
       expect(res.status).toBe(503)
       expect(await res.json()).toMatchObject({ error: 'settlement_pending' })

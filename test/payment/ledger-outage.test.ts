@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { createPublicClient, http, type PublicClient } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 import {
+  BUYER,
   builtinFacilitator,
   buyer,
   EXAMPLE_BODY,
   nonceOf,
+  type PaidApp,
   paidApp,
   postPaid,
   settlementsOf,
@@ -21,24 +22,9 @@ import {
 // The service on a shared PostgreSQL ledger that restarts or goes away: it must stay up,
 // answer 503 `ledger_unavailable` (never 500, never a crash) and recover by itself.
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 })
-  try {
-    await client.connect()
-    await client.end()
-    return true
-  } catch {
-    return false
-  }
-}
-
-// CI always has PostgreSQL: there a missing server fails the suite instead of skipping it.
-const havePostgres = process.env.CI ? true : await postgresReachable()
+const havePostgres = await postgresAvailable()
 
 describe.runIf(havePostgres)('the paid route on a PostgreSQL ledger that goes away', () => {
-  const BUYER = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
   const schema = `test_outage_${randomBytes(6).toString('hex')}`
   const application = `psg_outage_${randomBytes(4).toString('hex')}`
   let devnet: Devnet
@@ -46,7 +32,7 @@ describe.runIf(havePostgres)('the paid route on a PostgreSQL ledger that goes aw
   let storage: Storage
   let admin: pg.Client
   let chain: PublicClient
-  let stack: Awaited<ReturnType<typeof paidApp>>
+  let stack: PaidApp
   const reported: string[] = []
 
   beforeAll(async () => {

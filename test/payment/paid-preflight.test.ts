@@ -1,9 +1,7 @@
-import net from 'node:net'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { FacilitatorTimeoutError } from '@x402/core/server'
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server'
 import {
-  createPublicClient,
   createTestClient,
   createWalletClient,
   erc20Abi,
@@ -12,63 +10,66 @@ import {
   parseAbi,
   verifyTypedData,
 } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { DEVNET_ACCOUNTS, mintDevnetUsdc, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import type { Devnet } from '../../src/adapters/devnet/devnet.js'
+import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import {
   createFacilitator,
   type Facilitator,
 } from '../../src/adapters/facilitator/facilitator-client.js'
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
-import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import type { Storage } from '../../src/adapters/storage/open-storage.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
+import { freePort } from '../support/net.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 import {
+  BUYER,
+  beforeSettle,
   builtinFacilitator,
   buyer,
   EXAMPLE_BODY,
+  fundedPayer,
   nonceOf,
   PAY_TO,
+  type PaidApp,
   paidApp,
   payerOf,
   postPaid,
   RECEIPT_SIGNER,
+  sendPayment,
   settlementsOf,
   unpaidOffer,
   usdcBalances,
   withRequirements,
 } from './paid-stack.js'
+import { type PaidSuite, startPaidSuite } from './paid-suite.js'
 
+let suite: PaidSuite
 let devnet: Devnet
 let proxy: TcpProxy
 let storage: Storage
 let chain: PublicClient
-let stack: Awaited<ReturnType<typeof paidApp>>
+let stack: PaidApp
 let payToAtStart: bigint
-const BUYER = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
 
 beforeAll(async () => {
-  devnet = await startDevnet()
-  // The preflight reads the chain through a proxy the suite can take down; the facilitator
-  // talks to anvil directly, so "RPC down after verify" is exactly that.
-  proxy = await startTcpProxy(Number(new URL(devnet.rpcUrl).port))
-  storage = await openStorage({ kind: 'pglite', dataDir: undefined })
-  chain = createPublicClient({ transport: http(devnet.rpcUrl) })
-  stack = await paidApp({
-    preflightRpcUrl: proxy.url,
-    facilitator: builtinFacilitator(devnet.rpcUrl),
-    ledger: storage.ledger,
+  suite = await startPaidSuite({
+    // The preflight reads the chain through a proxy the suite can take down; the facilitator
+    // talks to anvil directly, so "RPC down after verify" is exactly that.
+    preflightRpcUrl: async (rpcUrl) => {
+      proxy = await startTcpProxy(Number(new URL(rpcUrl).port))
+      return proxy.url
+    },
   })
-  payToAtStart = (await usdcBalances(chain, PAY_TO))[0] ?? 0n
+  ;({ devnet, storage, chain, stack, payToAtStart } = suite)
 }, 60_000)
 
 afterAll(async () => {
-  await storage?.close()
   await proxy?.close()
-  await devnet?.stop()
+  await suite?.close()
 })
 
 describe('the unpaid challenge', () => {
@@ -252,14 +253,8 @@ describe('a paid call with @x402/fetch and the demo buyer', () => {
 })
 
 /** Sends one payment header and returns status, body and headers. */
-async function pay(header: string, body: unknown = EXAMPLE_BODY, app = stack.app) {
-  const res = await postPaid(app, body, { 'PAYMENT-SIGNATURE': header })
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: (await res.json()) as Record<string, any>,
-  }
-}
+const pay = (header: string, body: unknown = EXAMPLE_BODY, app = stack.app) =>
+  sendPayment(app, header, body)
 
 describe('replays and concurrent copies', () => {
   it('replays the same PAYMENT-SIGNATURE: same receipt, same result, nothing charged again', async () => {
@@ -467,9 +462,7 @@ describe('payments that are not taken', () => {
   })
 
   it('rejects an invalid body with a valid payment as 422 and takes nothing', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     const balances = await usdcBalances(chain, BUYER.address, PAY_TO)
     const res = await postPaid(
       stack.app,
@@ -486,9 +479,7 @@ describe('payments that are not taken', () => {
 
 describe('when a dependency is down', () => {
   it('answers 503 when the RPC goes down after verify, settles nothing, and takes the retry later', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     const balances = await usdcBalances(chain, BUYER.address, PAY_TO)
     await proxy.down()
     try {
@@ -508,14 +499,13 @@ describe('when a dependency is down', () => {
   })
 
   it('answers 502 when the facilitator is unreachable, reports the rail not ready, settles nothing', async () => {
-    const dead = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
+    const dead = await suite.appWith({
       facilitator: createFacilitator({
         kind: 'url',
-        url: `http://127.0.0.1:${await deadPort()}`,
+        // A loopback port nothing listens on (bound, then released).
+        url: `http://127.0.0.1:${await freePort()}`,
         timeoutMs: 2_000,
       }),
-      ledger: storage.ledger,
     })
     const unpaid = await postPaid(dead.app, EXAMPLE_BODY)
     expect(unpaid.status).toBe(402)
@@ -539,51 +529,15 @@ describe('when a dependency is down', () => {
   })
 })
 
-/** A loopback port nothing listens on (bound, then released). */
-async function deadPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 describe('settlements that fail', () => {
   /** A facilitator that runs `before` on chain just before each settle. */
-  const interfering = (before: () => Promise<void>): Facilitator => {
-    const inner = builtinFacilitator(devnet.rpcUrl)
-    return {
-      ...inner,
-      client: {
-        verify: inner.client.verify.bind(inner.client),
-        getSupported: inner.client.getSupported.bind(inner.client),
-        settle: async (...args: Parameters<Facilitator['client']['settle']>) => {
-          await before()
-          return inner.client.settle(...args)
-        },
-      },
-    }
-  }
-  /** A fresh buyer holding exactly the price in USDC, and gas. */
-  const fundedBuyer = async () => {
-    const account = privateKeyToAccount(generatePrivateKey())
-    await createTestClient({ mode: 'anvil', transport: http(devnet.rpcUrl) }).setBalance({
-      address: account.address,
-      value: 10n ** 18n,
-    })
-    await mintDevnetUsdc(devnet.rpcUrl, account.address, 10_000n)
-    return account
-  }
+  const interfering = (before: () => Promise<void>): Facilitator =>
+    beforeSettle(builtinFacilitator(devnet.rpcUrl), before)
 
   it('answers 402 with the reason and no result when settlement fails, and charges nothing', async () => {
-    const poorer = await fundedBuyer()
+    const poorer = await fundedPayer(devnet.rpcUrl)
     // Between verify and settle the buyer moves its USDC away: the transfer must then fail.
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      ledger: storage.ledger,
+    const app = await suite.appWith({
       facilitator: interfering(async () => {
         const wallet = createWalletClient({ account: poorer, transport: http(devnet.rpcUrl) })
         const hash = await wallet.writeContract({
@@ -596,9 +550,7 @@ describe('settlements that fail', () => {
         await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })
       }),
     })
-    const header = await buyer(app.app, devnet.rpcUrl, poorer).paymentHeader(
-      await unpaidOffer(app.app),
-    )
+    const header = await suite.paymentHeader(app, poorer)
     const [payToBefore] = await usdcBalances(chain, PAY_TO)
     const { status, headers, body } = await pay(header, EXAMPLE_BODY, app.app)
     expect(status).toBe(402)
@@ -619,12 +571,10 @@ describe('settlements that fail', () => {
   })
 
   it('treats an authorization someone else submitted first as paid, once the chain says so', async () => {
-    const payer = await fundedBuyer()
+    const payer = await fundedPayer(devnet.rpcUrl)
     let header = ''
     // A third party front-runs the settlement with the buyer's own authorization.
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      ledger: storage.ledger,
+    const app = await suite.appWith({
       facilitator: interfering(async () => {
         const { payload } = JSON.parse(Buffer.from(header, 'base64').toString('utf8'))
         const { from, to, value, validAfter, validBefore, nonce } = payload.authorization
@@ -652,20 +602,13 @@ describe('settlements that fail', () => {
         await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })
       }),
     })
-    header = await buyer(app.app, devnet.rpcUrl, payer).paymentHeader(await unpaidOffer(app.app))
+    header = await suite.paymentHeader(app, payer)
     const pending = await pay(header, EXAMPLE_BODY, app.app)
     expect(pending.status).toBe(503)
     expect(pending.body).toMatchObject({ error: 'settlement_pending' })
     const [frontRun] = await settlementsOf(chain, payer.address, nonceOf(header))
     expect(frontRun).toBeDefined()
-    const report = await reconcileSettlements({
-      ledger: storage.ledger,
-      rail: app.rail,
-      chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
-      receiptSigner: RECEIPT_SIGNER,
-      staleAfterMs: 10 * 60_000,
-      backoff: { initialMs: 0, maxMs: 0 },
-    })
+    const report = await suite.reconcile(app.rail)
     expect(report.settled).toHaveLength(1)
     const paid = await pay(header, EXAMPLE_BODY, app.app)
     expect(paid.status).toBe(200)
@@ -674,27 +617,12 @@ describe('settlements that fail', () => {
 })
 
 describe('settlements whose outcome is unknown', () => {
-  const reconcile = (rail: PaymentRail) =>
-    reconcileSettlements({
-      ledger: storage.ledger,
-      rail,
-      chain: createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
-      receiptSigner: RECEIPT_SIGNER,
-      staleAfterMs: 10 * 60_000,
-      // Every pass looks at every unresolved payment (the service backs off from 5 s).
-      backoff: { initialMs: 0, maxMs: 0 },
-    })
+  const reconcile = (rail: PaymentRail) => suite.reconcile(rail)
   const testClient = () => createTestClient({ mode: 'anvil', transport: http(devnet.rpcUrl) })
 
   it('records a settle that times out as pending, and resolves it from the chain once mined', async () => {
-    const slow = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      facilitator: builtinFacilitator(devnet.rpcUrl, 1_000),
-      ledger: storage.ledger,
-    })
-    const header = await buyer(slow.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(slow.app),
-    )
+    const slow = await suite.appWith({ facilitator: builtinFacilitator(devnet.rpcUrl, 1_000) })
+    const header = await suite.paymentHeader(slow)
     const [buyerBefore, payToBefore] = await usdcBalances(chain, BUYER.address, PAY_TO)
     // The settlement transaction is broadcast but not mined: the confirmation wait times out.
     await testClient().setAutomine(false)
@@ -741,14 +669,8 @@ describe('settlements whose outcome is unknown', () => {
 
   it('settles later when the facilitator timed out before sending anything', async () => {
     const flaky = flakyFacilitator(builtinFacilitator(devnet.rpcUrl))
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      facilitator: flaky,
-      ledger: storage.ledger,
-    })
-    const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(app.app),
-    )
+    const app = await suite.appWith({ facilitator: flaky })
+    const header = await suite.paymentHeader(app)
     flaky.timeouts = 1
     const pending = await pay(header, EXAMPLE_BODY, app.app)
     expect(pending.status).toBe(503)
@@ -763,14 +685,8 @@ describe('settlements whose outcome is unknown', () => {
 
   it('fails a pending payment whose authorization expired unused, and never charges it', async () => {
     const flaky = flakyFacilitator(builtinFacilitator(devnet.rpcUrl))
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      facilitator: flaky,
-      ledger: storage.ledger,
-    })
-    const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(app.app),
-    )
+    const app = await suite.appWith({ facilitator: flaky })
+    const header = await suite.paymentHeader(app)
     const balances = await usdcBalances(chain, BUYER.address, PAY_TO)
     flaky.timeouts = 100
     expect((await pay(header, EXAMPLE_BODY, app.app)).status).toBe(503)
@@ -821,19 +737,13 @@ describe('the ledger', () => {
 /** A facilitator whose next `timeouts` settles time out before reaching it. */
 function flakyFacilitator(inner: Facilitator): Facilitator & { timeouts: number } {
   const flaky = {
-    ...inner,
+    ...beforeSettle(inner, async () => {
+      if (flaky.timeouts > 0) {
+        flaky.timeouts--
+        throw new FacilitatorTimeoutError('settle', 1)
+      }
+    }),
     timeouts: 0,
-    client: {
-      verify: inner.client.verify.bind(inner.client),
-      getSupported: inner.client.getSupported.bind(inner.client),
-      settle: async (...args: Parameters<Facilitator['client']['settle']>) => {
-        if (flaky.timeouts > 0) {
-          flaky.timeouts--
-          throw new FacilitatorTimeoutError('settle', 1)
-        }
-        return inner.client.settle(...args)
-      },
-    },
   }
   return flaky
 }

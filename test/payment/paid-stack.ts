@@ -8,6 +8,7 @@ import { pino } from 'pino'
 import {
   type Address,
   createPublicClient,
+  createTestClient,
   erc20Abi,
   type Hex,
   http,
@@ -15,9 +16,9 @@ import {
   parseAbi,
   parseAbiItem,
 } from 'viem'
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
-import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { DEVNET_ACCOUNTS, mintDevnetUsdc, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import {
   createFacilitator,
   type Facilitator,
@@ -35,10 +36,17 @@ import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { DEFAULT_SCREEN } from '../support/preflight-app.js'
+import {
+  CANCEL_AUTHORIZATION_TYPES,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+  USDC_DOMAIN,
+} from '../support/usdc-typed-data.js'
 
 export const PAID_URL = 'http://localhost/simulate/transaction-preflight'
 export const PAY_TO = DEVNET_ACCOUNTS.payTo.address
 export const RECEIPT_SIGNER = privateKeyToAccount(DEVNET_ACCOUNTS.receiptSigner.privateKey)
+/** The devnet buyer, funded with USDC and gas. */
+export const BUYER = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
 
 /** The example body: a 0-value transfer from the buyer to payTo (always "sign"). */
 export const EXAMPLE_BODY = {
@@ -108,7 +116,9 @@ export async function paidApp(options: {
   return { app, rail, readiness }
 }
 
-type App = Awaited<ReturnType<typeof paidApp>>['app']
+/** What {@link paidApp} starts: the app, its payment rail and the facilitator's readiness. */
+export type PaidApp = Awaited<ReturnType<typeof paidApp>>
+type App = PaidApp['app']
 
 /** A buyer: an x402 client over a viem account, and `fetch` against the in-process app. */
 export function buyer(app: App, rpcUrl: string, account: PrivateKeyAccount) {
@@ -166,6 +176,42 @@ export async function postPaid(
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
+}
+
+/** Sends one PAYMENT-SIGNATURE to the paid route and returns status, headers and JSON body. */
+export async function sendPayment(app: App, header: string, body: unknown = EXAMPLE_BODY) {
+  const res = await postPaid(app, body, { 'PAYMENT-SIGNATURE': header })
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as Record<string, any>,
+  }
+}
+
+/** `inner`, running `before` just before each settle (on chain, or to fail the settle). */
+export function beforeSettle(inner: Facilitator, before: () => Promise<void>): Facilitator {
+  return {
+    ...inner,
+    client: {
+      verify: inner.client.verify.bind(inner.client),
+      getSupported: inner.client.getSupported.bind(inner.client),
+      settle: async (...args: Parameters<Facilitator['client']['settle']>) => {
+        await before()
+        return inner.client.settle(...args)
+      },
+    },
+  }
+}
+
+/** A fresh payer holding exactly the price in USDC, and gas. */
+export async function fundedPayer(rpcUrl: string): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey())
+  await createTestClient({ mode: 'anvil', transport: http(rpcUrl) }).setBalance({
+    address: account.address,
+    value: 10n ** 18n,
+  })
+  await mintDevnetUsdc(rpcUrl, account.address, 10_000n)
+  return account
 }
 
 /** USDC balances read from the chain. */
@@ -247,17 +293,8 @@ export function signTransferAuthorization(
   },
 ): Promise<Hex> {
   return account.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_ADDRESS },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    domain: USDC_DOMAIN,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: { from: account.address, ...message },
   })
@@ -266,13 +303,8 @@ export function signTransferAuthorization(
 /** Signs an EIP-3009 CancelAuthorization for devnet USDC. */
 export function signCancelAuthorization(account: PrivateKeyAccount, nonce: Hex): Promise<Hex> {
   return account.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_ADDRESS },
-    types: {
-      CancelAuthorization: [
-        { name: 'authorizer', type: 'address' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    domain: USDC_DOMAIN,
+    types: CANCEL_AUTHORIZATION_TYPES,
     primaryType: 'CancelAuthorization',
     message: { authorizer: account.address, nonce },
   })

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { pino } from 'pino'
 import {
-  createPublicClient,
   createTestClient,
   createWalletClient,
   type Hex,
@@ -11,72 +10,64 @@ import {
   toHex,
   http as viemHttp,
 } from 'viem'
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { DEVNET_ACCOUNTS, mintDevnetUsdc, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import type { Devnet } from '../../src/adapters/devnet/devnet.js'
+import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import {
   createFacilitator,
   type Facilitator,
 } from '../../src/adapters/facilitator/facilitator-client.js'
 import { startPaymentServices } from '../../src/adapters/facilitator/payment-services.js'
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
-import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import type { Storage } from '../../src/adapters/storage/open-storage.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
-import { paymentId } from '../../src/domain/payment/paid-preflight.js'
+import { paymentId } from '../../src/domain/payment/payment-id.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
-import {
-  reconcileSettlements,
-  type SettlementChain,
-} from '../../src/domain/payment/reconcile-settlements.js'
+import type { SettlementChain } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import {
   authorizationOf,
+  BUYER,
+  beforeSettle,
   builtinFacilitator,
   buyer,
   EIP3009_ABI,
   EXAMPLE_BODY,
+  fundedPayer,
   nonceOf,
   PAY_TO,
-  paidApp,
-  postPaid,
-  RECEIPT_SIGNER,
+  type PaidApp,
+  sendPayment,
   settlementsOf,
   signCancelAuthorization,
   signTransferAuthorization,
   unpaidOffer,
   usdcBalances,
 } from './paid-stack.js'
+import { type PaidSuite, startPaidSuite } from './paid-suite.js'
 
 // Money is never taken without a result and a receipt, never taken twice, never lost track
 // of: each test here is a way the settlement can go wrong after the payment was verified.
 
+let suite: PaidSuite
 let devnet: Devnet
 let storage: Storage
 let chain: PublicClient
-let stack: Awaited<ReturnType<typeof paidApp>>
+let stack: PaidApp
 let payToAtStart: bigint
-const BUYER = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
 const OTHER = DEVNET_ACCOUNTS.usdcMinter.address
 
 beforeAll(async () => {
-  devnet = await startDevnet()
-  storage = await openStorage({ kind: 'pglite', dataDir: undefined })
-  chain = createPublicClient({ transport: viemHttp(devnet.rpcUrl) })
-  stack = await paidApp({
-    preflightRpcUrl: devnet.rpcUrl,
-    facilitator: builtinFacilitator(devnet.rpcUrl),
-    ledger: storage.ledger,
-  })
-  payToAtStart = (await usdcBalances(chain, PAY_TO))[0] ?? 0n
+  suite = await startPaidSuite()
+  ;({ devnet, storage, chain, stack, payToAtStart } = suite)
 }, 60_000)
 
 afterAll(async () => {
-  await storage?.close()
-  await devnet?.stop()
+  await suite?.close()
 })
 
 const settlementChain = (options: Partial<Parameters<typeof createViemSettlementChain>[0]> = {}) =>
@@ -85,24 +76,10 @@ const settlementChain = (options: Partial<Parameters<typeof createViemSettlement
 const reconcile = (
   rail: PaymentRail,
   extra: { chain?: SettlementChain; staleAfterMs?: number } = {},
-) =>
-  reconcileSettlements({
-    ledger: storage.ledger,
-    rail,
-    chain: extra.chain ?? settlementChain(),
-    receiptSigner: RECEIPT_SIGNER,
-    staleAfterMs: extra.staleAfterMs ?? 10 * 60_000,
-    backoff: { initialMs: 0, maxMs: 0 },
-  })
+) => suite.reconcile(rail, extra)
 
-async function pay(header: string, app = stack.app, body: unknown = EXAMPLE_BODY) {
-  const res = await postPaid(app, body, { 'PAYMENT-SIGNATURE': header })
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: (await res.json()) as Record<string, any>,
-  }
-}
+const pay = (header: string, app = stack.app, body: unknown = EXAMPLE_BODY) =>
+  sendPayment(app, header, body)
 
 /** The ledger row of the payment in `header`. */
 async function rowOf(header: string) {
@@ -114,31 +91,9 @@ async function rowOf(header: string) {
   return storage.ledger.get(id)
 }
 
-/** A fresh payer holding exactly the price in USDC, and gas. */
-async function fundedPayer(): Promise<PrivateKeyAccount> {
-  const account = privateKeyToAccount(generatePrivateKey())
-  await createTestClient({ mode: 'anvil', transport: viemHttp(devnet.rpcUrl) }).setBalance({
-    address: account.address,
-    value: 10n ** 18n,
-  })
-  await mintDevnetUsdc(devnet.rpcUrl, account.address, 10_000n)
-  return account
-}
-
 /** The built-in facilitator, running `before` on chain just before each settle. */
 function interfering(before: () => Promise<void>): Facilitator {
-  const inner = builtinFacilitator(devnet.rpcUrl)
-  return {
-    ...inner,
-    client: {
-      verify: inner.client.verify.bind(inner.client),
-      getSupported: inner.client.getSupported.bind(inner.client),
-      settle: async (...args: Parameters<Facilitator['client']['settle']>) => {
-        await before()
-        return inner.client.settle(...args)
-      },
-    },
-  }
+  return beforeSettle(builtinFacilitator(devnet.rpcUrl), before)
 }
 
 /** A JSON-RPC relay to the devnet that holds back the answer to eth_sendRawTransaction. */
@@ -180,14 +135,10 @@ describe('a settlement whose broadcast answer is lost', () => {
         confirmationTimeoutMs: 5_000,
         pollingIntervalMs: 50,
       })
-      const app = await paidApp({
-        preflightRpcUrl: devnet.rpcUrl,
+      const app = await suite.appWith({
         facilitator,
-        ledger: storage.ledger,
       })
-      const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-        await unpaidOffer(app.app),
-      )
+      const header = await suite.paymentHeader(app)
       const [payToBefore] = await usdcBalances(chain, PAY_TO)
       const first = await pay(header, app.app)
       expect(first.status).toBe(503)
@@ -222,14 +173,11 @@ describe('a receipt that cannot be stored after the payment settled', () => {
         return storage.ledger.transition(id, from, update)
       },
     }
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
+    const app = await suite.appWith({
       facilitator: builtinFacilitator(devnet.rpcUrl),
       ledger: flaky,
     })
-    const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(app.app),
-    )
+    const header = await suite.paymentHeader(app)
     const first = await pay(header, app.app)
     expect(first.status).toBe(503)
     expect(first.body).toMatchObject({ error: 'settlement_pending' })
@@ -291,14 +239,10 @@ describe('payloads that are not what they claim', () => {
         }),
       },
     }
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
+    const app = await suite.appWith({
       facilitator: lying,
-      ledger: storage.ledger,
     })
-    const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(app.app),
-    )
+    const header = await suite.paymentHeader(app)
     const { status, body } = await pay(header, app.app)
     expect(status).toBe(402)
     expect(body).toMatchObject({ reason: 'verification_failed' })
@@ -343,11 +287,9 @@ describe('payloads that are not what they claim', () => {
 
 describe('an authorization spent elsewhere between verify and settle', () => {
   it('is failed authorization_canceled when the payer canceled it: nothing charged, no receipt', async () => {
-    const payer = await fundedPayer()
+    const payer = await fundedPayer(devnet.rpcUrl)
     let header = ''
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      ledger: storage.ledger,
+    const app = await suite.appWith({
       facilitator: interfering(async () => {
         const nonce = nonceOf(header)
         const wallet = createWalletClient({ account: payer, transport: viemHttp(devnet.rpcUrl) })
@@ -361,7 +303,7 @@ describe('an authorization spent elsewhere between verify and settle', () => {
         await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })
       }),
     })
-    header = await buyer(app.app, devnet.rpcUrl, payer).paymentHeader(await unpaidOffer(app.app))
+    header = await suite.paymentHeader(app, payer)
     const [payToBefore] = await usdcBalances(chain, PAY_TO)
     const pending = await pay(header, app.app)
     expect(pending.status).toBe(503)
@@ -382,14 +324,12 @@ describe('an authorization spent elsewhere between verify and settle', () => {
   })
 
   it('is failed authorization_used when the same nonce paid someone else first', async () => {
-    const payer = await fundedPayer()
+    const payer = await fundedPayer(devnet.rpcUrl)
     let header = ''
     let elsewhere: Hex | undefined
     // The payer signs a second authorization under the same nonce, to another recipient,
     // and submits it before our settlement: the nonce is "used", but not to pay us.
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      ledger: storage.ledger,
+    const app = await suite.appWith({
       facilitator: interfering(async () => {
         const { nonce, validAfter, validBefore } = authorizationOf(header)
         const message = {
@@ -418,7 +358,7 @@ describe('an authorization spent elsewhere between verify and settle', () => {
         await chain.waitForTransactionReceipt({ hash: elsewhere, pollingInterval: 50 })
       }),
     })
-    header = await buyer(app.app, devnet.rpcUrl, payer).paymentHeader(await unpaidOffer(app.app))
+    header = await suite.paymentHeader(app, payer)
     const [payToBefore] = await usdcBalances(chain, PAY_TO)
     const pending = await pay(header, app.app)
     expect(pending.status).toBe(503)
@@ -446,9 +386,7 @@ describe('a payment whose request died while settling (no transaction hash recor
     if (!decoded.ok) throw new Error(decoded.reason)
     const { payload, inner, authorization } = decoded.payment
     // A real result to receipt: an earlier paid call's.
-    const paid = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const paid = await suite.paymentHeader(stack)
     const { result } = (await pay(paid)).body as { result: PreflightResult }
     const id = paymentId('eip155:8453', USDC_ADDRESS, authorization)
     await storage.ledger.claim({
@@ -470,9 +408,7 @@ describe('a payment whose request died while settling (no transaction hash recor
   }
 
   it('is settled through the facilitator when nothing had been sent', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     await diedWhileSettling(header)
     // Fresh rows are the request's own: the reconciler leaves them alone.
     expect((await reconcile(stack.rail)).settled).toEqual([])
@@ -485,9 +421,7 @@ describe('a payment whose request died while settling (no transaction hash recor
   })
 
   it('is settled from the transaction that was sent, found before the preflight block, once', async () => {
-    const header = await buyer(stack.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(stack.app),
-    )
+    const header = await suite.paymentHeader(stack)
     // The request's transfer reached the chain, but its hash was never recorded...
     const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
     const wallet = createWalletClient({
@@ -540,14 +474,10 @@ describe('the reconciler', () => {
       },
     }
     const flaky = failingOnce(builtinFacilitator(devnet.rpcUrl))
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
+    const app = await suite.appWith({
       facilitator: flaky,
-      ledger: storage.ledger,
     })
-    const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(app.app),
-    )
+    const header = await suite.paymentHeader(app)
     expect((await pay(header, app.app)).status).toBe(503)
     expect((await reconcile(app.rail, { chain: recording })).settled).toHaveLength(1)
     expect(reads[0]?.head).toBeDefined()
@@ -556,10 +486,8 @@ describe('the reconciler', () => {
 
   it('lets concurrent reconcilers (instances) each take a payment once', async () => {
     const flaky = failingOnce(builtinFacilitator(devnet.rpcUrl), 3)
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
+    const app = await suite.appWith({
       facilitator: flaky,
-      ledger: storage.ledger,
     })
     const client = buyer(app.app, devnet.rpcUrl, BUYER)
     const offer = await unpaidOffer(app.app)
@@ -586,15 +514,11 @@ describe('copies of a payment in progress', () => {
       release = resolve
     })
     const inFlight = createInFlightTracker()
-    const app = await paidApp({
-      preflightRpcUrl: devnet.rpcUrl,
-      ledger: storage.ledger,
+    const app = await suite.appWith({
       facilitator: interfering(() => gate),
       payments: { waitTimeoutMs: 300, inFlight },
     })
-    const header = await buyer(app.app, devnet.rpcUrl, BUYER).paymentHeader(
-      await unpaidOffer(app.app),
-    )
+    const header = await suite.paymentHeader(app)
     const first = pay(header, app.app)
     await waitFor(async () => (await rowOf(header))?.status === 'settling')
     expect(inFlight.size).toBe(1)
@@ -653,20 +577,12 @@ describe('the ledger', () => {
 /** A facilitator whose first `times` settles fail before reaching it (a timeout). */
 function failingOnce(inner: Facilitator, times = 1): Facilitator {
   let left = times
-  return {
-    ...inner,
-    client: {
-      verify: inner.client.verify.bind(inner.client),
-      getSupported: inner.client.getSupported.bind(inner.client),
-      settle: async (...args: Parameters<Facilitator['client']['settle']>) => {
-        if (left > 0) {
-          left--
-          throw new Error('socket hang up')
-        }
-        return inner.client.settle(...args)
-      },
-    },
-  }
+  return beforeSettle(inner, async () => {
+    if (left > 0) {
+      left--
+      throw new Error('socket hang up')
+    }
+  })
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {

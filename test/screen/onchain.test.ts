@@ -19,6 +19,7 @@ import { MULTICALL3_ADDRESS, USDC_ADDRESS } from '../../src/adapters/devnet/prep
 import { RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { clients, deploy, testAccount } from '../support/contracts.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
+import { PERMIT_TYPES, USDC_DOMAIN } from '../support/usdc-typed-data.js'
 
 /**
  * Every rule of the catalogue, through the real app, against real OpenZeppelin fixtures on a
@@ -505,16 +506,8 @@ describe('regressions on real contracts', () => {
     const deadline = blockTimestamp + 3600n
     const permit = async (spender: Address, value: bigint) => {
       const signature = await owner.signTypedData({
-        domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: USDC_ADDRESS },
-        types: {
-          Permit: [
-            { name: 'owner', type: 'address' },
-            { name: 'spender', type: 'address' },
-            { name: 'value', type: 'uint256' },
-            { name: 'nonce', type: 'uint256' },
-            { name: 'deadline', type: 'uint256' },
-          ],
-        },
+        domain: USDC_DOMAIN,
+        types: PERMIT_TYPES,
         primaryType: 'Permit',
         message: { owner: OWNER, spender, value, nonce: 0n, deadline },
       })

@@ -13,26 +13,13 @@ import type { NewPayment } from '../../src/domain/payment/payment-ledger.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { signReceipt } from '../../src/domain/receipt/receipt.js'
 import { AppError } from '../../src/errors.js'
+import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import { startTcpProxy } from '../support/tcp-proxy.js'
 
-/** CI's PostgreSQL (trust auth, database `test`); override with TEST_DATABASE_URL. */
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const PAY_TO = DEVNET_ACCOUNTS.payTo.address
 const SIGNER = privateKeyToAccount(DEVNET_ACCOUNTS.receiptSigner.privateKey)
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 })
-  try {
-    await client.connect()
-    await client.end()
-    return true
-  } catch {
-    return false
-  }
-}
-
-// CI always has PostgreSQL: there a missing server fails the suite instead of skipping it.
-const havePostgres = process.env.CI ? true : await postgresReachable()
+const havePostgres = await postgresAvailable()
 
 const backends = [
   {

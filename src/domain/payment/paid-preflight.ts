@@ -1,43 +1,30 @@
-import type { SettleResponse } from '@x402/core/types'
-import { type Hex, keccak256, stringToBytes } from 'viem'
-import { AppError, type ErrorCode, statusForCode } from '../../errors.js'
+import type { Hex } from 'viem'
+import { AppError, type ErrorCode } from '../../errors.js'
 import type { PreflightResult } from '../preflight/run-preflight.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
-import { newReceiptId, type Receipt, type ReceiptSigner, signReceipt } from '../receipt/receipt.js'
+import type { Receipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
-import { type Authorization, decodePayment } from './decode-payment.js'
+import { decodePayment } from './decode-payment.js'
 import type { InFlightTracker } from './in-flight.js'
-import {
-  IN_FLIGHT_STATUSES,
-  type NewPayment,
-  type PaymentFailure,
-  type PaymentLedger,
-  type PaymentRecord,
-  type PaymentStatus,
-} from './payment-ledger.js'
+import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
+import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
+import { paymentId } from './payment-id.js'
+import type { NewPayment, PaymentFailure, PaymentStatus } from './payment-ledger.js'
+import type { PaymentLogger } from './payment-logger.js'
 import type { PaymentRail, SettleOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
-
-/** Structural logger (pino's shape) so the domain needs no logging library. */
-export interface PaymentLogger {
-  info(obj: Record<string, unknown>, msg: string): void
-  warn(obj: Record<string, unknown>, msg: string): void
-}
+import {
+  answerCopy,
+  answerFrom,
+  pendingError,
+  type StoredAnswerDeps,
+  waitForAnswer,
+} from './stored-answer.js'
 
 /** What the paid preflight needs; `main.ts` builds it, tests build it directly. */
-export interface PaidPreflightDeps {
+export interface PaidPreflightDeps extends StoredAnswerDeps, IssueReceiptDeps {
   rail: PaymentRail
-  ledger: PaymentLedger
-  receiptSigner: ReceiptSigner
   runPreflight: (tx: TransactionInput) => Promise<PreflightResult>
-  /**
-   * How long a copy of a payment waits for the request already working on it (ms, default
-   * 10 s) before answering 503 `payment_in_progress` with Retry-After.
-   */
-  waitTimeoutMs?: number
-  /** First poll interval of that wait (ms); it grows to 500 ms. */
-  pollIntervalMs?: number
-  now?: () => Date
   /** Where settlements, pending ones and facilitator trouble are reported. */
   logger?: PaymentLogger
   /** Counts paid calls in progress, so shutdown waits for them before closing the ledger. */
@@ -49,44 +36,6 @@ export interface PaidPreflightRequest {
   body: Readonly<Record<string, unknown>>
   tx: TransactionInput
   paymentHeader: string | undefined
-}
-
-/** Wall time of each phase of the call that did the work (ms); absent when skipped. */
-export interface PhaseTimings {
-  verifyMs?: number
-  preflightMs?: number
-  settleMs?: number
-}
-
-/** The answer: paid (200) or a payment problem (402). Other failures throw an AppError. */
-export type PaidPreflightOutcome =
-  | {
-      kind: 'paid'
-      result: PreflightResult
-      receipt: Receipt
-      settlement: SettleResponse
-      /** True when this is the stored answer of an earlier (or concurrent) identical call. */
-      replayed: boolean
-      timings: PhaseTimings
-    }
-  | {
-      kind: 'payment_required'
-      reason: PaymentReason
-      detail?: string
-      facilitatorReason?: string
-      /** The failed settlement, for the PAYMENT-RESPONSE header. */
-      settlement?: SettleResponse
-      timings: PhaseTimings
-    }
-
-const DEFAULT_WAIT_MS = 10_000
-const DEFAULT_POLL_MS = 25
-const MAX_POLL_MS = 500
-
-/** Identity of an authorization: EIP-3009 nonces are unique per payer and token. */
-export function paymentId(network: string, asset: string, auth: Authorization): Hex {
-  const key = [network, asset, auth.payer, auth.nonce].map((s) => s.toLowerCase()).join('/')
-  return keccak256(stringToBytes(key))
 }
 
 /**
@@ -150,19 +99,7 @@ async function paidPreflight(
 
   const claim = await deps.ledger.claim(payment)
   if (!claim.claimed) {
-    const existing = claim.existing
-    // A different payment under the same authorization nonce: never the stored answer.
-    // (Rows written before migration 2 hashed the whole payload as received.)
-    const samePayment =
-      existing.payloadHash === payloadHash || existing.payloadHash === canonicalJsonHash(received)
-    if (!samePayment) return required('authorization_used')
-    // The chain decided this authorization can never pay (canceled, used elsewhere, expired).
-    if (existing.status === 'failed' && existing.failure?.final) {
-      return answerFrom(deps, existing, true, timings)
-    }
-    if (existing.requestHash !== requestHash) return required('payment_reused')
-    const settled = await waitForAnswer(deps, id, existing)
-    return answerFrom(deps, settled, true, timings)
+    return answerCopy(deps, claim.existing, { id, payloadHash, received, requestHash }, timings)
   }
 
   const fail = async (from: PaymentStatus, failure: PaymentFailure) => {
@@ -295,59 +232,6 @@ async function paidPreflight(
   }
 }
 
-/** The payment fields a receipt is made of. */
-export type ReceiptSource = Pick<
-  PaymentRecord,
-  'requestHash' | 'payer' | 'payTo' | 'asset' | 'amount' | 'network'
-> & { result: PreflightResult }
-
-/** Signs the receipt for a settled payment whose preflight result is stored. */
-export async function issueReceipt(
-  deps: Pick<PaidPreflightDeps, 'receiptSigner' | 'now'>,
-  record: ReceiptSource,
-  settlementTx: Hex,
-): Promise<Receipt> {
-  const { result } = record
-  const now = deps.now?.() ?? new Date()
-  return signReceipt(deps.receiptSigner, {
-    id: newReceiptId(),
-    requestHash: record.requestHash,
-    responseHash: canonicalJsonHash(result),
-    verdict: result.verdict,
-    chainId: BigInt(result.chainId).toString(),
-    blockNumber: result.block.number,
-    blockHash: result.block.hash,
-    settlementTx,
-    payer: record.payer,
-    payTo: record.payTo,
-    asset: record.asset,
-    amount: record.amount.toString(),
-    network: record.network,
-    issuedAt: Math.floor(now.getTime() / 1000).toString(),
-  })
-}
-
-/**
- * Polls the ledger (25 ms growing to 500 ms) until the payment leaves the in-flight states, or
- * the bounded wait runs out; then the record as it is (in flight: 503 `payment_in_progress`).
- */
-async function waitForAnswer(
-  deps: PaidPreflightDeps,
-  id: string,
-  first?: PaymentRecord,
-): Promise<PaymentRecord> {
-  const deadline = Date.now() + (deps.waitTimeoutMs ?? DEFAULT_WAIT_MS)
-  let interval = deps.pollIntervalMs ?? DEFAULT_POLL_MS
-  let record = first ?? (await deps.ledger.get(id))
-  while (record && isInFlight(record.status) && Date.now() < deadline) {
-    await sleep(Math.min(interval, Math.max(1, deadline - Date.now())))
-    interval = Math.min(MAX_POLL_MS, interval * 1.5)
-    record = await deps.ledger.get(id)
-  }
-  if (!record) throw new AppError('internal_error', 'payment vanished from the ledger')
-  return record
-}
-
 /**
  * Records an unknown settle outcome as `settle_pending` (with the transaction when known) and
  * answers 503 `settlement_pending`. If even that write fails, the payment stays `settling`
@@ -378,67 +262,6 @@ async function recordPending(
   throw pendingError(transaction)
 }
 
-/** The answer a stored payment gives to every copy of its request. */
-async function answerFrom(
-  deps: PaidPreflightDeps,
-  record: PaymentRecord,
-  replayed: boolean,
-  timings: PhaseTimings,
-): Promise<PaidPreflightOutcome> {
-  switch (record.status) {
-    case 'settled': {
-      const receipt = record.receiptId ? await deps.ledger.getReceipt(record.receiptId) : undefined
-      if (!record.result || !receipt || !record.settleResponse) {
-        throw new AppError('internal_error', 'settled payment without a stored answer')
-      }
-      return {
-        kind: 'paid',
-        result: record.result,
-        receipt,
-        settlement: record.settleResponse,
-        replayed,
-        timings,
-      }
-    }
-    case 'failed': {
-      const failure = record.failure
-      if (failure?.status === 402 && failure.code in PAYMENT_REASONS) {
-        return {
-          kind: 'payment_required',
-          reason: failure.code as PaymentReason,
-          ...(failure.facilitatorReason ? { facilitatorReason: failure.facilitatorReason } : {}),
-          timings,
-        }
-      }
-      throw new AppError(
-        isErrorCode(failure?.code) ? failure.code : 'internal_error',
-        failure?.message ?? 'the payment failed',
-        { retryAfter: 5 },
-      )
-    }
-    case 'settle_pending':
-      throw pendingError(record.settlementTx ?? undefined)
-    default:
-      throw new AppError(
-        'payment_in_progress',
-        'another request is still working on this payment; retry with the same PAYMENT-SIGNATURE in a moment',
-        { retryAfter: 2 },
-      )
-  }
-}
-
-function pendingError(transaction: Hex | undefined): AppError {
-  return new AppError(
-    'settlement_pending',
-    `the settlement outcome is not known yet${transaction ? ` (transaction ${transaction})` : ''}; it is resolved from the chain: retry with the same PAYMENT-SIGNATURE to get the result and receipt (or the reason nothing was charged); you will never be charged twice`,
-    { retryAfter: 5 },
-  )
-}
-
-function isInFlight(status: PaymentStatus): boolean {
-  return (IN_FLIGHT_STATUSES as readonly string[]).includes(status)
-}
-
 function asAppError(error: unknown, fallback: ErrorCode): AppError {
   if (error instanceof AppError) return error
   return new AppError(fallback, error instanceof Error ? error.message : String(error), {
@@ -448,17 +271,4 @@ function asAppError(error: unknown, fallback: ErrorCode): AppError {
 
 function failureOf(error: AppError): PaymentFailure {
   return { status: error.status, code: error.code, message: error.message }
-}
-
-function isErrorCode(code: string | undefined): code is ErrorCode {
-  if (code === undefined) return false
-  try {
-    return statusForCode(code as ErrorCode) !== undefined
-  } catch {
-    return false
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
 }

@@ -1,7 +1,8 @@
 import type { SettleResponse } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
-import { issueReceipt, type PaidPreflightDeps, type PaymentLogger } from './paid-preflight.js'
+import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
 import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-ledger.js'
+import type { PaymentLogger } from './payment-logger.js'
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
 import { type ExpectedPayment, type MinedTransaction, provesPayment } from './settlement-proof.js'
@@ -51,7 +52,7 @@ export interface SettlementChain {
   transaction(hash: Hex): Promise<TransactionState>
 }
 
-export interface ReconcileDeps extends Pick<PaidPreflightDeps, 'receiptSigner' | 'now'> {
+export interface ReconcileDeps extends IssueReceiptDeps {
   ledger: PaymentLedger
   rail: PaymentRail
   chain: SettlementChain

@@ -1,8 +1,8 @@
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
+import { callEffects } from './call-effects.js'
 import { type CallSite, callSites, hasCalldata } from './call-sites.js'
 import type { TransactionInput } from './context.js'
-import { callEffects } from './effects.js'
 
 /**
  * Most addresses whose code the screen asks for. Each costs the preflight one `eth_getCode`;

@@ -1,7 +1,7 @@
+import type { ApprovalEffect } from '../approval-effects.js'
+import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import type { TransactionInput } from '../context.js'
-import type { ApprovalEffect } from '../effects.js'
-import { callEffects } from '../effects.js'
 import {
   codeOf,
   delegateOf,
@@ -12,13 +12,6 @@ import {
   type RuleInput,
   type ScreenRule,
 } from '../screen-rule.js'
-
-/** Every approval or permit in the transaction with the call site it comes from. */
-function approvals(sites: readonly CallSite[]): { site: CallSite; approval: ApprovalEffect }[] {
-  return sites.flatMap((site) =>
-    callEffects(site).approvals.map((approval) => ({ site, approval })),
-  )
-}
 
 function describe(a: ApprovalEffect, site: CallSite, tx: TransactionInput): string {
   return `${grant(a)}${heldBy(a.byCaller, site, tx)}`
@@ -51,7 +44,7 @@ export const unlimitedAllowance: ScreenRule = {
   example: '`approve(router, 2^256-1)` on USDC.',
   evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, approval } of approvals(sites)) {
+    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
       if (approval.revoke || approval.amount === undefined) continue
       if (approval.amount < config.unlimitedAllowanceThreshold) continue
       // The shared approve selector: for an ERC-721 the value is a token id, not an amount.
@@ -81,7 +74,7 @@ export const permit2LongExpiry: ScreenRule = {
   example: 'Permit2 `permit` with `expiration` = 2^48-1 (year 8.9 million).',
   evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, approval } of approvals(sites)) {
+    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
       if (approval.kind !== 'permit2' || approval.revoke || approval.expiration === undefined)
         continue
       // Permit2 stores expiration 0 as "this block".
@@ -111,7 +104,7 @@ export const approvalToEoa: ScreenRule = {
     '`approve(0xEOA, 2^256-1)`, `setApprovalForAll(0xEOA, true)`, or `approve(0xEOA, 0)` on an NFT collection (token id 0).',
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, approval } of approvals(sites)) {
+    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
       if (approval.revoke) continue
       const code = codeOf(ctx, approval.spender)
       if (code === undefined || !isKeyAccount(code)) continue
@@ -134,7 +127,7 @@ export const approvalForAll: ScreenRule = {
   example: '`setApprovalForAll(marketplace, true)` on an NFT collection.',
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, approval } of approvals(sites)) {
+    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
       if (approval.kind !== 'operator' || approval.revoke) continue
       hits.push(hitAt(site, `${describe(approval, site, ctx.tx)}.`))
     }

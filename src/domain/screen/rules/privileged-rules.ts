@@ -1,16 +1,15 @@
+import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
-import { callEffects, type PrivilegedEffect } from '../effects.js'
+import type { PrivilegedEffect } from '../privileged-effects.js'
 import { codeOf, hitAt, type RuleHit, type RuleInput, type ScreenRule } from '../screen-rule.js'
 
 function changes(
   sites: readonly CallSite[],
   kind: PrivilegedEffect['kind'],
 ): { site: CallSite; change: PrivilegedEffect }[] {
-  return sites.flatMap((site) =>
-    callEffects(site)
-      .privileged.filter((change) => change.kind === kind)
-      .map((change) => ({ site, change })),
-  )
+  return effectsOfSites(sites, 'privileged')
+    .filter(({ effect }) => effect.kind === kind)
+    .map(({ site, effect }) => ({ site, change: effect }))
 }
 
 function codeNote(input: RuleInput, address: string): string {

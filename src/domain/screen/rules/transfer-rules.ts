@@ -1,6 +1,7 @@
+import { BURN_ADDRESSES } from '../burn-addresses.js'
+import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import type { TransactionInput } from '../context.js'
-import { BURN_ADDRESSES, callEffects, type TransferEffect } from '../effects.js'
 import {
   codeOf,
   heldBy,
@@ -10,12 +11,7 @@ import {
   type RuleInput,
   type ScreenRule,
 } from '../screen-rule.js'
-
-function transfers(sites: readonly CallSite[]): { site: CallSite; transfer: TransferEffect }[] {
-  return sites.flatMap((site) =>
-    callEffects(site).transfers.map((transfer) => ({ site, transfer })),
-  )
-}
+import type { TransferEffect } from '../transfer-effects.js'
 
 function describe(t: TransferEffect, site: CallSite, tx: TransactionInput): string {
   const token = t.token === undefined ? '' : ` of token ${t.token}`
@@ -34,7 +30,7 @@ export const transferToTokenContract: ScreenRule = {
   example: '`transfer(USDC, 1000000)` sent to USDC.',
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, transfer } of transfers(sites)) {
+    for (const { site, effect: transfer } of effectsOfSites(sites, 'transfers')) {
       if (transfer.token === undefined) continue
       if (transfer.to.toLowerCase() !== transfer.token.toLowerCase()) continue
       hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, the token contract itself.`))
@@ -54,7 +50,7 @@ export const transferToBurnAddress: ScreenRule = {
   example: '`transfer(0x000000000000000000000000000000000000dEaD, 5000)`.',
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, transfer } of transfers(sites)) {
+    for (const { site, effect: transfer } of effectsOfSites(sites, 'transfers')) {
       if (!BURN_ADDRESSES.has(transfer.to.toLowerCase())) continue
       hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, a burn address.`))
     }
@@ -74,7 +70,7 @@ export const pullTransferToNoCode: ScreenRule = {
     "`transferFrom(alice, 0xEOA, 1000)` sent by a spender Alice approved (not Alice's own `safeTransferFrom(alice, friend, id)`).",
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, transfer } of transfers(sites)) {
+    for (const { site, effect: transfer } of effectsOfSites(sites, 'transfers')) {
       if (!transfer.pull || BURN_ADDRESSES.has(transfer.to.toLowerCase())) continue
       // An owner moving its own tokens (an NFT gift, say) is not a pull by allowance.
       if (transfer.from?.toLowerCase() === site.caller.toLowerCase()) continue

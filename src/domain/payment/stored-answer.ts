@@ -1,0 +1,166 @@
+import type { Hex } from 'viem'
+import { AppError, type ErrorCode, statusForCode } from '../../errors.js'
+import { canonicalJsonHash } from '../receipt/canonical-json.js'
+import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
+import {
+  IN_FLIGHT_STATUSES,
+  type PaymentLedger,
+  type PaymentRecord,
+  type PaymentStatus,
+} from './payment-ledger.js'
+import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+
+/** What answering from the ledger needs: the ledger, and the bounds of waiting on it. */
+export interface StoredAnswerDeps {
+  ledger: PaymentLedger
+  /**
+   * How long a copy of a payment waits for the request already working on it (ms, default
+   * 10 s) before answering 503 `payment_in_progress` with Retry-After.
+   */
+  waitTimeoutMs?: number
+  /** First poll interval of that wait (ms); it grows to 500 ms. */
+  pollIntervalMs?: number
+}
+
+/** What a copy of a payment carried, to compare with the claimed one. */
+export interface PaymentCopy {
+  /** The identity of the payment (`paymentId`). */
+  id: string
+  /** Canonical hash of the signed inner payload. */
+  payloadHash: Hex
+  /** The payload as received (rows written before migration 2 hashed this). */
+  received: unknown
+  /** Canonical hash of the request body. */
+  requestHash: Hex
+}
+
+const DEFAULT_WAIT_MS = 10_000
+const DEFAULT_POLL_MS = 25
+const MAX_POLL_MS = 500
+
+/**
+ * The answer to a copy of a payment another request already claimed: nothing for a different
+ * payment under the same nonce or the same payment for another request; otherwise the stored
+ * answer, once the request working on it is done (or the bounded wait runs out).
+ */
+export async function answerCopy(
+  deps: StoredAnswerDeps,
+  existing: PaymentRecord,
+  copy: PaymentCopy,
+  timings: PhaseTimings,
+): Promise<PaidPreflightOutcome> {
+  const required = (reason: PaymentReason): PaidPreflightOutcome => ({
+    kind: 'payment_required',
+    reason,
+    timings,
+  })
+  // A different payment under the same authorization nonce: never the stored answer.
+  // (Rows written before migration 2 hashed the whole payload as received.)
+  const samePayment =
+    existing.payloadHash === copy.payloadHash ||
+    existing.payloadHash === canonicalJsonHash(copy.received)
+  if (!samePayment) return required('authorization_used')
+  // The chain decided this authorization can never pay (canceled, used elsewhere, expired).
+  if (existing.status === 'failed' && existing.failure?.final) {
+    return answerFrom(deps, existing, true, timings)
+  }
+  if (existing.requestHash !== copy.requestHash) return required('payment_reused')
+  const settled = await waitForAnswer(deps, copy.id, existing)
+  return answerFrom(deps, settled, true, timings)
+}
+
+/**
+ * Polls the ledger (25 ms growing to 500 ms) until the payment leaves the in-flight states, or
+ * the bounded wait runs out; then the record as it is (in flight: 503 `payment_in_progress`).
+ */
+export async function waitForAnswer(
+  deps: StoredAnswerDeps,
+  id: string,
+  first?: PaymentRecord,
+): Promise<PaymentRecord> {
+  const deadline = Date.now() + (deps.waitTimeoutMs ?? DEFAULT_WAIT_MS)
+  let interval = deps.pollIntervalMs ?? DEFAULT_POLL_MS
+  let record = first ?? (await deps.ledger.get(id))
+  while (record && isInFlight(record.status) && Date.now() < deadline) {
+    await sleep(Math.min(interval, Math.max(1, deadline - Date.now())))
+    interval = Math.min(MAX_POLL_MS, interval * 1.5)
+    record = await deps.ledger.get(id)
+  }
+  if (!record) throw new AppError('internal_error', 'payment vanished from the ledger')
+  return record
+}
+
+/** The answer a stored payment gives to every copy of its request. */
+export async function answerFrom(
+  deps: Pick<StoredAnswerDeps, 'ledger'>,
+  record: PaymentRecord,
+  replayed: boolean,
+  timings: PhaseTimings,
+): Promise<PaidPreflightOutcome> {
+  switch (record.status) {
+    case 'settled': {
+      const receipt = record.receiptId ? await deps.ledger.getReceipt(record.receiptId) : undefined
+      if (!record.result || !receipt || !record.settleResponse) {
+        throw new AppError('internal_error', 'settled payment without a stored answer')
+      }
+      return {
+        kind: 'paid',
+        result: record.result,
+        receipt,
+        settlement: record.settleResponse,
+        replayed,
+        timings,
+      }
+    }
+    case 'failed': {
+      const failure = record.failure
+      if (failure?.status === 402 && failure.code in PAYMENT_REASONS) {
+        return {
+          kind: 'payment_required',
+          reason: failure.code as PaymentReason,
+          ...(failure.facilitatorReason ? { facilitatorReason: failure.facilitatorReason } : {}),
+          timings,
+        }
+      }
+      throw new AppError(
+        isErrorCode(failure?.code) ? failure.code : 'internal_error',
+        failure?.message ?? 'the payment failed',
+        { retryAfter: 5 },
+      )
+    }
+    case 'settle_pending':
+      throw pendingError(record.settlementTx ?? undefined)
+    default:
+      throw new AppError(
+        'payment_in_progress',
+        'another request is still working on this payment; retry with the same PAYMENT-SIGNATURE in a moment',
+        { retryAfter: 2 },
+      )
+  }
+}
+
+/** 503 `settlement_pending`: the chain decides, and a retry gets the outcome. */
+export function pendingError(transaction: Hex | undefined): AppError {
+  return new AppError(
+    'settlement_pending',
+    `the settlement outcome is not known yet${transaction ? ` (transaction ${transaction})` : ''}; it is resolved from the chain: retry with the same PAYMENT-SIGNATURE to get the result and receipt (or the reason nothing was charged); you will never be charged twice`,
+    { retryAfter: 5 },
+  )
+}
+
+function isInFlight(status: PaymentStatus): boolean {
+  return (IN_FLIGHT_STATUSES as readonly string[]).includes(status)
+}
+
+function isErrorCode(code: string | undefined): code is ErrorCode {
+  if (code === undefined) return false
+  try {
+    return statusForCode(code as ErrorCode) !== undefined
+  } catch {
+    return false
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

@@ -1,0 +1,190 @@
+import type { Address } from 'viem'
+import type { JsonValue } from '../calldata/json-value.js'
+import { UR_ADDRESS_THIS, UR_MSG_SENDER } from '../calldata/universal-router-commands.js'
+import { addr, type KnownCallSite, list, obj, str } from './call-args.js'
+
+/** Tokens (or ETH, token = zero address in Universal Router) moved to a recipient. */
+export interface TransferEffect {
+  /** Absent when the asset is only known from a swap path. */
+  token?: Address
+  from?: Address
+  to: Address
+  /** Raw amount(s) or token id(s), for the detail text. */
+  amount: string
+  /** transferFrom-style: moves tokens from an owner by allowance or operator approval. */
+  pull: boolean
+  /** Moves the caller's own balance (`transfer`). */
+  byCaller?: boolean
+  via: string
+}
+
+/**
+ * The transfers one call makes, in argument order. Universal Router placeholders for the
+ * router's caller or the router itself are not real recipients and are left out.
+ */
+export function transferEffects({ site, call, args: a, key }: KnownCallSite): TransferEffect[] {
+  const transfers: TransferEffect[] = []
+  const target = site.target
+  switch (key) {
+    case 'transfer(address,uint256)':
+      transfer(transfers, target, undefined, a.to, a.value, false, 'transfer', true)
+      break
+    case 'transferFrom(address,address,uint256)':
+      transfer(transfers, target, a.from, a.to, a.value, true, 'transferFrom')
+      break
+    case 'safeTransferFrom(address,address,uint256)':
+    case 'safeTransferFrom(address,address,uint256,bytes)':
+      transfer(transfers, target, a.from, a.to, a.tokenId, true, 'safeTransferFrom')
+      break
+    case 'safeTransferFrom(address,address,uint256,uint256,bytes)':
+      transfer(
+        transfers,
+        target,
+        a.from,
+        a.to,
+        `${str(a.value)} of id ${str(a.id)}`,
+        true,
+        'safeTransferFrom',
+      )
+      break
+    case 'safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)':
+      transfer(
+        transfers,
+        target,
+        a.from,
+        a.to,
+        `ids ${str(a.ids)} values ${str(a.values)}`,
+        true,
+        'safeBatchTransferFrom',
+      )
+      break
+    case 'transferFrom(address,address,uint160,address)':
+      transfer(transfers, a.token, a.from, a.to, a.amount, true, 'Permit2 transferFrom')
+      break
+    case 'transferFrom((address,address,uint160,address)[])':
+    case 'ur:PERMIT2_TRANSFER_FROM_BATCH':
+      for (const d of list(a.transferDetails ?? a.batchDetails)) {
+        const o = obj(d)
+        transfer(
+          transfers,
+          o.token,
+          o.from,
+          o.to,
+          o.amount,
+          true,
+          site.kind === 'command' ? call.name : 'Permit2 transferFrom',
+        )
+      }
+      break
+    case 'permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)':
+    case 'permitWitnessTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes32,string,bytes)':
+      signatureTransfer(
+        transfers,
+        obj(obj(a.permit).permitted).token,
+        a.owner,
+        a.transferDetails,
+        `Permit2 ${call.name}`,
+      )
+      break
+    case 'permitTransferFrom(((address,uint256)[],uint256,uint256),(address,uint256)[],address,bytes)':
+    case 'permitWitnessTransferFrom(((address,uint256)[],uint256,uint256),(address,uint256)[],address,bytes32,string,bytes)': {
+      const permitted = list(obj(a.permit).permitted)
+      list(a.transferDetails).forEach((d, i) => {
+        signatureTransfer(
+          transfers,
+          obj(permitted[i] ?? null).token,
+          a.owner,
+          d,
+          `Permit2 ${call.name}`,
+        )
+      })
+      break
+    }
+    case 'ur:PERMIT2_TRANSFER_FROM':
+      transfer(transfers, a.token, undefined, a.recipient, a.amount, true, call.name)
+      break
+    case 'ur:TRANSFER':
+    case 'ur:SWEEP':
+    case 'ur:PAY_PORTION':
+      transfer(
+        transfers,
+        a.token,
+        undefined,
+        a.recipient,
+        a.value ?? a.amountMin ?? `${str(a.bips)} bips`,
+        false,
+        call.name,
+      )
+      break
+    case 'ur:V3_SWAP_EXACT_IN':
+    case 'ur:V2_SWAP_EXACT_IN':
+      transfer(
+        transfers,
+        undefined,
+        undefined,
+        a.recipient,
+        `at least ${str(a.amountOutMin)}`,
+        false,
+        call.name,
+      )
+      break
+    case 'ur:V3_SWAP_EXACT_OUT':
+    case 'ur:V2_SWAP_EXACT_OUT':
+      transfer(transfers, undefined, undefined, a.recipient, a.amountOut, false, call.name)
+      break
+    case 'ur:WRAP_ETH':
+    case 'ur:UNWRAP_WETH':
+      transfer(
+        transfers,
+        undefined,
+        undefined,
+        a.recipient,
+        `at least ${str(a.amountMin)}`,
+        false,
+        call.name,
+      )
+      break
+    default:
+      break
+  }
+  // Universal Router placeholders are resolved by the router to its caller or itself: not real
+  // recipients, so no recipient rule applies to them.
+  if (site.kind !== 'command') return transfers
+  return transfers.filter((t) => {
+    const to = t.to.toLowerCase()
+    return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
+  })
+}
+
+/** A Permit2 signature transfer of `token` from `owner`, to and as much as `details` say. */
+function signatureTransfer(
+  transfers: TransferEffect[],
+  token: JsonValue | undefined,
+  owner: JsonValue | undefined,
+  details: JsonValue | undefined,
+  via: string,
+): void {
+  const { to, requestedAmount } = obj(details)
+  transfer(transfers, token, owner, to, requestedAmount, true, via)
+}
+
+function transfer(
+  transfers: TransferEffect[],
+  tokenValue: JsonValue | Address | undefined,
+  fromValue: JsonValue | undefined,
+  toValue: JsonValue | undefined,
+  amount: JsonValue | undefined,
+  pull: boolean,
+  via: string,
+  byCaller = false,
+): void {
+  const to = addr(toValue)
+  if (!to) return
+  const effect: TransferEffect = { to, amount: str(amount), pull, via }
+  if (byCaller) effect.byCaller = true
+  const token = addr(tokenValue)
+  if (token) effect.token = token
+  const from = addr(fromValue)
+  if (from) effect.from = from
+  transfers.push(effect)
+}
