@@ -1,28 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../src/adapters/devnet/devnet.js'
-import { openStorage, type Storage } from '../src/adapters/storage/open-storage.js'
-import { builtinFacilitator, paidApp } from './payment/paid-stack.js'
+import { type ServedGuard, startServedGuard } from './support/served-guard.js'
 
-let devnet: Devnet
-let storage: Storage
+let guard: ServedGuard
 let doc: Record<string, any>
 
 beforeAll(async () => {
-  devnet = await startDevnet()
-  storage = await openStorage({ kind: 'pglite', dataDir: undefined })
-  const { app } = await paidApp({
-    preflightRpcUrl: devnet.rpcUrl,
-    facilitator: builtinFacilitator(devnet.rpcUrl),
-    ledger: storage.ledger,
-  })
-  const res = await app.request('/openapi.json')
+  guard = await startServedGuard()
+  const res = await fetch(`${guard.baseUrl}/openapi.json`)
   expect(res.status).toBe(200)
   doc = (await res.json()) as Record<string, any>
 }, 60_000)
 
 afterAll(async () => {
-  await storage?.close()
-  await devnet?.stop()
+  await guard?.stop()
 })
 
 describe('the OpenAPI document', () => {

@@ -11,7 +11,7 @@ import {
   type ServedGuard,
   startServedGuard,
   transactionsSince,
-} from './served-guard.js'
+} from '../support/served-guard.js'
 
 /**
  * The buyer CLI as a user runs it: a child process (`node --import tsx src/buyer/cli.ts`)

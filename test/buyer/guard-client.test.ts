@@ -18,7 +18,7 @@ import {
   serveApp,
   startServedGuard,
   transactionsSince,
-} from './served-guard.js'
+} from '../support/served-guard.js'
 
 /**
  * The buyer kit's HTTP client against the real app over real HTTP on loopback, a real devnet,

@@ -6,6 +6,7 @@ import { createGuardClient, type TransactionRequest } from '../../src/buyer/guar
 import { GuardError } from '../../src/buyer/guard-error.js'
 import type { Discovery } from '../../src/buyer/guard-responses.js'
 import { verifyReceipt } from '../../src/buyer/verify-receipt.js'
+import { DEAD_URL } from '../support/served-guard.js'
 import {
   type FakeGuard,
   type FakeGuardOptions,
@@ -13,7 +14,6 @@ import {
   SETTLEMENT_TX,
   startFakeGuard,
 } from './fake-guard.js'
-import { DEAD_URL } from './served-guard.js'
 
 /**
  * The client against a guard that lies or breaks (fake-guard.ts, real HTTP on loopback): what it

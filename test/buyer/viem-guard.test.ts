@@ -28,7 +28,7 @@ import {
 import { type GuardCheck, withPreSendGuard } from '../../src/buyer/viem-guard.js'
 import { usdcBalances } from '../payment/paid-stack.js'
 import { preflightApp } from '../support/preflight-app.js'
-import { DEAD_URL, type ServedGuard, serveApp, startServedGuard } from './served-guard.js'
+import { DEAD_URL, type ServedGuard, serveApp, startServedGuard } from '../support/served-guard.js'
 
 /**
  * `withPreSendGuard` in front of a real viem wallet client on a real devnet, asking the real

@@ -1,11 +1,7 @@
 import { execFileSync } from 'node:child_process'
-import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
-import { builtinFacilitator, paidApp } from '../payment/paid-stack.js'
+import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
 /** Debian's chromium (CI installs it in .ci/run); never a browser downloaded by a test tool. */
 function findChromium(): string | undefined {
@@ -28,23 +24,11 @@ if (!executablePath && process.env.CI) {
 describe.skipIf(!executablePath)(
   'the browser demo (/first-unpaid-402?autorun=1) in headless Chromium',
   () => {
-    let devnet: Devnet
-    let storage: Storage
-    let server: ReturnType<typeof serve>
+    let guard: ServedGuard
     let browser: Browser
-    let baseUrl: string
 
     beforeAll(async () => {
-      devnet = await startDevnet()
-      storage = await openStorage({ kind: 'pglite', dataDir: undefined })
-      const { app } = await paidApp({
-        preflightRpcUrl: devnet.rpcUrl,
-        facilitator: builtinFacilitator(devnet.rpcUrl),
-        ledger: storage.ledger,
-      })
-      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
-      await new Promise((resolve) => server.once('listening', resolve))
-      baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      guard = await startServedGuard()
       browser = await chromium.launch({
         executablePath: executablePath as string,
         args: [
@@ -61,9 +45,7 @@ describe.skipIf(!executablePath)(
 
     afterAll(async () => {
       await browser?.close()
-      await new Promise((resolve) => server?.close(resolve))
-      await storage?.close()
-      await devnet?.stop()
+      await guard?.stop()
     })
 
     it('runs one live unpaid challenge and finds it matches discovery', async () => {
@@ -72,7 +54,7 @@ describe.skipIf(!executablePath)(
       page.on('request', (request) =>
         requests.push(`${request.method()} ${new URL(request.url()).pathname}`),
       )
-      await page.goto(`${baseUrl}/first-unpaid-402?autorun=1`)
+      await page.goto(`${guard.baseUrl}/first-unpaid-402?autorun=1`)
       const verdict = page.locator('#verdict')
       await verdict.waitFor({ timeout: 15_000 })
       expect(await verdict.textContent()).toContain('MATCHES DISCOVERY')

@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import { x402Client } from '@x402/core/client'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
@@ -8,43 +6,29 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http, verifyTypedData } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import type { Devnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
-import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { PAGE_PATHS } from '../../src/routes/pages.js'
-import { builtinFacilitator, EXAMPLE_BODY, paidApp, usdcBalances } from '../payment/paid-stack.js'
+import { EXAMPLE_BODY, usdcBalances } from '../payment/paid-stack.js'
+import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
 /**
  * The recommended new-user flow of spec 1.5 over real HTTP: discovery -> an unpaid 402 that
  * matches it -> exactly one paid call with a stock x402 buyer -> one settlement, one wallet
  * debit, one PRE_SEND_PROOF_RECEIPT that verifies against the signer discovery publishes.
  */
+let guard: ServedGuard
 let devnet: Devnet
-let storage: Storage
-let server: ReturnType<typeof serve>
 let baseUrl: string
 
 beforeAll(async () => {
-  devnet = await startDevnet()
-  storage = await openStorage({ kind: 'pglite', dataDir: undefined })
-  const { app } = await paidApp({
-    preflightRpcUrl: devnet.rpcUrl,
-    facilitator: builtinFacilitator(devnet.rpcUrl),
-    ledger: storage.ledger,
-    devnet: {
-      rpcUrl: devnet.rpcUrl,
-      accounts: { buyer: { index: 1, address: DEVNET_ACCOUNTS.buyer.address } },
-    },
-  })
-  server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
-  await new Promise((resolve) => server.once('listening', resolve))
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  guard = await startServedGuard()
+  devnet = guard.devnet
+  baseUrl = guard.baseUrl
 }, 60_000)
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve))
-  await storage?.close()
-  await devnet?.stop()
+  await guard?.stop()
 })
 
 describe('the recommended new-user flow', () => {
