@@ -248,6 +248,20 @@ describe('details name addresses and amounts', () => {
     const { findings } = screen(makeContext({ to: EOA, data: '0x', value: 10n ** 18n }))
     expect(findings[0]?.detail).toContain('1000000000000000000 wei (1 ETH)')
     expect(findings[0]?.detail).toContain(SENDER)
+    expect(findings[0]?.detail).toContain('L2 execution max')
+  })
+
+  it('insufficient balance without a gas estimate says the L2 part is unknown, not 0', () => {
+    const { findings } = screen(
+      makeContext(
+        { to: EOA, data: '0x', value: 10n ** 18n },
+        { gas: { status: 'failed', message: 'estimation failed' } },
+      ),
+    )
+    const detail = findings.find((f) => f.id === 'insufficient-balance')?.detail ?? ''
+    expect(detail).toContain('needs at least ')
+    expect(detail).toContain('L2 execution (unknown: gas estimation failed)')
+    expect(detail).not.toContain('L2 execution max 0 wei')
   })
 
   it('the revert finding carries the decoded custom error', () => {

@@ -12,9 +12,15 @@ export const insufficientBalance: ScreenRule = {
   evaluate({ ctx }) {
     const needed = ctx.tx.value + ctx.fees.totalCostMax
     if (ctx.sender.balance >= needed) return []
+    // Without a gas estimate the L2 part is unknown, so the shortfall is a lower bound.
+    const l2 =
+      ctx.gas.status === 'success'
+        ? `L2 execution max ${formatWei(ctx.fees.l2ExecutionCostMax)}`
+        : 'L2 execution (unknown: gas estimation failed)'
+    const atLeast = ctx.gas.status === 'success' ? '' : 'at least '
     return [
       {
-        detail: `Sender ${ctx.tx.from} holds ${formatWei(ctx.sender.balance)} but needs ${formatWei(needed)}: value ${formatWei(ctx.tx.value)} + L2 execution max ${formatWei(ctx.fees.l2ExecutionCostMax)} + L1 data fee ${formatWei(ctx.fees.l1DataFee)}.`,
+        detail: `Sender ${ctx.tx.from} holds ${formatWei(ctx.sender.balance)} but needs ${atLeast}${formatWei(needed)}: value ${formatWei(ctx.tx.value)} + ${l2} + L1 data fee ${formatWei(ctx.fees.l1DataFee)}.`,
       },
     ]
   },
