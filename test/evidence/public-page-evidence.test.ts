@@ -378,7 +378,9 @@ describe('public-page evidence: reader trouble', () => {
     expectErrorShape(res.body, 'reader_unavailable')
     expect(res.body.message).toMatch(/within 300 ms/)
     expect(elapsed).toBeGreaterThanOrEqual(250)
-    expect(elapsed).toBeLessThan(1500)
+    // A hang bound, not a speed target: without the deadline this waits for the socket's
+    // 300 s idle timeout; the slack absorbs a loaded shared machine.
+    expect(elapsed).toBeLessThan(5000)
   })
 
   it('a reader that is down -> 502', async () => {

@@ -524,7 +524,8 @@ describe('copies of a payment in progress', () => {
     expect(inFlight.size).toBe(1)
     const started = Date.now()
     const copy = await pay(header, app.app)
-    expect(Date.now() - started).toBeLessThan(3_000)
+    // Bounded by the 300 ms wait (not the settle it waits on); slack for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(5_000)
     expect(copy.status).toBe(503)
     expect(copy.body).toMatchObject({ error: 'payment_in_progress' })
     expect(copy.headers.get('retry-after')).toBe('2')
