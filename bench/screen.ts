@@ -10,9 +10,12 @@ import { startDevnet } from '../src/adapters/devnet/devnet.js'
 import { decodeCalldata } from '../src/domain/calldata/decode-calldata.js'
 import { addressesOfInterest } from '../src/domain/screen/addresses-of-interest.js'
 import type { ScreenContext } from '../src/domain/screen/context.js'
-import { screenTransaction } from '../src/domain/screen/screen-transaction.js'
+import {
+  DEFAULT_SCREEN_CONFIG,
+  screenTransaction,
+} from '../src/domain/screen/screen-transaction.js'
 import { deploy, testAccount } from '../test/support/contracts.js'
-import { DEFAULT_SCREEN, postJson, preflightApp } from '../test/support/preflight-app.js'
+import { postJson, preflightApp } from '../test/support/preflight-app.js'
 import { percentile, summary } from './stats.js'
 
 const iterations = Number(process.argv[2] ?? 200)
@@ -73,7 +76,7 @@ try {
       const started = performance.now()
       const d = decodeCalldata(data, token.address)
       addressesOfInterest(tx, d)
-      screenTransaction(context, d, DEFAULT_SCREEN)
+      screenTransaction(context, d, DEFAULT_SCREEN_CONFIG)
       screenOnly.push(performance.now() - started)
     }
 

@@ -35,7 +35,7 @@ import type { DevnetDescription } from '../../src/domain/discovery/discovery-doc
 import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
-import { DEFAULT_SCREEN } from '../support/preflight-app.js'
+import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 import {
   CANCEL_AUTHORIZATION_TYPES,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
@@ -100,7 +100,7 @@ export async function paidApp(options: {
       chain: createViemChainReader({ rpcUrl: options.preflightRpcUrl, timeoutMs: 2_000 }),
       chainId: 8453,
       environment: 'devnet',
-      screen: DEFAULT_SCREEN,
+      screen: DEFAULT_SCREEN_CONFIG,
     },
     reader: createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
     payments: {

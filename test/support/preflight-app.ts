@@ -6,9 +6,6 @@ import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { ScreenConfig } from '../../src/domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 
-/** The screen thresholds' documented defaults (the same as the configuration's). */
-export const DEFAULT_SCREEN: ScreenConfig = DEFAULT_SCREEN_CONFIG
-
 /** The real app over a real RPC URL, logging nothing. */
 export function preflightApp(
   rpcUrl: string,
@@ -23,7 +20,7 @@ export function preflightApp(
       chain,
       chainId: 8453,
       environment: 'devnet',
-      screen: options.screen ?? DEFAULT_SCREEN,
+      screen: options.screen ?? DEFAULT_SCREEN_CONFIG,
     },
     // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
     reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
