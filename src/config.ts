@@ -91,6 +91,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.FACILITATOR === 'url' && !cfg.FACILITATOR_URL) {
     problems.push('FACILITATOR_URL: required when FACILITATOR=url')
   }
+  if (cfg.FACILITATOR_URL && new URL(cfg.FACILITATOR_URL).search !== '') {
+    // The x402 client requests `${url}/verify`: a query would swallow the path. (Never quote
+    // the value: it may carry a key.)
+    problems.push(
+      'FACILITATOR_URL: must not have a query string (the x402 client appends /verify, /settle, /supported); put a key in the path or the userinfo',
+    )
+  }
   if (cfg.FACILITATOR === 'cdp' && !(cfg.CDP_API_KEY_ID && cfg.CDP_API_KEY_SECRET)) {
     problems.push('CDP_API_KEY_ID/CDP_API_KEY_SECRET: required when FACILITATOR=cdp')
   }

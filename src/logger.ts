@@ -1,6 +1,43 @@
-import { type Logger, pino } from 'pino'
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino'
+import { redactSecrets } from './secrets.js'
 
-/** The service's structured logger (JSON lines on stdout). */
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'pre-send-guard' } })
+/** Options for {@link createLogger}. */
+export interface CreateLoggerOptions {
+  /** Human-readable lines (pino-pretty). Default: when stdout is a terminal. */
+  pretty?: boolean
+  /** Where JSON lines go instead of stdout (tests). */
+  destination?: DestinationStream
+}
+
+/**
+ * The service's structured logger: JSON lines on stdout, or pino-pretty's readable lines when
+ * stdout is a terminal.
+ *
+ * Invariant: every line is scrubbed of every configured secret (see `secrets.ts`) as the last
+ * step before it is written, after serialisation, so `err` with its message, stack and cause
+ * chain, viem's embedded request URL and body, and any field of any call are all covered,
+ * whoever logs what.
+ */
+export function createLogger(level: string, options: CreateLoggerOptions = {}): Logger {
+  const settings: LoggerOptions = {
+    level,
+    base: { service: 'pre-send-guard' },
+    hooks: { streamWrite: redactSecrets },
+  }
+  if (options.destination) return pino(settings, options.destination)
+  if (options.pretty ?? process.stdout.isTTY === true) {
+    // pino-pretty reads the already-scrubbed JSON lines (the hook runs before the transport).
+    return pino(
+      settings,
+      pino.transport({
+        target: 'pino-pretty',
+        options: {
+          colorize: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,service',
+        },
+      }),
+    )
+  }
+  return pino(settings)
 }

@@ -20,6 +20,7 @@ import {
   mainnetPaymentProblems,
 } from './config.js'
 import { createLogger } from './logger.js'
+import { configureSecrets, publicOrigin, redactSecrets } from './secrets.js'
 
 const BASE_CHAIN_ID = 8453
 
@@ -37,7 +38,16 @@ async function main(): Promise<void> {
     }
     throw error
   }
+  // First, before anything can log or fail: from here on no configured secret leaves the process.
+  configureSecrets(config)
   const logger = createLogger(config.LOG_LEVEL)
+  const crash = (what: string) => (error: unknown) => {
+    logger.fatal({ err: error }, what)
+    process.exit(1)
+  }
+  // Node would print these to stderr itself, stack and all, past the logger's redaction.
+  process.on('uncaughtException', crash('uncaught exception; stopping'))
+  process.on('unhandledRejection', crash('unhandled promise rejection; stopping'))
   const reader = createJinaReader({
     baseUrl: config.READER_BASE_URL,
     apiKey: config.READER_API_KEY,
@@ -70,7 +80,10 @@ async function main(): Promise<void> {
 
   const chain = createViemChainReader({ rpcUrl, timeoutMs: config.RPC_TIMEOUT_MS })
   const chainId = await chain.chainId().catch((error: unknown) => {
-    logger.fatal({ err: error, rpcUrl: redact(rpcUrl) }, 'cannot reach the Base RPC at start-up')
+    logger.fatal(
+      { err: error, rpcUrl: publicOrigin(rpcUrl) },
+      'cannot reach the Base RPC at start-up',
+    )
     return undefined
   })
   if (chainId !== BASE_CHAIN_ID) {
@@ -118,7 +131,9 @@ async function main(): Promise<void> {
       receiptSigner: paymentServices.receiptSigner,
       facilitator: {
         kind: paymentServices.facilitator.kind,
-        ...(paymentServices.facilitator.url ? { url: paymentServices.facilitator.url } : {}),
+        ...(paymentServices.facilitator.url
+          ? { url: publicOrigin(paymentServices.facilitator.url) }
+          : {}),
         ...(paymentServices.facilitator.settlerAddress
           ? { settler: paymentServices.facilitator.settlerAddress }
           : {}),
@@ -165,7 +180,10 @@ async function main(): Promise<void> {
         `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet. Try the whole paid flow: npm run demo`,
       )
     } else {
-      logger.info({ environment: 'mainnet', rpcUrl: redact(rpcUrl) }, 'connected to Base mainnet')
+      logger.info(
+        { environment: 'mainnet', rpcUrl: publicOrigin(rpcUrl) },
+        'connected to Base mainnet',
+      )
     }
     logger.info({ url, environment }, `pre-send-guard listening on ${url}`)
   })
@@ -278,14 +296,9 @@ function paymentOptions(
   }
 }
 
-/** Hides credentials embedded in an RPC URL (path keys, userinfo) from logs. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname.length > 1 ? '/…' : ''}`
-  } catch {
-    return '(unparseable url)'
-  }
-}
-
-await main()
+await main().catch((error: unknown) => {
+  // Before the logger exists (or if main itself failed): still never print a configured secret.
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  process.stderr.write(`pre-send-guard: ${redactSecrets(text)}\n`)
+  process.exit(1)
+})

@@ -3,13 +3,18 @@ import { HTTPException } from 'hono/http-exception'
 import type { Logger } from 'pino'
 import type { ZodError } from 'zod'
 import { AppError, type ErrorBody, type ErrorCode, type ErrorIssue } from '../errors.js'
+import { redactSecrets } from '../secrets.js'
 
-/** Renders an AppError as the service's one error body, with `Retry-After` where it applies. */
+/**
+ * Renders an AppError as the service's one error body, with `Retry-After` where it applies.
+ * Every error body passes here, so here its text (which may quote an upstream: an RPC, the
+ * facilitator, the reader, the ledger) is scrubbed of the configured secrets.
+ */
 export function errorResponse(c: Context, error: AppError): Response {
   const body: ErrorBody = {
     error: error.code,
-    message: error.message,
-    issues: error.issues,
+    message: redactSecrets(error.message),
+    issues: error.issues.map((issue) => ({ ...issue, message: redactSecrets(issue.message) })),
     requestId: c.get('requestId'),
   }
   if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter))

@@ -17,6 +17,7 @@ import type {
 import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
+import { redactSecrets } from '../secrets.js'
 import { ReceiptSchema } from './receipts.js'
 import { errorResponses } from './schemas/error-body.js'
 import { PreflightResultSchema } from './schemas/preflight-result.js'
@@ -166,8 +167,11 @@ async function challenge(
     baseUrl,
     readiness: railReadiness({ rail: paid.rail, receiptSigner: paid.receiptSigner.address }),
     reason: outcome.reason,
-    ...(outcome.detail ? { detail: outcome.detail } : {}),
-    ...(outcome.facilitatorReason ? { facilitatorReason: outcome.facilitatorReason } : {}),
+    // Upstream words (the facilitator's message and code): scrubbed before the body cuts them.
+    ...(outcome.detail ? { detail: redactSecrets(outcome.detail) } : {}),
+    ...(outcome.facilitatorReason
+      ? { facilitatorReason: redactSecrets(outcome.facilitatorReason) }
+      : {}),
     ...(requestId ? { requestId } : {}),
   })
   return c.json(body, 402)

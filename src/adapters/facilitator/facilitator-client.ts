@@ -2,6 +2,7 @@ import { createFacilitatorConfig } from '@coinbase/x402'
 import { type FacilitatorClient, HTTPFacilitatorClient } from '@x402/core/server'
 import type { Address, Hex } from 'viem'
 import type { FacilitatorKind } from '../../domain/payment/payment-rail.js'
+import { splitUrlCredentials } from '../http/url-credentials.js'
 import { createBuiltinFacilitator } from './builtin-facilitator.js'
 
 /** Which facilitator to use, from configuration. */
@@ -20,7 +21,10 @@ export type FacilitatorSetup =
 /** A facilitator behind x402's `FacilitatorClient` port (verify / settle / getSupported). */
 export interface Facilitator {
   kind: FacilitatorKind
-  /** Base URL of a remote facilitator; absent for the built-in one. */
+  /**
+   * Base URL of a remote facilitator, as configured (it may carry keys: publish
+   * `publicOrigin(url)` only); absent for the built-in one.
+   */
   url?: string
   /** Address submitting settlements, for the built-in facilitator. */
   settlerAddress?: Address
@@ -40,10 +44,25 @@ export function createFacilitator(setup: FacilitatorSetup): Facilitator {
     }
     case 'url': {
       const url = setup.url.replace(/\/+$/, '')
+      // The x402 client fetches `${url}/verify`: userinfo must travel as a header instead.
+      const { url: endpoint, authorization } = splitUrlCredentials(url)
+      const headers = authorization ? { Authorization: authorization } : undefined
       return {
         kind: 'url',
         url,
-        client: new HTTPFacilitatorClient({ url, timeoutMs: setup.timeoutMs }),
+        client: new HTTPFacilitatorClient({
+          url: endpoint,
+          timeoutMs: setup.timeoutMs,
+          ...(headers
+            ? {
+                createAuthHeaders: async () => ({
+                  verify: headers,
+                  settle: headers,
+                  supported: headers,
+                }),
+              }
+            : {}),
+        }),
       }
     }
     case 'cdp': {

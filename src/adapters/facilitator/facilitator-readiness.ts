@@ -1,10 +1,12 @@
 import type { FacilitatorClient } from '@x402/core/server'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
 import type { FacilitatorKind, FacilitatorStatus } from '../../domain/payment/payment-rail.js'
+import { publicOrigin, redactSecrets } from '../../secrets.js'
 
 /** Options for {@link createFacilitatorReadiness}. */
 export interface FacilitatorReadinessOptions {
   kind: FacilitatorKind
+  /** The facilitator's URL; only its origin is ever reported (keys live in paths and userinfo). */
   url?: string
   client: Pick<FacilitatorClient, 'getSupported'>
   /** Re-check interval while the facilitator answers well (ms). */
@@ -32,7 +34,11 @@ export function createFacilitatorReadiness(
 ): FacilitatorReadiness {
   const refreshMs = options.refreshMs ?? 60_000
   const retryMs = options.retryMs ?? 10_000
-  const identity = { kind: options.kind, ...(options.url ? { url: options.url } : {}) }
+  // The status is published in every 402 and in discovery: the origin only, never the URL.
+  const identity = {
+    kind: options.kind,
+    ...(options.url ? { url: publicOrigin(options.url) } : {}),
+  }
   let current: FacilitatorStatus = { ...identity, supportsExactBase: false, checkedAt: null }
   let inFlight: Promise<FacilitatorStatus> | undefined
   let timer: NodeJS.Timeout | undefined
@@ -59,11 +65,10 @@ export function createFacilitatorReadiness(
         ...identity,
         supportsExactBase: false,
         checkedAt: new Date().toISOString(),
-        error:
-          `facilitator /supported failed: ${error instanceof Error ? error.message : String(error)}`.slice(
-            0,
-            300,
-          ),
+        // Redacted before the cut, so no prefix of a secret (fetch echoes the URL) survives.
+        error: redactSecrets(
+          `facilitator /supported failed: ${error instanceof Error ? error.message : String(error)}`,
+        ).slice(0, 300),
       }
     }
     return current

@@ -16,6 +16,7 @@ import type {
   VerifyOutcome,
 } from '../../domain/payment/payment-rail.js'
 import { FacilitatorUnavailableError } from '../../errors.js'
+import { redactSecrets } from '../../secrets.js'
 
 /**
  * Settle failure codes that a facilitator only returns before it sends anything: the payment
@@ -196,7 +197,9 @@ export function classifySettle(response: SettleResponse): SettleOutcome {
   return {
     status: 'unknown',
     ...(transaction ? { transaction } : {}),
-    message: `${reason}${response.errorMessage ? `: ${response.errorMessage}` : ''}`.slice(0, 300),
+    message: redactSecrets(
+      `${reason}${response.errorMessage ? `: ${response.errorMessage}` : ''}`,
+    ).slice(0, 300),
   }
 }
 
@@ -243,5 +246,6 @@ function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
   const cause =
     error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
-  return `${message}${cause}`.slice(0, 300)
+  // Facilitator errors carry its URL (fetch) or echo it (an error page): redact before the cut.
+  return redactSecrets(`${message}${cause}`).slice(0, 300)
 }

@@ -1,10 +1,15 @@
 import { z } from 'zod'
 import type { PageReader, ReaderPage } from '../../domain/evidence/page-reader.js'
 import { AppError, type ErrorCode } from '../../errors.js'
+import { redactSecrets } from '../../secrets.js'
+import { splitUrlCredentials } from '../http/url-credentials.js'
 
 /** How to reach a Jina-compatible reader (r.jina.ai or a self-hosted jina-ai/reader). */
 export interface JinaReaderOptions {
-  /** e.g. `https://r.jina.ai`; the page is requested with `POST {baseUrl}/`. */
+  /**
+   * e.g. `https://r.jina.ai`; the page is requested with `POST {baseUrl}/` (a query string is
+   * kept; userinfo is sent as Basic authorization unless `apiKey` is set).
+   */
   baseUrl: string
   apiKey?: string | undefined
   /** Bound on the whole exchange, headers and body. */
@@ -41,7 +46,10 @@ const errorReply = z.object({
  * with a schema; every failure becomes an `AppError` with a stable code.
  */
 export function createJinaReader(options: JinaReaderOptions): PageReader {
-  const endpoint = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`
+  const { url: base, authorization } = splitUrlCredentials(options.baseUrl)
+  const endpointUrl = new URL(base)
+  if (!endpointUrl.pathname.endsWith('/')) endpointUrl.pathname += '/'
+  const endpoint = endpointUrl.href
   const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES
   const headers: Record<string, string> = {
     Accept: 'application/json',
@@ -50,6 +58,7 @@ export function createJinaReader(options: JinaReaderOptions): PageReader {
     // slow page yields a partial answer (with a warning) rather than our timeout.
     'X-Timeout': String(Math.max(1, Math.floor((options.timeoutMs * 2) / 3 / 1000))),
   }
+  if (authorization) headers.Authorization = authorization
   if (options.apiKey) headers.Authorization = `Bearer ${options.apiKey}`
   const origin = new URL(endpoint).origin
 
@@ -232,7 +241,8 @@ export function parseRetryAfter(
 
 /** Untrusted upstream text, made well-formed, single-line and short enough to quote. */
 function quote(text: string): string {
-  const line = text
+  // A reader's error page may echo the request (its URL, a key): redact before the cut.
+  const line = redactSecrets(text)
     .replace(/\p{Surrogate}/gu, '\uFFFD')
     .replace(/\s+/g, ' ')
     .trim()

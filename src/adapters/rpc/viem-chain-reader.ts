@@ -18,6 +18,7 @@ import type {
 } from '../../domain/preflight/chain-reader.js'
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
+import { redactSecrets } from '../../secrets.js'
 import { boundedFetch } from '../http/bounded-fetch.js'
 
 /** OP-stack GasPriceOracle predeploy (same address on Base). */
@@ -109,7 +110,11 @@ function unavailable(what: string, error: unknown): RpcUnavailableError {
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value)
   if (!parsed.success)
-    throw unavailable(what, new Error(`unexpected reply ${JSON.stringify(value)?.slice(0, 200)}`))
+    throw unavailable(
+      what,
+      // Redacted before the cut: a node's garbage may echo the request URL and its key.
+      new Error(`unexpected reply ${redactSecrets(String(JSON.stringify(value))).slice(0, 200)}`),
+    )
   return parsed.data
 }
 

@@ -13,7 +13,10 @@ export type FacilitatorKind = 'builtin' | 'url' | 'cdp'
 /** The facilitator's last `/supported` answer, as reported in `railReadiness.facilitator`. */
 export interface FacilitatorStatus {
   kind: FacilitatorKind
-  /** Base URL for `url` and `cdp`; absent for the built-in facilitator (in process). */
+  /**
+   * The facilitator's origin (`scheme://host[:port]`, never its userinfo, path or query, where
+   * keys live) for `url` and `cdp`; absent for the built-in facilitator (in process).
+   */
   url?: string
   /** It listed the exact scheme on eip155:8453 for x402 v2 at the last check. */
   supportsExactBase: boolean
