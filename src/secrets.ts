@@ -12,11 +12,11 @@ import type { Env } from './config.js'
 export const REDACTED = '[REDACTED]'
 
 /**
- * Shorter values of the explicitly secret variables (passwords, API keys) are still redacted;
- * shorter path segments and query values are not taken for keys: `v2`, `rpc`, `mainnet`.
+ * Below this, a value cannot be told from ordinary text (redacting it would shred every line).
  */
 const MIN_SECRET_CHARS = 4
-const MIN_QUERY_SECRET_CHARS = 6
+/** Query parameters whose value is a credential whatever it looks like. */
+const SECRET_PARAMETER = /key|token|secret|pass|auth|sig|credential|session/i
 
 /** URLs whose userinfo, key-like path segments and query values are secrets. */
 const SECRET_URL_VARIABLES = [
@@ -47,8 +47,9 @@ export interface Redactor {
 
 /**
  * Every secret string in the configuration: the userinfo (password, or the user name when
- * it carries no password: a token), key-like path segments and query values of each URL
- * variable, the whole API keys and private keys. Public parts (scheme, host, port, `/v2`,
+ * it carries no password: a token), key-like path segments and query values (and any value
+ * of a `key`/`token`/`secret`/`password`/`auth`... parameter) of each URL variable, the whole
+ * API keys and private keys. Public parts (scheme, host, port, `/v2`,
  * a database name) are not secrets.
  *
  * @example collectSecrets({ BASE_RPC_URL: 'https://base.example/v2/abc123def456' }) // ['abc123def456']
@@ -141,10 +142,14 @@ function urlSecrets(raw: string): string[] {
     if (looksLikeKey(safeDecode(segment))) add(segment)
   }
   for (const pair of url.search.slice(1).split('&')) {
+    if (!pair.includes('=')) continue
+    const name = safeDecode(pair.slice(0, pair.indexOf('=')))
     const value = pair.slice(pair.indexOf('=') + 1)
-    if (pair.includes('=') && safeDecode(value).length >= MIN_QUERY_SECRET_CHARS) {
+    const decoded = safeDecode(value.replace(/\+/g, ' '))
+    // `?apikey=…` is a secret; `?sslmode=disable` or `?network=mainnet` is not.
+    if (SECRET_PARAMETER.test(name) || looksLikeKey(decoded)) {
       add(value)
-      out.push(safeDecode(value.replace(/\+/g, ' ')))
+      out.push(decoded)
     }
   }
   return out.filter((s) => s.length >= MIN_SECRET_CHARS)

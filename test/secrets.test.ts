@@ -32,6 +32,16 @@ describe('collectSecrets', () => {
     }
   })
 
+  it('takes any value of a key-named parameter, and key-like values of others, not words', () => {
+    const secrets = collectSecrets({
+      DATABASE_URL: 'postgres://db/ledger?sslmode=disable&password=pw12',
+      READER_BASE_URL: 'https://r.example/?network=mainnet&session=s1s2&x=0123456789abcdef0',
+    })
+    expect(secrets).toEqual(expect.arrayContaining(['pw12', 's1s2', '0123456789abcdef0']))
+    expect(secrets).not.toContain('disable')
+    expect(secrets).not.toContain('mainnet')
+  })
+
   it('takes a lone user name as the credential (https://TOKEN@host)', () => {
     expect(collectSecrets({ FACILITATOR_URL: 'https://tok-9f8e7d@fac.example/' })).toContain(
       'tok-9f8e7d',
