@@ -18,6 +18,7 @@ import { builtinFacilitator } from '../payment/paid-stack.js'
 import { startFakeReader } from '../support/fake-reader.js'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
 import { freePort } from '../support/net.js'
+import { startPasswordRefusingPostgres } from '../support/password-refusing-postgres.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import { basicAuth, startSecretGate } from '../support/secret-gate.js'
 
@@ -303,7 +304,7 @@ describe('no secret reaches a response or a log line', () => {
     expect(leaksIn(guard.stderr()), guard.stderr()).toEqual([])
   }, 180_000)
 
-  it('fails to start without a trace of a secret: dead RPC, echoing RPC, dead ledger, bad config', async () => {
+  it('fails to start without a trace of a secret: dead RPC, echoing RPC, dead or password-refusing ledger, bad config', async () => {
     const deadPort = await freePort()
     const echoing = await startSecretGate({
       upstream: devnet.rpcUrl,
@@ -312,7 +313,8 @@ describe('no secret reaches a response or a log line', () => {
       authorization: basicAuth(RPC.user, RPC.pass),
       mode: () => 'echo',
     })
-    // The shared RPC front door was closed by the first test: the ledger case needs a live one.
+    const refusingPostgres = await startPasswordRefusingPostgres()
+    // The shared RPC front door was closed by the first test: the ledger cases need a live one.
     const forwarding = await startSecretGate({
       upstream: devnet.rpcUrl,
       prefix: `/v2/${RPC.key}`,
@@ -329,6 +331,14 @@ describe('no secret reaches a response or a log line', () => {
             env: {
               BASE_RPC_URL: rpcUrl(forwarding.port),
               DATABASE_URL: `postgres://postgres:${DB_PASS}@127.0.0.1:${deadPort}/S3CRET-DB-NAME?password=S3CRET-DB-QUERY`,
+            },
+            code: 1,
+          },
+          {
+            name: 'wrong ledger password',
+            env: {
+              BASE_RPC_URL: rpcUrl(forwarding.port),
+              DATABASE_URL: `postgres://postgres:${DB_PASS}@127.0.0.1:${refusingPostgres.port}/ledger`,
             },
             code: 1,
           },
@@ -355,7 +365,7 @@ describe('no secret reaches a response or a log line', () => {
         expect(leaksIn(guard.stdout()), `${name} stdout:\n${guard.stdout()}`).toEqual([])
         expect(leaksIn(guard.stderr()), `${name} stderr:\n${guard.stderr()}`).toEqual([])
       }
-      const [deadRpc, echoingRpc, deadLedger, badConfig] = starts.map((s) => s.guard)
+      const [deadRpc, echoingRpc, deadLedger, wrongPassword, badConfig] = starts.map((s) => s.guard)
       const fatal = (guard: GuardProcess | undefined) => guard?.lines().find((l) => l.level === 60)
       // Says what failed and where, by origin.
       expect(fatal(deadRpc)).toMatchObject({
@@ -364,9 +374,12 @@ describe('no secret reaches a response or a log line', () => {
       })
       expect(JSON.stringify(fatal(echoingRpc))).toContain('[REDACTED]')
       expect(String(fatal(deadLedger)?.msg)).toMatch(/cannot start the payment rail/)
+      // The password really went to the server, which refused it; the log says so, without it.
+      expect(refusingPostgres.passwords).toContain(DB_PASS)
+      expect(JSON.stringify(fatal(wrongPassword))).toMatch(/password authentication failed/)
       expect(badConfig?.stderr()).toMatch(/FACILITATOR_URL: must not have a query string/)
     } finally {
-      await Promise.all([echoing.close(), forwarding.close()])
+      await Promise.all([echoing.close(), forwarding.close(), refusingPostgres.close()])
     }
   }, 120_000)
 
