@@ -1,3 +1,4 @@
+import { format } from 'node:util'
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino'
 import { redactSecrets } from './secrets.js'
 
@@ -40,4 +41,32 @@ export function createLogger(level: string, options: CreateLoggerOptions = {}): 
     )
   }
   return pino(settings)
+}
+
+const CONSOLE_LEVELS = {
+  trace: 'trace',
+  debug: 'debug',
+  info: 'info',
+  log: 'info',
+  warn: 'warn',
+  error: 'error',
+} as const
+
+/**
+ * Sends `console.*` through `logger`: libraries print there (`@x402/core` warns with
+ * facilitator errors, which may quote its URL), and those lines must be scrubbed and stay JSON
+ * like every other. An Error argument is logged as `err` (stack and causes). Returns a
+ * function that puts the console back.
+ */
+export function routeConsoleToLogger(logger: Logger): () => void {
+  const original = { ...console }
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS)) {
+    ;(console as unknown as Record<string, (...args: unknown[]) => void>)[method] = (
+      ...args: unknown[]
+    ) => {
+      const err = args.find((arg) => arg instanceof Error)
+      logger[level]({ source: 'console', ...(err ? { err } : {}) }, format(...args))
+    }
+  }
+  return () => Object.assign(console, original)
 }

@@ -19,7 +19,7 @@ import {
   loadDotEnvFile,
   mainnetPaymentProblems,
 } from './config.js'
-import { createLogger } from './logger.js'
+import { createLogger, routeConsoleToLogger } from './logger.js'
 import { configureSecrets, publicOrigin, redactSecrets } from './secrets.js'
 
 const BASE_CHAIN_ID = 8453
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   // First, before anything can log or fail: from here on no configured secret leaves the process.
   configureSecrets(config)
   const logger = createLogger(config.LOG_LEVEL)
+  routeConsoleToLogger(logger)
   const crash = (what: string) => (error: unknown) => {
     logger.fatal({ err: error }, what)
     process.exit(1)

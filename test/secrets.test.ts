@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { splitUrlCredentials } from '../src/adapters/http/url-credentials.js'
 import { createViemChainReader } from '../src/adapters/rpc/viem-chain-reader.js'
 import { loadConfig } from '../src/config.js'
-import { createLogger } from '../src/logger.js'
+import { createLogger, routeConsoleToLogger } from '../src/logger.js'
 import {
   collectSecrets,
   configureSecrets,
@@ -198,5 +198,26 @@ describe('the logger', () => {
     }
     // The public parts stay readable.
     expect(lines[0]).toContain('/v2/[REDACTED]?key=[REDACTED]')
+  })
+
+  it("routes libraries' console output through the same scrubbing, as JSON lines", () => {
+    configureSecrets({ FACILITATOR_URL: 'https://f.example/v2/S3CRET-CONSOLE-KEY1' })
+    const { lines, destination } = capture()
+    const restore = routeConsoleToLogger(createLogger('trace', { destination }))
+    try {
+      console.warn(
+        'Failed to fetch supported kinds from facilitator: %s',
+        'at /v2/S3CRET-CONSOLE-KEY1',
+      )
+      console.error(new Error('failed at https://f.example/v2/S3CRET-CONSOLE-KEY1'))
+    } finally {
+      restore()
+    }
+    expect(lines).toHaveLength(2)
+    const [warn, error] = lines.map((line) => JSON.parse(line) as Record<string, any>)
+    expect(warn).toMatchObject({ level: 40, source: 'console' })
+    expect(warn?.msg).toBe('Failed to fetch supported kinds from facilitator: at /v2/[REDACTED]')
+    expect(error).toMatchObject({ level: 50, err: { type: 'Error' } })
+    expect(lines.join('')).not.toMatch(/S3CRET/)
   })
 })
