@@ -272,6 +272,14 @@ describe('no secret reaches a response or a log line', () => {
     expect(settleDown.status).toBe(503)
     expect(JSON.parse(settleDown.body).error).toBe('settlement_pending')
 
+    // A payment that goes through: 200 with PAYMENT-RESPONSE and a receipt, then the receipt.
+    facGate.setMode(() => 'forward')
+    const settled = await post('paid 200', paid, tx, { 'PAYMENT-SIGNATURE': await pay() })
+    expect(settled.status, settled.body).toBe(200)
+    expect(settled.headers['payment-response']).toBeDefined()
+    const receiptId = JSON.parse(settled.body).receipt.id as string
+    expect((await call('receipt', `/receipts/${receiptId}`)).status).toBe(200)
+
     // The RPC failing: an echoing 500, garbage, then a host that refuses connections.
     rpcGate.setMode(() => 'echo')
     expect((await post('rpc echo', free, tx)).status).toBe(503)
@@ -295,6 +303,8 @@ describe('no secret reaches a response or a log line', () => {
     expect(readerGate.stats.forwarded).toBeGreaterThan(0)
     // The upstreams' echoes reached the logs, scrubbed: the redaction had something to do.
     expect(guard.stdout()).toContain('[REDACTED]')
+    // Not a terminal: JSON lines only, library output included.
+    expect(guard.lines().filter((line) => 'raw' in line)).toEqual([])
 
     for (const entry of seen) {
       expect(leaksIn(entry.body), `${entry.what} body`).toEqual([])
