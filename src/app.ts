@@ -1,18 +1,32 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
+import { routePath } from 'hono/route'
 import type { Logger } from 'pino'
+import { createServiceMetrics, type ServiceMetrics } from './adapters/metrics/service-metrics.js'
 import type { DevnetDescription } from './domain/discovery/discovery-document.js'
 import type { PageReader } from './domain/evidence/page-reader.js'
+import { railReadiness } from './domain/payment/challenge.js'
 import type { PaidPreflightDeps } from './domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflight } from './domain/preflight/run-preflight.js'
+import type { BucketPolicy, BucketStore } from './domain/rate-limit/token-bucket.js'
+import { AppError } from './errors.js'
 import { notFound, onError, validationHook } from './http/errors.js'
+import { rateLimit } from './http/rate-limit.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
+import { registerOperations } from './routes/operations.js'
 import { registerPages } from './routes/pages.js'
-import { registerPublicPageEvidence } from './routes/public-page-evidence.js'
+import {
+  PUBLIC_PAGE_EVIDENCE_PATH,
+  registerPublicPageEvidence,
+} from './routes/public-page-evidence.js'
 import { registerReceipts } from './routes/receipts.js'
-import { registerTransactionPreflight } from './routes/transaction-preflight.js'
+import {
+  registerTransactionPreflight,
+  TRANSACTION_PREFLIGHT_PATH,
+} from './routes/transaction-preflight.js'
 
 /** What the HTTP app needs; `main.ts` builds it from config, tests build it directly. */
 export interface AppDeps {
@@ -31,7 +45,31 @@ export interface AppDeps {
   publicBaseUrl?: string
   /** The embedded devnet, published in discovery; absent on mainnet. */
   devnet?: DevnetDescription
+  /** Prometheus metrics (`main.ts` shares them with the RPC client); a fresh set when absent. */
+  metrics?: ServiceMetrics
+  /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string
+  /** Rate limits on the free routes; none when absent. */
+  rateLimits?: RateLimitSettings
+  /** `/readyz` calls the RPC not ready when its latest block is older (s); none on the devnet. */
+  readyMaxBlockAgeSeconds?: number
 }
+
+/** Rate limits on the free routes (see README, "Rate limits"). */
+export interface RateLimitSettings {
+  store: BucketStore
+  /** The read-only preflights and unpaid calls to the paid route; unlimited when absent. */
+  free?: BucketPolicy
+  /** The public-page evidence route (it spends the reader's quota); unlimited when absent. */
+  evidence?: BucketPolicy
+  /** Trusted proxy header naming the client; the socket address when absent. */
+  clientHeader?: string
+  /** Loopback clients go unlimited (the devnet default: the user is the operator). */
+  exemptLoopback: boolean
+}
+
+/** Free POST routes share this prefix (spec 9). */
+const FREE_ROUTES_PREFIX = '/payanagent/v1/'
 
 /** Anvil account #2, the devnet's payTo; only an example address when no rail is configured. */
 const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
@@ -52,16 +90,26 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-Request-Id', 'Retry-After'],
     }),
   )
+  const metrics =
+    deps.metrics ??
+    createServiceMetrics({
+      processMetrics: false,
+      ...(deps.payments ? { unresolvedPayments: deps.payments.ledger.unresolvedCount } : {}),
+    })
   app.use('*', async (c, next) => {
     const started = performance.now()
     await next()
+    const ms = performance.now() - started
+    const labels = { route: routeLabel(c), method: c.req.method, status: String(c.res.status) }
+    metrics.httpRequests.inc(labels)
+    metrics.httpDuration.observe(labels, ms / 1000)
     deps.logger.info(
       {
         requestId: c.get('requestId'),
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
-        ms: Math.round(performance.now() - started),
+        ms: Math.round(ms),
       },
       'request',
     )
@@ -69,16 +117,71 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.onError(onError(deps.logger))
   app.notFound(notFound)
 
-  app.get('/healthz', (c) =>
-    c.json({ status: 'ok', environment: deps.environment, chainId: deps.preflight.chainId }),
-  )
+  const limits = deps.rateLimits
+  if (limits) {
+    app.use(
+      '*',
+      rateLimit({
+        store: limits.store,
+        exemptLoopback: limits.exemptLoopback,
+        ...(limits.clientHeader ? { clientHeader: limits.clientHeader } : {}),
+        policyFor: (c) => {
+          if (c.req.method !== 'POST') return undefined
+          if (c.req.path === PUBLIC_PAGE_EVIDENCE_PATH) return limits.evidence
+          if (c.req.path.startsWith(FREE_ROUTES_PREFIX)) return limits.free
+          // A call carrying a payment is never refused by the free routes' limits; an unpaid
+          // one (a 402 challenge) counts as free.
+          if (c.req.path === TRANSACTION_PREFLIGHT_PATH) {
+            const paying = c.req.header('payment-signature') ?? c.req.header('x-payment')
+            return paying ? undefined : limits.free
+          }
+          return undefined
+        },
+        onStoreError: (error) => {
+          metrics.rateLimitStoreErrors.inc()
+          deps.logger.warn({ err: error }, 'rate-limit store failed; request let through')
+        },
+        onLimited: (policy) => metrics.rateLimited.inc({ policy: policy.name }),
+      }),
+    )
+  }
+
+  const payments = deps.payments
+  registerOperations(app, {
+    environment: deps.environment,
+    chainId: deps.preflight.chainId,
+    metrics: metrics.registry,
+    ...(deps.metricsToken ? { metricsToken: deps.metricsToken } : {}),
+    readiness: {
+      latestBlock: () => deps.preflight.chain.latestBlock(),
+      maxBlockAgeSeconds: deps.readyMaxBlockAgeSeconds,
+      timeoutMs: 3_000,
+      ...(payments
+        ? {
+            ledger: () => payments.ledger.unresolvedCount(),
+            paymentRail: () => {
+              const rail = railReadiness({
+                rail: payments.rail,
+                receiptSigner: payments.receiptSigner.address,
+              })
+              return rail.ready
+                ? { ready: true }
+                : {
+                    ready: false,
+                    problem: rail.facilitator.error ?? 'the payment rail is not ready',
+                  }
+            },
+          }
+        : {}),
+    },
+  })
 
   registerBaseTransactionPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })
-  registerPublicPageEvidence(app, { maxBodyBytes: deps.maxBodyBytes, reader: () => deps.reader })
-  const payments = deps.payments
+  const reader = observedReader(deps.reader, (outcome) => metrics.readerOutcomes.inc({ outcome }))
+  registerPublicPageEvidence(app, { maxBodyBytes: deps.maxBodyBytes, reader: () => reader })
   if (payments) {
     const paid: PaidPreflightDeps = {
       ...payments,
@@ -88,6 +191,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       maxBodyBytes: deps.maxBodyBytes,
       publicBaseUrl: deps.publicBaseUrl,
       paid: () => paid,
+      onOutcome: (outcome, reason, settleMs) => {
+        metrics.payments.inc({ outcome, reason: reason ?? '' })
+        if (settleMs !== undefined) metrics.settlementDuration.observe(settleMs / 1000)
+      },
     })
     registerReceipts(app, { ledger: () => payments.ledger })
     registerDiscovery(app, {
@@ -115,4 +222,29 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     },
   })
   return app
+}
+
+/** The matched route pattern (bounded label values), or `unmatched` for 404s. */
+function routeLabel(c: Context): string {
+  const path = routePath(c, -1)
+  return path === '' || path === '*' || path === '/*' ? 'unmatched' : path
+}
+
+/** The reader, counting each read's outcome (`ok`, or the error code it failed with). */
+function observedReader(reader: PageReader, count: (outcome: string) => void): PageReader {
+  return {
+    get info() {
+      return reader.info
+    },
+    async read(url, options) {
+      try {
+        const page = await reader.read(url, options)
+        count('ok')
+        return page
+      } catch (error) {
+        count(error instanceof AppError ? error.code : 'error')
+        throw error
+      }
+    },
+  }
 }

@@ -10,6 +10,9 @@ const hexKey = z
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
 const positiveInt = (fallback: number, max: number) =>
   z.coerce.number().int().positive().max(max).default(fallback)
+/** 0 switches the limit off. */
+const nonNegativeInt = (fallback: number, max: number) =>
+  z.coerce.number().int().min(0).max(max).default(fallback)
 /** Timers above 2^31-1 ms overflow to 1 ms in Node; two minutes is already generous for one call. */
 const MAX_TIMEOUT_MS = 120_000
 const bigintString = (fallback: bigint) =>
@@ -58,6 +61,23 @@ const envSchema = z.object({
   READER_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://r.jina.ai'),
   READER_API_KEY: z.string().min(1).optional(),
   READER_TIMEOUT_MS: positiveInt(15_000, MAX_TIMEOUT_MS),
+
+  // Operations: rate limits on the free routes, metrics, readiness.
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  RATE_LIMIT_PER_MINUTE: nonNegativeInt(600, 1_000_000),
+  RATE_LIMIT_BURST: positiveInt(120, 1_000_000),
+  RATE_LIMIT_EVIDENCE_PER_MINUTE: nonNegativeInt(300, 1_000_000),
+  RATE_LIMIT_EVIDENCE_BURST: positiveInt(60, 1_000_000),
+  RATE_LIMIT_CLIENT_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name such as x-forwarded-for')
+    .transform((v) => v.toLowerCase())
+    .optional(),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  READY_MAX_BLOCK_AGE_SECONDS: positiveInt(60, 86_400),
 })
 
 export type Env = z.infer<typeof envSchema>

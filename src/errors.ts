@@ -22,10 +22,15 @@ export type ErrorCode =
   | 'payment_in_progress'
   | 'ledger_unavailable'
   | 'service_starting'
+  | 'rate_limited'
+  | 'not_ready'
+  | 'unauthorized'
   | 'internal_error'
 
 /** The one HTTP status for each error code. */
-export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 502 | 503 {
+export function statusForCode(
+  code: ErrorCode,
+): 401 | 402 | 404 | 405 | 422 | 429 | 500 | 502 | 503 {
   switch (code) {
     case 'invalid_request':
     case 'invalid_json':
@@ -41,12 +46,17 @@ export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 50
     // The reader declined the URL itself (its 451 for non-public or blocked targets).
     case 'reader_refused':
       return 422
+    case 'unauthorized':
+      return 401
     case 'payment_required':
       return 402
     case 'not_found':
       return 404
     case 'method_not_allowed':
       return 405
+    // One client spent its token bucket on a free route; Retry-After says when to come back.
+    case 'rate_limited':
+      return 429
     case 'reader_unavailable':
     case 'facilitator_unavailable':
       return 502
@@ -56,6 +66,8 @@ export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 50
     case 'payment_in_progress':
     // The payment ledger (PGlite or PostgreSQL) cannot be read or written: retry later.
     case 'ledger_unavailable':
+    // `/readyz`: a dependency (RPC, ledger, payment rail) is not usable right now.
+    case 'not_ready':
       return 503
     case 'internal_error':
       return 500

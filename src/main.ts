@@ -9,6 +9,7 @@ import {
   type PaymentServicesOptions,
   startPaymentServices,
 } from './adapters/facilitator/payment-services.js'
+import { setUpOperations } from './adapters/metrics/operations-setup.js'
 import { createJinaReader } from './adapters/reader/jina-reader.js'
 import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
 import { createApp } from './app.js'
@@ -79,7 +80,15 @@ async function main(): Promise<void> {
     })
   }
 
-  const chain = createViemChainReader({ rpcUrl, timeoutMs: config.RPC_TIMEOUT_MS })
+  let ledgerForMetrics: (() => Promise<number>) | undefined
+  const operations = setUpOperations(config, devnet ? 'devnet' : 'mainnet', logger, () =>
+    ledgerForMetrics ? ledgerForMetrics() : Promise.resolve(0),
+  )
+  const chain = createViemChainReader({
+    rpcUrl,
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    observe: operations.observeRpc,
+  })
   const chainId = await chain.chainId().catch((error: unknown) => {
     logger.fatal(
       { err: error, rpcUrl: publicOrigin(rpcUrl) },
@@ -126,6 +135,7 @@ async function main(): Promise<void> {
     await devnet?.stop()
     process.exit(1)
   }
+  ledgerForMetrics = paymentServices.payments.ledger.unresolvedCount
   logger.info(
     {
       payTo: paymentServices.payments.rail.requirements.payTo,
@@ -163,6 +173,10 @@ async function main(): Promise<void> {
     },
     reader,
     payments: paymentServices.payments,
+    metrics: operations.metrics,
+    ...(operations.rateLimits ? { rateLimits: operations.rateLimits } : {}),
+    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+    ...(devnet ? {} : { readyMaxBlockAgeSeconds: config.READY_MAX_BLOCK_AGE_SECONDS }),
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
   })
@@ -222,6 +236,7 @@ async function main(): Promise<void> {
     await paymentServices.close().catch((error: unknown) => {
       logger.warn({ err: error }, 'closing the ledger failed')
     })
+    await operations.close()
     await devnet?.stop()
     process.exit(0)
   }

@@ -24,10 +24,15 @@ describe('the OpenAPI document', () => {
   it('describes the three POST routes with their documented statuses', () => {
     const statuses = (path: string) => Object.keys(doc.paths[path]?.post?.responses ?? {}).sort()
     expect(statuses('/simulate/transaction-preflight')).toEqual(
-      expect.arrayContaining(['200', '402', '422', '503']),
+      expect.arrayContaining(['200', '402', '422', '429', '503']),
     )
-    expect(statuses('/payanagent/v1/base-transaction-preflight')).toEqual(['200', '422', '503'])
-    expect(statuses('/payanagent/v1/public-page-evidence')).toEqual(['200', '422', '502'])
+    expect(statuses('/payanagent/v1/base-transaction-preflight')).toEqual([
+      '200',
+      '422',
+      '429',
+      '503',
+    ])
+    expect(statuses('/payanagent/v1/public-page-evidence')).toEqual(['200', '422', '429', '502'])
   })
 
   it('uses one request schema for both preflight routes, strict, with the spec patterns', () => {

@@ -31,6 +31,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
       ...errorResponses({
         422: 'Invalid transaction input (body not JSON, not an object, too large, bad field, extra property, chainId other than 0x2105).',
         503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+        429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
       }),
     },
   })

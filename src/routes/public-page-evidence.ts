@@ -28,6 +28,7 @@ export function publicPageEvidenceRoute(maxBodyBytes: number) {
       },
       ...errorResponses({
         422: 'Unsafe or invalid input, or a target that cannot give evidence. Codes: `invalid_request`/`invalid_json`/`unsupported_content_type`/`body_too_large` (the body), `unsafe_url` (scheme, userinfo, non-default port, non-public IP literal, local or single-label name, or a redirect onto one), `target_error` (the target answered an HTTP error such as 404), `target_unreachable` (the reader could not load the target), `reader_refused` (the reader declined the URL, e.g. its 451).',
+        429: 'Too many requests from this client (rate limit; the evidence route has its own, as it spends the reader quota). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         502: '`reader_unavailable`: the reader is down, timing out, rate-limiting (429), out of credits (402), failing (5xx) or answering garbage. Retry-After is set when the reader gave one.',
       }),
     },

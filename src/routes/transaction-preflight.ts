@@ -15,6 +15,7 @@ import type {
   PhaseTimings,
 } from '../domain/payment/paid-preflight-outcome.js'
 import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
+import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
 import { redactSecrets } from '../secrets.js'
@@ -79,7 +80,15 @@ export interface PaidRouteDeps {
   /** Origin for absolute URLs in the challenge; the request's origin when unset. */
   publicBaseUrl: string | undefined
   paid: () => PaidPreflightDeps
+  /**
+   * Told how each paid call ended (metrics): `paid`, `replayed`, `payment_required` with its
+   * reason, or the error code; with the settle time when settle ran.
+   */
+  onOutcome?: (outcome: string, reason: string | undefined, settleMs: number | undefined) => void
 }
+
+/** The paid route's path (spec 4.1). */
+export const TRANSACTION_PREFLIGHT_PATH = PAID_PREFLIGHT_PATH
 
 /** Builds the route definition. */
 export function transactionPreflightRoute(maxBodyBytes: number) {
@@ -114,6 +123,7 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
       },
       ...errorResponses({
         422: 'Invalid transaction input; no payment is looked at.',
+        429: 'Too many requests from this client (rate limit on the free routes; a call carrying PAYMENT-SIGNATURE is never refused by it). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         502: 'The payment facilitator is unavailable; nothing was charged.',
         503: 'Retry with the same PAYMENT-SIGNATURE (Retry-After is set; never charged twice): `rpc_unavailable` (nothing charged), `ledger_unavailable` (the payment ledger is down), `payment_in_progress` (another request is working on this payment), `settlement_pending` (the settlement outcome is being resolved from the chain).',
       }),
@@ -130,11 +140,22 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
     if (header === undefined && c.req.header('x-payment') !== undefined) {
       return challenge(c, deps, paid, { reason: 'unsupported_x402_version' })
     }
-    const outcome = await handlePaidPreflight(paid, {
-      body,
-      tx: toTransactionInput(body),
-      paymentHeader: header,
-    })
+    let outcome: PaidPreflightOutcome
+    try {
+      outcome = await handlePaidPreflight(paid, {
+        body,
+        tx: toTransactionInput(body),
+        paymentHeader: header,
+      })
+    } catch (error) {
+      deps.onOutcome?.(error instanceof AppError ? error.code : 'error', undefined, undefined)
+      throw error
+    }
+    deps.onOutcome?.(
+      outcome.kind === 'paid' ? (outcome.replayed ? 'replayed' : 'paid') : outcome.kind,
+      outcome.kind === 'payment_required' ? outcome.reason : undefined,
+      outcome.timings.settleMs,
+    )
     const timing = serverTiming(outcome.timings)
     if (timing) c.header('Server-Timing', timing)
     if (outcome.kind === 'payment_required') return challenge(c, deps, paid, outcome)

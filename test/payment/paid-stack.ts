@@ -28,9 +28,10 @@ import {
   type FacilitatorReadiness,
 } from '../../src/adapters/facilitator/facilitator-readiness.js'
 import { createX402PaymentRail } from '../../src/adapters/facilitator/x402-payment-rail.js'
+import type { RpcObserver } from '../../src/adapters/http/observed-fetch.js'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
-import { createApp } from '../../src/app.js'
+import { type AppDeps, createApp } from '../../src/app.js'
 import type { DevnetDescription } from '../../src/domain/discovery/discovery-document.js'
 import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
@@ -80,6 +81,10 @@ export async function paidApp(options: {
   payments?: Partial<
     Pick<PaidPreflightDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'logger' | 'inFlight' | 'now'>
   >
+  /** Operator settings of the app (rate limits, metrics, readiness). */
+  operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'metricsToken' | 'readyMaxBlockAgeSeconds'>
+  /** Sees every RPC request of the preflight's chain reader (metrics). */
+  observeRpc?: RpcObserver
 }) {
   const readiness: FacilitatorReadiness = createFacilitatorReadiness({
     kind: options.facilitator.kind,
@@ -97,7 +102,11 @@ export async function paidApp(options: {
     environment: 'devnet',
     maxBodyBytes: 64 * 1024,
     preflight: {
-      chain: createViemChainReader({ rpcUrl: options.preflightRpcUrl, timeoutMs: 2_000 }),
+      chain: createViemChainReader({
+        rpcUrl: options.preflightRpcUrl,
+        timeoutMs: 2_000,
+        ...(options.observeRpc ? { observe: options.observeRpc } : {}),
+      }),
       chainId: 8453,
       environment: 'devnet',
       screen: DEFAULT_SCREEN_CONFIG,
@@ -112,6 +121,7 @@ export async function paidApp(options: {
     },
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
     ...(options.devnet ? { devnet: options.devnet } : {}),
+    ...options.operations,
   })
   return { app, rail, readiness }
 }

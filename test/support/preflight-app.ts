@@ -1,7 +1,7 @@
 import { pino } from 'pino'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
-import { createApp } from '../../src/app.js'
+import { type AppDeps, createApp } from '../../src/app.js'
 import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { ScreenConfig } from '../../src/domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
@@ -9,7 +9,13 @@ import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transactio
 /** The real app over a real RPC URL, logging nothing. */
 export function preflightApp(
   rpcUrl: string,
-  options: { timeoutMs?: number; screen?: ScreenConfig; reader?: PageReader } = {},
+  options: {
+    timeoutMs?: number
+    screen?: ScreenConfig
+    reader?: PageReader
+    /** Operator settings of the app (rate limits, metrics, readiness). */
+    operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds'>
+  } = {},
 ) {
   const chain = createViemChainReader({ rpcUrl, timeoutMs: options.timeoutMs ?? 3000 })
   return createApp({
@@ -24,6 +30,7 @@ export function preflightApp(
     },
     // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
     reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
+    ...options.operations,
   })
 }
 

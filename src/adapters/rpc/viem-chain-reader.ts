@@ -20,6 +20,7 @@ import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
 import { boundedFetch } from '../http/bounded-fetch.js'
+import { observedFetch, type RpcObserver } from '../http/observed-fetch.js'
 
 /** OP-stack GasPriceOracle predeploy (same address on Base). */
 export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F' as const
@@ -136,7 +137,13 @@ function txParams(request: CallRequest) {
  * A {@link ChainReader} over JSON-RPC HTTP. Each request is bounded by `timeoutMs` and not
  * retried: a preflight answers 503 quickly rather than hanging an agent.
  */
-export function createViemChainReader(options: { rpcUrl: string; timeoutMs: number }): ChainReader {
+export function createViemChainReader(options: {
+  rpcUrl: string
+  timeoutMs: number
+  /** Sees every JSON-RPC request (metrics). */
+  observe?: RpcObserver
+}): ChainReader {
+  const bounded = boundedFetch({ timeoutMs: options.timeoutMs, maxBytes: MAX_REPLY_BYTES })
   const client = createPublicClient({
     // No JSON-RPC batching: measured on the devnet it doubled p50 (anvil serves a batch in
     // order, separate requests in parallel); keep-alive connections already share the RTT.
@@ -144,7 +151,7 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
     transport: http(options.rpcUrl, {
       timeout: options.timeoutMs,
       retryCount: 0,
-      fetchFn: boundedFetch({ timeoutMs: options.timeoutMs, maxBytes: MAX_REPLY_BYTES }),
+      fetchFn: options.observe ? observedFetch(bounded, options.observe) : bounded,
     }),
   })
   // Raw JSON-RPC (viem's typed schema has no EIP-1898 block objects for every method); every

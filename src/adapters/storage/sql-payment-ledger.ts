@@ -195,6 +195,13 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
       return BigInt(rows[0]?.total ?? '0')
     },
 
+    async unresolvedCount(): Promise<number> {
+      const { rows } = await db.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM ${payments} WHERE status IN ('verifying', 'verified', 'settling', 'settle_pending')`,
+      )
+      return Number(rows[0]?.n ?? '0')
+    },
+
     close: () => db.close(),
   }
 }
@@ -252,6 +259,7 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
     postpone: wrap('postpone', ledger.postpone),
     getReceipt: wrap('getReceipt', ledger.getReceipt),
     settledTotal: wrap('settledTotal', ledger.settledTotal),
+    unresolvedCount: wrap('unresolvedCount', ledger.unresolvedCount),
     close: ledger.close,
   }
 }

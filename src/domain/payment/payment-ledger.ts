@@ -127,5 +127,7 @@ export interface PaymentLedger {
   getReceipt(id: string): Promise<Receipt | undefined>
   /** Sum of `amount` over settled payments to `payTo`. */
   settledTotal(payTo: Address): Promise<bigint>
+  /** How many payments are neither settled nor failed (in flight or `settle_pending`). */
+  unresolvedCount(): Promise<number>
   close(): Promise<void>
 }

@@ -1,0 +1,96 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+
+/** Seconds: from a sub-millisecond route to a slow settlement on a congested chain. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/** Options for {@link createServiceMetrics}. */
+export interface ServiceMetricsOptions {
+  /** Payments the ledger has not resolved yet, read at scrape time. */
+  unresolvedPayments?: () => Promise<number>
+  /** Process metrics (memory, CPU, event loop lag, GC); off in tests that build many apps. */
+  processMetrics?: boolean
+}
+
+/**
+ * The service's Prometheus metrics, on a registry of its own (never prom-client's global one,
+ * so several apps in one process - tests - do not collide). Labels are bounded sets: route
+ * patterns, never raw paths; RPC method names; stable outcome codes.
+ */
+export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
+  const registry = new Registry()
+  const registers = [registry]
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry })
+  const metrics = {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status.',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by route pattern, method and status.',
+      labelNames: ['route', 'method', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    rpcRequests: new Counter({
+      name: 'rpc_requests_total',
+      help: 'JSON-RPC requests to the Base RPC, by method and outcome (ok, rpc_error, http_error, timeout, network_error).',
+      labelNames: ['method', 'outcome'] as const,
+      registers,
+    }),
+    rpcDuration: new Histogram({
+      name: 'rpc_request_duration_seconds',
+      help: 'JSON-RPC request latency to the Base RPC, reply body included, by method.',
+      labelNames: ['method'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    payments: new Counter({
+      name: 'payments_total',
+      help: 'Paid-route answers by outcome (paid, replayed, payment_required, or the error code) and reason.',
+      labelNames: ['outcome', 'reason'] as const,
+      registers,
+    }),
+    settlementDuration: new Histogram({
+      name: 'payment_settlement_duration_seconds',
+      help: 'Time the facilitator took to settle a payment (settle call to its answer).',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    readerOutcomes: new Counter({
+      name: 'reader_requests_total',
+      help: 'Public-page reader requests by outcome (ok, or the error code).',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'rate_limited_total',
+      help: 'Requests refused with 429, by rate-limit policy.',
+      labelNames: ['policy'] as const,
+      registers,
+    }),
+    rateLimitStoreErrors: new Counter({
+      name: 'rate_limit_store_errors_total',
+      help: 'Rate-limit takes that failed (Redis unreachable); those requests were let through.',
+      registers,
+    }),
+  }
+  const unresolved = options.unresolvedPayments
+  if (unresolved) {
+    new Gauge({
+      name: 'payments_unresolved',
+      help: 'Ledger payments not yet settled or failed (in flight or settle_pending); -1 when the ledger cannot be read.',
+      registers,
+      async collect() {
+        this.set(await unresolved().catch(() => -1))
+      },
+    })
+  }
+  return metrics
+}
+
+/** The service's metrics; see {@link createServiceMetrics}. */
+export type ServiceMetrics = ReturnType<typeof createServiceMetrics>

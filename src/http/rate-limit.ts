@@ -1,0 +1,107 @@
+import { getConnInfo } from '@hono/node-server/conninfo'
+import type { Context, MiddlewareHandler } from 'hono'
+import ipaddr from 'ipaddr.js'
+import type { BucketPolicy, BucketStore, TakeResult } from '../domain/rate-limit/token-bucket.js'
+import { AppError } from '../errors.js'
+import { errorResponse } from './errors.js'
+
+/** Options for {@link rateLimit}. */
+export interface RateLimitOptions {
+  store: BucketStore
+  /** The policy a request is counted under; undefined leaves it unlimited. */
+  policyFor: (c: Context) => BucketPolicy | undefined
+  /**
+   * A header set by a proxy in front of the service that names the client (`x-forwarded-for`,
+   * `x-real-ip`, ...). Only set it behind such a proxy: clients can send any header. The last
+   * comma-separated entry is used, the one the nearest proxy appended.
+   */
+  clientHeader?: string
+  /** Loopback clients are not limited (the devnet, where the user is the operator). */
+  exemptLoopback: boolean
+  /** A take that failed (Redis down): the request goes through, never refused for our trouble. */
+  onStoreError?: (error: unknown) => void
+  /** A request refused with 429. */
+  onLimited?: (policy: BucketPolicy) => void
+}
+
+/**
+ * Token-bucket rate limiting per client, with the IETF `RateLimit-Policy` / `RateLimit`
+ * headers (draft-ietf-httpapi-ratelimit-headers) on every counted answer, and 429
+ * `rate_limited` with `Retry-After` once the bucket is empty. The store failing never refuses
+ * a request: limits protect quotas, they must not take the service down.
+ */
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
+  return async (c, next) => {
+    const policy = options.policyFor(c)
+    if (!policy) return next()
+    const client = clientAddress(c, options.clientHeader)
+    if (options.exemptLoopback && isLoopback(client)) return next()
+    let taken: TakeResult
+    try {
+      taken = await options.store.take(client ?? 'unknown', policy)
+    } catch (error) {
+      options.onStoreError?.(error)
+      return next()
+    }
+    const headers = rateLimitHeaders(policy, taken)
+    if (!taken.allowed) {
+      options.onLimited?.(policy)
+      for (const [name, value] of Object.entries(headers)) c.header(name, value)
+      return errorResponse(
+        c,
+        new AppError(
+          'rate_limited',
+          `too many requests to this route from one client (${policy.perMinute} a minute, bursts of ${policy.capacity}); retry after ${taken.retryAfterSeconds} s`,
+          { retryAfter: taken.retryAfterSeconds },
+        ),
+      )
+    }
+    await next()
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+  }
+}
+
+/**
+ * The IETF rate-limit fields for a token bucket: the quota is the bucket (`q` requests, `w`
+ * the seconds it takes to refill from empty); `r` what is left, `t` the seconds until full.
+ */
+export function rateLimitHeaders(policy: BucketPolicy, taken: TakeResult): Record<string, string> {
+  const window = Math.ceil((policy.capacity * 60) / policy.perMinute)
+  return {
+    'RateLimit-Policy': `"${policy.name}";q=${policy.capacity};w=${window}`,
+    RateLimit: `"${policy.name}";r=${taken.remaining};t=${taken.resetSeconds}`,
+  }
+}
+
+/** The client's address: from the trusted proxy header when configured, else the socket. */
+function clientAddress(c: Context, header: string | undefined): string | undefined {
+  if (header) {
+    const value = c.req.header(header)
+    const last = value?.split(',').at(-1)?.trim()
+    if (last) return normalise(last)
+  }
+  try {
+    const address = getConnInfo(c).remote.address
+    return address ? normalise(address) : undefined
+  } catch {
+    return undefined // no socket (an in-process request)
+  }
+}
+
+/** One key per address whatever its spelling (`::ffff:1.2.3.4` is `1.2.3.4`). */
+function normalise(address: string): string {
+  try {
+    return ipaddr.process(address.replace(/^\[|\]$/g, '')).toString()
+  } catch {
+    return address.slice(0, 100)
+  }
+}
+
+function isLoopback(address: string | undefined): boolean {
+  if (!address) return false
+  try {
+    return ipaddr.process(address).range() === 'loopback'
+  } catch {
+    return false
+  }
+}
