@@ -24,6 +24,7 @@ const SECRET_URL_VARIABLES = [
   'FACILITATOR_URL',
   'READER_BASE_URL',
   'DATABASE_URL',
+  'REDIS_URL',
 ] as const
 /** Variables whose whole value is a secret. */
 const SECRET_VALUE_VARIABLES = [
@@ -32,6 +33,7 @@ const SECRET_VALUE_VARIABLES = [
   'READER_API_KEY',
   'SETTLEMENT_PRIVATE_KEY',
   'RECEIPT_PRIVATE_KEY',
+  'METRICS_TOKEN',
 ] as const
 
 /** Any URL's userinfo (`scheme://user:password@`): stops at the first `/`, so a path `@` is kept. */

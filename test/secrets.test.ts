@@ -55,6 +55,15 @@ describe('collectSecrets', () => {
     expect(secrets).not.toContain('ledger')
   })
 
+  it('takes the Redis password and the metrics token too', () => {
+    const secrets = collectSecrets({
+      REDIS_URL: 'redis://default:r3dis-Passw0rd@cache.example:6379/0',
+      METRICS_TOKEN: 'metrics-token-4c1d9e7f0a',
+    })
+    expect(secrets).toEqual(expect.arrayContaining(['r3dis-Passw0rd', 'metrics-token-4c1d9e7f0a']))
+    expect(secrets).not.toContain('cache.example')
+  })
+
   it('takes the API keys and private keys whole; nothing when nothing is configured', () => {
     const secrets = collectSecrets({
       CDP_API_KEY_ID: 'cdp-id-1',
