@@ -8,6 +8,7 @@ import type { PaidPreflightDeps } from './domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflight } from './domain/preflight/run-preflight.js'
 import { notFound, onError, validationHook } from './http/errors.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
+import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
 import { registerPages } from './routes/pages.js'
 import { registerPublicPageEvidence } from './routes/public-page-evidence.js'
@@ -74,6 +75,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   )
 
   registerBaseTransactionPreflight(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    preflight: () => deps.preflight,
+  })
+  registerBaseTypedDataPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })

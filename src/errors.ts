@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'invalid_request'
+  | 'invalid_typed_data'
   | 'invalid_json'
   | 'unsupported_content_type'
   | 'body_too_large'
@@ -28,6 +29,8 @@ export type ErrorCode =
 export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 502 | 503 {
   switch (code) {
     case 'invalid_request':
+    // EIP-712 typed data that no wallet could sign as given (bad types, values or bounds).
+    case 'invalid_typed_data':
     case 'invalid_json':
     case 'unsupported_content_type':
     case 'body_too_large':

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { RULES, SCREEN_RULES } from '../../src/domain/screen/rule-catalogue.js'
+import { TYPED_DATA_RULES } from '../../src/domain/typed-data/typed-data-rules.js'
 
 const doc = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8')
 
@@ -75,7 +76,9 @@ describe('docs/rules.md and the code catalogue agree', () => {
   })
 
   it('exports the catalogue as the data the screen runs', () => {
-    expect(RULES.map((r) => r.id)).toEqual(SCREEN_RULES.map((r) => r.id))
+    expect(RULES.map((r) => r.id)).toEqual(
+      [...SCREEN_RULES, ...TYPED_DATA_RULES].map((r) => r.id),
+    )
     for (const rule of RULES) {
       expect(Object.keys(rule).sort()).toEqual([
         'checks',

@@ -26,6 +26,7 @@ import {
   transferToBurnAddress,
   transferToTokenContract,
 } from './rules/transfer-rules.js'
+import { TYPED_DATA_RULES } from '../typed-data/typed-data-rules.js'
 import type { RuleDescription, ScreenRule } from './screen-rule.js'
 
 /** Every rule the screen runs, in catalogue order (the order of `docs/rules.md`). */
@@ -55,8 +56,11 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   calldataNotDecoded,
 ]
 
-/** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */
-export const RULES: readonly RuleDescription[] = SCREEN_RULES.map(
+/**
+ * The rule catalogue as data, for docs, the OpenAPI description and the catalogue test: the
+ * transaction rules, then the typed-data rules (`TYPED_DATA_RULES`).
+ */
+export const RULES: readonly RuleDescription[] = [...SCREEN_RULES, ...TYPED_DATA_RULES].map(
   ({ id, severity, title, checks, why, example }) => ({
     id,
     severity,

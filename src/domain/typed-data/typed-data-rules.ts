@@ -1,0 +1,29 @@
+import { safeTxDelegatecall, seaportOrderForNothing, typedDataUnknown } from './rules/kind-rules.js'
+import {
+  typedDataDomainMismatch,
+  typedDataForeignChain,
+  typedDataVerifierNoCode,
+} from './rules/domain-rules.js'
+import {
+  permit2BatchManyTokens,
+  permitNonceNotCurrent,
+  permitSpenderNoCode,
+  permitUnlimited,
+  typedDataFarDeadline,
+} from './rules/permit-rules.js'
+import type { TypedDataRule } from './typed-data-rule.js'
+
+/** Every rule the typed-data screen runs, in catalogue order (after the transaction rules in `docs/rules.md`). */
+export const TYPED_DATA_RULES: readonly TypedDataRule[] = [
+  typedDataForeignChain,
+  typedDataVerifierNoCode,
+  typedDataDomainMismatch,
+  permitSpenderNoCode,
+  permitUnlimited,
+  typedDataFarDeadline,
+  permitNonceNotCurrent,
+  permit2BatchManyTokens,
+  seaportOrderForNothing,
+  safeTxDelegatecall,
+  typedDataUnknown,
+]
