@@ -40,7 +40,10 @@ export function registerBaseTypedDataPreflight(
   deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
 ): void {
   app.openapi(baseTypedDataPreflightRoute(deps.maxBodyBytes), async (c) => {
-    const result = await runTypedDataPreflight(deps.preflight(), toTypedDataInput(c.req.valid('json')))
+    const result = await runTypedDataPreflight(
+      deps.preflight(),
+      toTypedDataInput(c.req.valid('json')),
+    )
     return c.json(result, 200)
   })
 }

@@ -76,9 +76,7 @@ describe('docs/rules.md and the code catalogue agree', () => {
   })
 
   it('exports the catalogue as the data the screen runs', () => {
-    expect(RULES.map((r) => r.id)).toEqual(
-      [...SCREEN_RULES, ...TYPED_DATA_RULES].map((r) => r.id),
-    )
+    expect(RULES.map((r) => r.id)).toEqual([...SCREEN_RULES, ...TYPED_DATA_RULES].map((r) => r.id))
     for (const rule of RULES) {
       expect(Object.keys(rule).sort()).toEqual([
         'checks',

@@ -47,7 +47,10 @@ export async function startTypedDataChain(): Promise<TypedDataChain> {
     bytecode: loadArtifact('TestPermit2').deployedBytecode,
   })
   await testClient.mine({ blocks: 1 })
-  const block = await testClient.request({ method: 'eth_getBlockByNumber', params: ['latest', false] } as never) as { timestamp: `0x${string}` }
+  const block = (await testClient.request({
+    method: 'eth_getBlockByNumber',
+    params: ['latest', false],
+  } as never)) as { timestamp: `0x${string}` }
   return {
     devnet,
     app: preflightApp(rpc),

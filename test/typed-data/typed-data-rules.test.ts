@@ -11,7 +11,12 @@ import {
   ZERO_BYTES32,
 } from '../support/typed-data-kinds.js'
 import { PERMIT_TYPES } from '../support/usdc-typed-data.js'
-import { idsOf, screenTypedData, startTypedDataChain, type TypedDataChain } from './typed-data-chain.js'
+import {
+  idsOf,
+  screenTypedData,
+  startTypedDataChain,
+  type TypedDataChain,
+} from './typed-data-chain.js'
 
 /**
  * Every typed-data rule through the real app against real compiled contracts on a real anvil:
@@ -54,11 +59,20 @@ function permitSingle(o: {
   return {
     signer: OWNER,
     typedData: {
-      domain: { name: 'Permit2', chainId: 8453, verifyingContract: o.verifyingContract ?? PERMIT2_ADDRESS },
+      domain: {
+        name: 'Permit2',
+        chainId: 8453,
+        verifyingContract: o.verifyingContract ?? PERMIT2_ADDRESS,
+      },
       types: { EIP712Domain: PERMIT2_DOMAIN_TYPES, ...PERMIT_SINGLE_TYPES },
       primaryType: 'PermitSingle',
       message: {
-        details: { token: chain.token, amount: o.amount.toString(), expiration: o.expiration.toString(), nonce: o.nonce ?? 0 },
+        details: {
+          token: chain.token,
+          amount: o.amount.toString(),
+          expiration: o.expiration.toString(),
+          nonce: o.nonce ?? 0,
+        },
         spender: o.spender,
         sigDeadline: (o.sigDeadline ?? chain.now + 1800n).toString(),
       },
@@ -107,7 +121,9 @@ describe('must hold', () => {
     expect(status).toBe(200)
     expect(body.kind).toBe('permit2-permit-single')
     expect(body.verdict).toBe('block')
-    expect(idsOf(body)).toEqual(expect.arrayContaining(['permit-spender-no-code', 'permit-unlimited']))
+    expect(idsOf(body)).toEqual(
+      expect.arrayContaining(['permit-spender-no-code', 'permit-unlimited']),
+    )
     const noCode = body.findings.find((f) => f.id === 'permit-spender-no-code')
     expect(noCode?.detail).toContain(NOBODY)
   })
@@ -125,10 +141,12 @@ describe('must hold', () => {
       spenders: [{ address: ROUTER, hasCode: true }],
     })
     // Amounts come in token units where decimals are readable.
-    expect(body.grants).toMatchObject([{ amount: parseEther('250').toString(), decimals: 18, symbol: 'TST' }])
+    expect(body.grants).toMatchObject([
+      { amount: parseEther('250').toString(), decimals: 18, symbol: 'TST' },
+    ])
   })
 
-  it('a Permit claiming USDC\'s name and version at another contract is not sign, naming both addresses', async () => {
+  it("a Permit claiming USDC's name and version at another contract is not sign, naming both addresses", async () => {
     const { body } = await screenTypedData(chain, permit({ name: 'USD Coin', version: '2' }))
     expect(body.verdict).not.toBe('sign')
     const mismatch = body.findings.find((f) => f.id === 'typed-data-domain-mismatch')
@@ -140,7 +158,11 @@ describe('must hold', () => {
 })
 
 describe('each rule fires, and its benign twin does not', () => {
-  async function pair(rule: string, firing: { signer: Address; typedData: unknown }, benign: { signer: Address; typedData: unknown }) {
+  async function pair(
+    rule: string,
+    firing: { signer: Address; typedData: unknown },
+    benign: { signer: Address; typedData: unknown },
+  ) {
     const fired = await screenTypedData(chain, firing)
     const twin = await screenTypedData(chain, benign)
     expect(fired.status, fired.text).toBe(200)
@@ -151,7 +173,11 @@ describe('each rule fires, and its benign twin does not', () => {
   }
 
   it('typed-data-foreign-chain', async () => {
-    const { fired, twin } = await pair('typed-data-foreign-chain', permit({ chainId: 1 }), permit({}))
+    const { fired, twin } = await pair(
+      'typed-data-foreign-chain',
+      permit({ chainId: 1 }),
+      permit({}),
+    )
     expect(fired.verdict).toBe('block')
     expect(twin.verdict).toBe('sign')
   })
@@ -159,16 +185,26 @@ describe('each rule fires, and its benign twin does not', () => {
   it('typed-data-verifier-no-code', async () => {
     await pair(
       'typed-data-verifier-no-code',
-      permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 60n, verifyingContract: NOBODY }),
+      permitSingle({
+        spender: ROUTER,
+        amount: 1n,
+        expiration: chain.now + 60n,
+        verifyingContract: NOBODY,
+      }),
       permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 60n }),
     )
   })
 
-  it('typed-data-domain-mismatch: the contract\'s own EIP-5267 domain, and Permit2\'s name elsewhere', async () => {
+  it("typed-data-domain-mismatch: the contract's own EIP-5267 domain, and Permit2's name elsewhere", async () => {
     await pair('typed-data-domain-mismatch', permit({ version: '2' }), permit({}))
     const { fired } = await pair(
       'typed-data-domain-mismatch',
-      permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 60n, verifyingContract: chain.seaport }),
+      permitSingle({
+        spender: ROUTER,
+        amount: 1n,
+        expiration: chain.now + 60n,
+        verifyingContract: chain.seaport,
+      }),
       permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 60n }),
     )
     const detail = fired.findings.find((f) => f.id === 'typed-data-domain-mismatch')?.detail
@@ -177,7 +213,12 @@ describe('each rule fires, and its benign twin does not', () => {
   })
 
   it('typed-data-domain-mismatch on real USDC: its own domain is sign', async () => {
-    const usdc = permit({ name: 'USD Coin', version: '2', verifyingContract: USDC_ADDRESS, value: 5_000_000n })
+    const usdc = permit({
+      name: 'USD Coin',
+      version: '2',
+      verifyingContract: USDC_ADDRESS,
+      value: 5_000_000n,
+    })
     const { body } = await screenTypedData(chain, usdc)
     expect(body.verdict).toBe('sign')
     expect(body.grants).toMatchObject([{ amount: '5000000', decimals: 6, symbol: 'USDC' }])
@@ -189,14 +230,22 @@ describe('each rule fires, and its benign twin does not', () => {
   })
 
   it('permit-unlimited, in token units', async () => {
-    const { fired, twin } = await pair('permit-unlimited', permit({ value: maxUint256 }), permit({ value: parseEther('100') }))
+    const { fired, twin } = await pair(
+      'permit-unlimited',
+      permit({ value: maxUint256 }),
+      permit({ value: parseEther('100') }),
+    )
     expect(fired.verdict).toBe('review')
     expect(twin.verdict).toBe('sign')
     expect(fired.findings.find((f) => f.id === 'permit-unlimited')?.detail).toContain(' TST)')
   })
 
   it('typed-data-far-deadline', async () => {
-    await pair('typed-data-far-deadline', permit({ deadline: maxUint256 }), permit({ deadline: chain.now + 1800n }))
+    await pair(
+      'typed-data-far-deadline',
+      permit({ deadline: maxUint256 }),
+      permit({ deadline: chain.now + 1800n }),
+    )
     await pair(
       'typed-data-far-deadline',
       permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 400n * 86_400n }),
@@ -220,7 +269,9 @@ describe('each rule fires, and its benign twin does not', () => {
       permitSingle({ spender: chain.safe, amount: 1n, expiration: 0n, nonce: 0 }),
       permitSingle({ spender: chain.safe, amount: 1n, expiration: 0n, nonce: 3 }),
     )
-    expect(fired.findings.find((f) => f.id === 'permit-nonce-not-current')?.detail).toContain('already used')
+    expect(fired.findings.find((f) => f.id === 'permit-nonce-not-current')?.detail).toContain(
+      'already used',
+    )
   })
 
   it('permit2-batch-many-tokens', async () => {
@@ -231,7 +282,12 @@ describe('each rule fires, and its benign twin does not', () => {
         types: PERMIT_BATCH_TYPES,
         primaryType: 'PermitBatch',
         message: {
-          details: tokens.map((token) => ({ token, amount: '1000', expiration: (chain.now + 600n).toString(), nonce: 0 })),
+          details: tokens.map((token) => ({
+            token,
+            amount: '1000',
+            expiration: (chain.now + 600n).toString(),
+            nonce: 0,
+          })),
           spender: ROUTER,
           sigDeadline: (chain.now + 600n).toString(),
         },
@@ -250,16 +306,43 @@ describe('each rule fires, and its benign twin does not', () => {
     const order = (paidToOfferer: bigint) => ({
       signer: OWNER,
       typedData: {
-        domain: { name: 'Seaport', version: '1.6', chainId: 8453, verifyingContract: chain.seaport },
+        domain: {
+          name: 'Seaport',
+          version: '1.6',
+          chainId: 8453,
+          verifyingContract: chain.seaport,
+        },
         types: SEAPORT_TYPES,
         primaryType: 'OrderComponents',
         message: {
           offerer: OWNER,
           zone: ZERO,
-          offer: [{ itemType: 2, token: chain.others[1], identifierOrCriteria: '7', startAmount: '1', endAmount: '1' }],
+          offer: [
+            {
+              itemType: 2,
+              token: chain.others[1],
+              identifierOrCriteria: '7',
+              startAmount: '1',
+              endAmount: '1',
+            },
+          ],
           consideration: [
-            { itemType: 0, token: ZERO, identifierOrCriteria: '0', startAmount: paidToOfferer.toString(), endAmount: paidToOfferer.toString(), recipient: OWNER },
-            { itemType: 0, token: ZERO, identifierOrCriteria: '0', startAmount: '1000', endAmount: '1000', recipient: NOBODY },
+            {
+              itemType: 0,
+              token: ZERO,
+              identifierOrCriteria: '0',
+              startAmount: paidToOfferer.toString(),
+              endAmount: paidToOfferer.toString(),
+              recipient: OWNER,
+            },
+            {
+              itemType: 0,
+              token: ZERO,
+              identifierOrCriteria: '0',
+              startAmount: '1000',
+              endAmount: '1000',
+              recipient: NOBODY,
+            },
           ],
           orderType: 0,
           startTime: chain.now.toString(),
@@ -271,7 +354,11 @@ describe('each rule fires, and its benign twin does not', () => {
         },
       },
     })
-    const { fired, twin } = await pair('seaport-order-for-nothing', order(1n), order(parseEther('1')))
+    const { fired, twin } = await pair(
+      'seaport-order-for-nothing',
+      order(1n),
+      order(parseEther('1')),
+    )
     expect(fired.verdict).toBe('block')
     expect(twin.verdict).toBe('sign')
     expect(fired.kind).toBe('seaport-order')
@@ -301,7 +388,9 @@ describe('each rule fires, and its benign twin does not', () => {
     const { fired, twin } = await pair('safe-tx-delegatecall', safeTx(1), safeTx(0))
     expect(fired.verdict).toBe('block')
     expect(twin.verdict).toBe('sign')
-    expect(twin.chainFacts).toMatchObject({ nonces: [{ kind: 'safe', status: 'current', current: '0' }] })
+    expect(twin.chainFacts).toMatchObject({
+      nonces: [{ kind: 'safe', status: 'current', current: '0' }],
+    })
   })
 
   it('typed-data-unknown (info: sign)', async () => {
@@ -309,7 +398,12 @@ describe('each rule fires, and its benign twin does not', () => {
       signer: OWNER,
       typedData: {
         domain: { name: 'Example', version: '1', chainId: 8453 },
-        types: { Login: [{ name: 'nonce', type: 'string' }, { name: 'issuedAt', type: 'uint256' }] },
+        types: {
+          Login: [
+            { name: 'nonce', type: 'string' },
+            { name: 'issuedAt', type: 'uint256' },
+          ],
+        },
         primaryType: 'Login',
         message: { nonce: 'abc', issuedAt: chain.now.toString() },
       },
@@ -324,7 +418,12 @@ describe('amount units', () => {
   it('gives whole tokens at 6 decimals for USDC', async () => {
     const { body } = await screenTypedData(
       chain,
-      permit({ name: 'USD Coin', version: '2', verifyingContract: USDC_ADDRESS, value: parseUnits('1000000000000000000000000000000000000000', 6) }),
+      permit({
+        name: 'USD Coin',
+        version: '2',
+        verifyingContract: USDC_ADDRESS,
+        value: parseUnits('1000000000000000000000000000000000000000', 6),
+      }),
     )
     const detail = body.findings.find((f) => f.id === 'permit-unlimited')?.detail
     expect(detail).toContain('(1000000000000000000000000000000000000000 USDC)')

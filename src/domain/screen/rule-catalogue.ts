@@ -1,3 +1,4 @@
+import { TYPED_DATA_RULES } from '../typed-data/typed-data-rules.js'
 import {
   approvalForAll,
   approvalToEoa,
@@ -26,7 +27,6 @@ import {
   transferToBurnAddress,
   transferToTokenContract,
 } from './rules/transfer-rules.js'
-import { TYPED_DATA_RULES } from '../typed-data/typed-data-rules.js'
 import type { RuleDescription, ScreenRule } from './screen-rule.js'
 
 /** Every rule the screen runs, in catalogue order (the order of `docs/rules.md`). */

@@ -45,13 +45,17 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
     kind: 'eip2612-permit',
     standardName: 'Permit',
     primaryType: 'Permit',
-    types: { Permit: f('address owner,address spender,uint256 value,uint256 nonce,uint256 deadline') },
+    types: {
+      Permit: f('address owner,address spender,uint256 value,uint256 nonce,uint256 deadline'),
+    },
   },
   {
     kind: 'dai-permit',
     standardName: 'Permit',
     primaryType: 'Permit',
-    types: { Permit: f('address holder,address spender,uint256 nonce,uint256 expiry,bool allowed') },
+    types: {
+      Permit: f('address holder,address spender,uint256 nonce,uint256 expiry,bool allowed'),
+    },
   },
   {
     kind: 'permit2-permit-single',
@@ -76,7 +80,9 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
     standardName: 'PermitTransferFrom',
     primaryType: 'PermitTransferFrom',
     types: {
-      PermitTransferFrom: f('TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline'),
+      PermitTransferFrom: f(
+        'TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline',
+      ),
       TokenPermissions: TOKEN_PERMISSIONS,
     },
   },

@@ -90,19 +90,28 @@ export async function readTypedDataFacts(
     const outcome = await chain.call({ from: ZERO, to, data, value: 0n }, at)
     if (outcome.status !== 'success') return undefined
     try {
-      return decodeFunctionResult({ abi: ABI as Abi, functionName, data: outcome.returnData } as never) as T
+      return decodeFunctionResult({
+        abi: ABI as Abi,
+        functionName,
+        data: outcome.returnData,
+      } as never) as T
     } catch {
       return undefined
     }
   }
   const verifier = domain.verifyingContract
   const spenders = recognised.grants.map((g) => g.spender)
-  const watched = [...new Set([...(verifier ? [verifier] : []), ...spenders].map((a) => a.toLowerCase()))] as Address[]
+  const watched = [
+    ...new Set([...(verifier ? [verifier] : []), ...spenders].map((a) => a.toLowerCase())),
+  ] as Address[]
 
   const [codeList, eip5267, separator, safeSeparator, name, version, tokenList, nonces] =
     await Promise.all([
       Promise.all(watched.map((a) => chain.code(a, at))),
-      read<readonly [Hex, string, string, bigint, Address, Hex, readonly bigint[]]>(verifier, 'eip712Domain'),
+      read<readonly [Hex, string, string, bigint, Address, Hex, readonly bigint[]]>(
+        verifier,
+        'eip712Domain',
+      ),
       read<Hex>(verifier, 'DOMAIN_SEPARATOR'),
       read<Hex>(verifier, 'domainSeparator'),
       read<string>(verifier, 'name'),
@@ -126,8 +135,17 @@ export async function readTypedDataFacts(
   const contractDomain: ContractDomain = { source: 'none' }
   const published = separator ?? safeSeparator
   if (published) contractDomain.separator = published
-  if (recognised.kind.startsWith('permit2-') && verifier && sameAddress(verifier, PERMIT2_ADDRESS)) {
-    Object.assign(contractDomain, { source: 'permit2', name: 'Permit2', chainId: BigInt(chainId), verifyingContract: PERMIT2_ADDRESS })
+  if (
+    recognised.kind.startsWith('permit2-') &&
+    verifier &&
+    sameAddress(verifier, PERMIT2_ADDRESS)
+  ) {
+    Object.assign(contractDomain, {
+      source: 'permit2',
+      name: 'Permit2',
+      chainId: BigInt(chainId),
+      verifyingContract: PERMIT2_ADDRESS,
+    })
   } else if (eip5267) {
     const [fields, dName, dVersion, dChainId, dContract, dSalt] = eip5267
     const bits = Number.parseInt(fields.slice(2), 16)
@@ -152,7 +170,11 @@ export async function readTypedDataFacts(
 
 type Read = <T>(to: Address | undefined, fn: FnName, args?: unknown[]) => Promise<T | undefined>
 
-async function readNonce(check: NonceCheck, verifier: Address | undefined, read: Read): Promise<NonceFact> {
+async function readNonce(
+  check: NonceCheck,
+  verifier: Address | undefined,
+  read: Read,
+): Promise<NonceFact> {
   const compare = (expected: bigint, current: bigint | undefined): NonceFact => {
     if (current === undefined) return { check, status: 'unknown' }
     const status = expected === current ? 'current' : expected < current ? 'used' : 'future'
@@ -164,7 +186,11 @@ async function readNonce(check: NonceCheck, verifier: Address | undefined, read:
     case 'safe':
       return compare(check.expected, await read<bigint>(verifier, 'nonce'))
     case 'permit2-allowance': {
-      const packed = await read<readonly [bigint, number, number]>(verifier, 'allowance', [check.owner, check.token, check.spender])
+      const packed = await read<readonly [bigint, number, number]>(verifier, 'allowance', [
+        check.owner,
+        check.token,
+        check.spender,
+      ])
       return compare(check.expected, packed === undefined ? undefined : BigInt(packed[2]))
     }
     case 'permit2-bitmap': {
@@ -174,7 +200,10 @@ async function readNonce(check: NonceCheck, verifier: Address | undefined, read:
       return { check, status: (word >> (check.nonce & 255n)) & 1n ? 'used' : 'current' }
     }
     case 'eip3009': {
-      const used = await read<boolean>(verifier, 'authorizationState', [check.authorizer, check.nonce])
+      const used = await read<boolean>(verifier, 'authorizationState', [
+        check.authorizer,
+        check.nonce,
+      ])
       if (used === undefined) return { check, status: 'unknown' }
       return { check, status: used ? 'used' : 'current' }
     }

@@ -29,7 +29,13 @@ export interface Deadline {
 /** Which nonce the signature consumes, and how to read whether it is the current one. */
 export type NonceCheck =
   | { kind: 'counter'; owner: Address; expected: bigint }
-  | { kind: 'permit2-allowance'; owner: Address; token: Address; spender: Address; expected: bigint }
+  | {
+      kind: 'permit2-allowance'
+      owner: Address
+      token: Address
+      spender: Address
+      expected: bigint
+    }
   | { kind: 'permit2-bitmap'; owner: Address; nonce: bigint }
   | { kind: 'eip3009'; authorizer: Address; nonce: Hex }
   | { kind: 'safe'; expected: bigint }
@@ -59,7 +65,13 @@ export interface RecognisedTypedData {
   /** Tokens whose decimals and symbol are read for readable amounts. */
   tokens: Address[]
   /** EIP-3009: the transfer it authorises (token = verifyingContract). */
-  authorization?: { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint }
+  authorization?: {
+    from: Address
+    to: Address
+    value: bigint
+    validAfter: bigint
+    validBefore: bigint
+  }
   seaport?: { offerer: Address; offer: SeaportItem[]; consideration: SeaportItem[] }
   safeTx?: { to: Address; value: bigint; operation: number }
 }
@@ -102,10 +114,7 @@ function seaportItem(v: TypedValue | undefined): SeaportItem {
  * signer is the owner of everything a permit grants (Permit2 and EIP-2612 verify the
  * signature against the owner they are given).
  */
-export function recogniseTypedData(
-  data: ValidTypedData,
-  signer: Address,
-): RecognisedTypedData {
+export function recogniseTypedData(data: ValidTypedData, signer: Address): RecognisedTypedData {
   const match = matchKind(data.types, data.primaryType)
   if (!match) return empty('unknown')
   const out = empty(match.known.kind)
@@ -119,7 +128,16 @@ export function recogniseTypedData(
     case 'eip2612-permit': {
       const owner = addr(m.owner)
       if (verifier) {
-        out.grants.push({ at: '', owner, token: verifier, spender: addr(m.spender), amount: int(m.value), unlimited: false, revoke: false, use: 'allowance' })
+        out.grants.push({
+          at: '',
+          owner,
+          token: verifier,
+          spender: addr(m.spender),
+          amount: int(m.value),
+          unlimited: false,
+          revoke: false,
+          use: 'allowance',
+        })
         out.tokens.push(verifier)
       }
       out.deadlines.push({ field: 'deadline', value: int(m.deadline), never: false })
@@ -130,7 +148,16 @@ export function recogniseTypedData(
       const holder = addr(m.holder)
       const allowed = m.allowed === true
       if (verifier) {
-        out.grants.push({ at: '', owner: holder, token: verifier, spender: addr(m.spender), amount: allowed ? 2n ** 256n - 1n : 0n, unlimited: allowed, revoke: !allowed, use: 'allowance' })
+        out.grants.push({
+          at: '',
+          owner: holder,
+          token: verifier,
+          spender: addr(m.spender),
+          amount: allowed ? 2n ** 256n - 1n : 0n,
+          unlimited: allowed,
+          revoke: !allowed,
+          use: 'allowance',
+        })
         out.tokens.push(verifier)
       }
       out.deadlines.push({ field: 'expiry', value: int(m.expiry), never: int(m.expiry) === 0n })
@@ -145,11 +172,27 @@ export function recogniseTypedData(
       details.forEach((d, i) => {
         const at = batch ? `details[${i}]` : 'details'
         const token = addr(d.token)
-        out.grants.push({ at, owner: signer, token, spender, amount: int(d.amount), unlimited: false, revoke: false, use: 'allowance' })
+        out.grants.push({
+          at,
+          owner: signer,
+          token,
+          spender,
+          amount: int(d.amount),
+          unlimited: false,
+          revoke: false,
+          use: 'allowance',
+        })
         out.tokens.push(token)
         // Permit2 stores expiration 0 as "the block it is used in".
-        if (int(d.expiration) !== 0n) out.deadlines.push({ field: `${at}.expiration`, value: int(d.expiration), never: false })
-        out.nonces.push({ kind: 'permit2-allowance', owner: signer, token, spender, expected: int(d.nonce) })
+        if (int(d.expiration) !== 0n)
+          out.deadlines.push({ field: `${at}.expiration`, value: int(d.expiration), never: false })
+        out.nonces.push({
+          kind: 'permit2-allowance',
+          owner: signer,
+          token,
+          spender,
+          expected: int(d.nonce),
+        })
       })
       out.deadlines.push({ field: 'sigDeadline', value: int(m.sigDeadline), never: false })
       break
@@ -163,7 +206,16 @@ export function recogniseTypedData(
       const spender = addr(m.spender)
       permitted.forEach((p, i) => {
         const token = addr(p.token)
-        out.grants.push({ at: batch ? `permitted[${i}]` : 'permitted', owner: signer, token, spender, amount: int(p.amount), unlimited: false, revoke: false, use: 'transfer' })
+        out.grants.push({
+          at: batch ? `permitted[${i}]` : 'permitted',
+          owner: signer,
+          token,
+          spender,
+          amount: int(p.amount),
+          unlimited: false,
+          revoke: false,
+          use: 'transfer',
+        })
         out.tokens.push(token)
       })
       out.deadlines.push({ field: 'deadline', value: int(m.deadline), never: false })
@@ -173,7 +225,13 @@ export function recogniseTypedData(
     case 'eip3009-transfer-with-authorization':
     case 'eip3009-receive-with-authorization': {
       const from = addr(m.from)
-      out.authorization = { from, to: addr(m.to), value: int(m.value), validAfter: int(m.validAfter), validBefore: int(m.validBefore) }
+      out.authorization = {
+        from,
+        to: addr(m.to),
+        value: int(m.value),
+        validAfter: int(m.validAfter),
+        validBefore: int(m.validBefore),
+      }
       if (verifier) out.tokens.push(verifier)
       out.deadlines.push({ field: 'validBefore', value: int(m.validBefore), never: false })
       out.nonces.push({ kind: 'eip3009', authorizer: from, nonce: m.nonce as Hex })
@@ -184,7 +242,8 @@ export function recogniseTypedData(
       const consideration = list(m.consideration).map(seaportItem)
       out.seaport = { offerer: addr(m.offerer), offer, consideration }
       // ERC-20 items (itemType 1): their decimals make "almost nothing" measurable.
-      for (const item of [...offer, ...consideration]) if (item.itemType === 1) out.tokens.push(item.token)
+      for (const item of [...offer, ...consideration])
+        if (item.itemType === 1) out.tokens.push(item.token)
       out.deadlines.push({ field: 'endTime', value: int(m.endTime), never: false })
       break
     }

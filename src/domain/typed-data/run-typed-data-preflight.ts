@@ -25,7 +25,13 @@ export interface TypedDataPreflightResult {
     /** What the signer would sign: `keccak256(0x1901 || domainSeparator || hashStruct(message))`. */
     digest: Hex
     domainSeparator: Hex
-    domain: { name?: string; version?: string; chainId?: string; verifyingContract?: Address; salt?: Hex }
+    domain: {
+      name?: string
+      version?: string
+      chainId?: string
+      verifyingContract?: Address
+      salt?: Hex
+    }
   }
   kind: TypedDataKind
   standardName: string | null
@@ -57,14 +63,19 @@ export interface TypedDataPreflightResult {
       separator: Hex | null
     }
     spenders: { address: Address; hasCode: boolean }[]
-    nonces: { kind: string; status: 'current' | 'used' | 'future' | 'unknown'; current: string | null }[]
+    nonces: {
+      kind: string
+      status: 'current' | 'used' | 'future' | 'unknown'
+      current: string | null
+    }[]
   }
 }
 
 function toJson(value: TypedValue): DecodedValue {
   if (typeof value === 'bigint') return value.toString()
   if (Array.isArray(value)) return value.map(toJson)
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]))
+  if (typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]))
   return value
 }
 
@@ -103,7 +114,9 @@ export async function runTypedDataPreflight(
   if (d.salt !== undefined) domain.salt = d.salt
   const own = facts.contractDomain
   const hasCode = (a: Address) => (facts.codes.get(a.toLowerCase()) ?? '0x') !== '0x'
-  const spenders = [...new Map(recognised.grants.map((g) => [g.spender.toLowerCase(), g.spender])).values()]
+  const spenders = [
+    ...new Map(recognised.grants.map((g) => [g.spender.toLowerCase(), g.spender])).values(),
+  ]
 
   return {
     verdict,
@@ -111,9 +124,18 @@ export async function runTypedDataPreflight(
     environment: deps.environment,
     chainId: `0x${deps.chainId.toString(16)}`,
     network: `eip155:${deps.chainId}`,
-    block: { number: block.number.toString(), hash: block.hash, timestamp: block.timestamp.toString() },
+    block: {
+      number: block.number.toString(),
+      hash: block.hash,
+      timestamp: block.timestamp.toString(),
+    },
     signer: input.signer,
-    typedData: { primaryType: data.primaryType, digest: data.digest, domainSeparator: data.domainSeparator, domain },
+    typedData: {
+      primaryType: data.primaryType,
+      digest: data.digest,
+      domainSeparator: data.domainSeparator,
+      domain,
+    },
     kind: recognised.kind,
     standardName: recognised.standardName,
     renamed: recognised.renamed,
@@ -135,7 +157,9 @@ export async function runTypedDataPreflight(
       secondsAfterBlock: (x.value - block.timestamp).toString(),
     })),
     chainFacts: {
-      verifyingContract: d.verifyingContract ? { address: d.verifyingContract, hasCode: hasCode(d.verifyingContract) } : null,
+      verifyingContract: d.verifyingContract
+        ? { address: d.verifyingContract, hasCode: hasCode(d.verifyingContract) }
+        : null,
       contractDomain: {
         source: own.source,
         name: own.name ?? null,
@@ -146,7 +170,11 @@ export async function runTypedDataPreflight(
         separator: own.separator ?? null,
       },
       spenders: spenders.map((address) => ({ address, hasCode: hasCode(address) })),
-      nonces: facts.nonces.map((n) => ({ kind: n.check.kind, status: n.status, current: n.current?.toString() ?? null })),
+      nonces: facts.nonces.map((n) => ({
+        kind: n.check.kind,
+        status: n.status,
+        current: n.current?.toString() ?? null,
+      })),
     },
   }
 }

@@ -7,7 +7,10 @@ import { TYPED_DATA_RULES } from './typed-data-rules.js'
  * Runs every typed-data rule and explains the verdict, with the transaction screen's verdict
  * classes and finding order. Pure: the same input gives deep-equal output.
  */
-export function screenTypedData(input: TypedDataRuleInput): { verdict: Verdict; findings: Finding[] } {
+export function screenTypedData(input: TypedDataRuleInput): {
+  verdict: Verdict
+  findings: Finding[]
+} {
   const seen = new Set<string>()
   const findings: Finding[] = []
   for (const rule of TYPED_DATA_RULES) {

@@ -31,7 +31,9 @@ export function formatAmount(facts: TypedDataFacts, token: Address, amount: bigi
   const t = facts.tokens.get(token.toLowerCase())
   if (t?.decimals === undefined) return `${amount} raw units`
   const units = formatUnits(amount, t.decimals)
-  return t.symbol ? `${amount} (${units} ${t.symbol})` : `${amount} (${units} at ${t.decimals} decimals)`
+  return t.symbol
+    ? `${amount} (${units} ${t.symbol})`
+    : `${amount} (${units} at ${t.decimals} decimals)`
 }
 
 /** `30 days`, `2 hours`, `90 seconds`: a rough human reading of a span. */

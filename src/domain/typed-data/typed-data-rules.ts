@@ -1,9 +1,9 @@
-import { safeTxDelegatecall, seaportOrderForNothing, typedDataUnknown } from './rules/kind-rules.js'
 import {
   typedDataDomainMismatch,
   typedDataForeignChain,
   typedDataVerifierNoCode,
 } from './rules/domain-rules.js'
+import { safeTxDelegatecall, seaportOrderForNothing, typedDataUnknown } from './rules/kind-rules.js'
 import {
   permit2BatchManyTokens,
   permitNonceNotCurrent,

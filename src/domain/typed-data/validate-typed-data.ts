@@ -101,7 +101,10 @@ function checkTypes(raw: unknown): { types: TypedTypes; domainFields: TypedField
         throw new InvalidTypedDataError(at, `more than ${MAX_DIMENSIONS} array dimensions`)
       for (const size of sizes) {
         if (size !== '' && (Number(size) < 1 || Number(size) > TYPED_DATA_LIMITS.arrayLength))
-          throw new InvalidTypedDataError(at, `fixed array size must be 1..${TYPED_DATA_LIMITS.arrayLength}`)
+          throw new InvalidTypedDataError(
+            at,
+            `fixed array size must be 1..${TYPED_DATA_LIMITS.arrayLength}`,
+          )
       }
     })
   }
@@ -117,11 +120,16 @@ function parseInteger(path: string, type: string, value: unknown): bigint {
   } else if (typeof value === 'string' && /^-?(?:[0-9]{1,78}|0x[0-9a-fA-F]{1,64})$/.test(value)) {
     n = value.startsWith('-') ? -BigInt(value.slice(1)) : BigInt(value)
   } else {
-    throw new InvalidTypedDataError(path, `must be an integer (${type}): a number or a decimal or 0x string`)
+    throw new InvalidTypedDataError(
+      path,
+      `must be an integer (${type}): a number or a decimal or 0x string`,
+    )
   }
   const [, unsigned, bitsText] = INTEGER.exec(type) ?? []
   const bits = BigInt(bitsText ?? '256')
-  const [min, max] = unsigned ? [0n, 2n ** bits - 1n] : [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n]
+  const [min, max] = unsigned
+    ? [0n, 2n ** bits - 1n]
+    : [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n]
   if (n < min || n > max) throw new InvalidTypedDataError(path, `out of range for ${type}`)
   return n
 }
@@ -129,7 +137,10 @@ function parseInteger(path: string, type: string, value: unknown): bigint {
 function parseElementary(path: string, type: string, value: unknown): TypedValue {
   if (type === 'address') {
     if (typeof value !== 'string' || !isAddress(value, { strict: true }))
-      throw new InvalidTypedDataError(path, 'must be a 20-byte address (a mixed-case one must carry a valid EIP-55 checksum)')
+      throw new InvalidTypedDataError(
+        path,
+        'must be a 20-byte address (a mixed-case one must carry a valid EIP-55 checksum)',
+      )
     return getAddress(value)
   }
   if (type === 'bool') {
@@ -138,7 +149,10 @@ function parseElementary(path: string, type: string, value: unknown): TypedValue
   }
   if (type === 'string') {
     if (typeof value !== 'string' || value.length > TYPED_DATA_LIMITS.stringChars)
-      throw new InvalidTypedDataError(path, `must be a string of at most ${TYPED_DATA_LIMITS.stringChars} characters`)
+      throw new InvalidTypedDataError(
+        path,
+        `must be a string of at most ${TYPED_DATA_LIMITS.stringChars} characters`,
+      )
     return value
   }
   if (type === 'bytes' || FIXED_BYTES.test(type)) {
@@ -158,7 +172,10 @@ function makeWalker(types: TypedTypes) {
   const walk = (path: string, type: string, value: unknown, depth: number): TypedValue => {
     values += 1
     if (values > TYPED_DATA_LIMITS.values)
-      throw new InvalidTypedDataError(path, `more than ${TYPED_DATA_LIMITS.values} values in the message`)
+      throw new InvalidTypedDataError(
+        path,
+        `more than ${TYPED_DATA_LIMITS.values} values in the message`,
+      )
     const array = /^(.*)\[([0-9]*)\]$/.exec(type)
     if (array) {
       const [, inner = '', size] = array
@@ -187,7 +204,8 @@ function makeWalker(types: TypedTypes) {
     const known = new Set(fields.map((f) => f.name))
     // A field shown to the signer but not part of the signed type could mislead: refused.
     for (const key of Object.keys(value)) {
-      if (!known.has(key)) throw new InvalidTypedDataError(`${path}.${key}`, 'is not a field of its type')
+      if (!known.has(key))
+        throw new InvalidTypedDataError(`${path}.${key}`, 'is not a field of its type')
     }
     const out: { [field: string]: TypedValue } = {}
     for (const field of fields) {
@@ -204,7 +222,8 @@ function checkDomain(raw: unknown, declared: TypedField[] | undefined) {
   if (!isObject(raw)) throw new InvalidTypedDataError('domain', 'must be an object')
   const present = Object.keys(raw).filter((k) => raw[k] !== undefined)
   for (const key of present) {
-    if (!(key in DOMAIN_FIELD_TYPES)) throw new InvalidTypedDataError(`domain.${key}`, 'is not an EIP-712 domain field')
+    if (!(key in DOMAIN_FIELD_TYPES))
+      throw new InvalidTypedDataError(`domain.${key}`, 'is not an EIP-712 domain field')
   }
   // Without an EIP712Domain type, the fields present are signed in EIP-712's order.
   const fields =
@@ -214,12 +233,18 @@ function checkDomain(raw: unknown, declared: TypedField[] | undefined) {
       .map((name) => ({ name, type: DOMAIN_FIELD_TYPES[name] as string }))
   for (const [i, field] of fields.entries()) {
     if (DOMAIN_FIELD_TYPES[field.name] !== field.type)
-      throw new InvalidTypedDataError(`types.EIP712Domain.${i}`, `${field.name} must be ${DOMAIN_FIELD_TYPES[field.name] ?? 'a domain field'}`)
+      throw new InvalidTypedDataError(
+        `types.EIP712Domain.${i}`,
+        `${field.name} must be ${DOMAIN_FIELD_TYPES[field.name] ?? 'a domain field'}`,
+      )
   }
   // A domain field the signature does not cover would be shown but not signed: refused.
   for (const key of present) {
     if (!fields.some((f) => f.name === key))
-      throw new InvalidTypedDataError(`domain.${key}`, 'is not in types.EIP712Domain, so it would not be signed')
+      throw new InvalidTypedDataError(
+        `domain.${key}`,
+        'is not in types.EIP712Domain, so it would not be signed',
+      )
   }
   const domain: TypedDomain = {}
   const { walkStruct } = makeWalker({})
@@ -244,7 +269,10 @@ export function validateTypedDataInput(raw: RawTypedData): ValidTypedData {
   const { domain, fields: domainFields } = checkDomain(raw.domain, declared)
   const primaryType = raw.primaryType
   if (typeof primaryType !== 'string' || types[primaryType] === undefined)
-    throw new InvalidTypedDataError('primaryType', 'must name a struct type defined in types (not EIP712Domain)')
+    throw new InvalidTypedDataError(
+      'primaryType',
+      'must name a struct type defined in types (not EIP712Domain)',
+    )
   const message = makeWalker(types).walkStruct('message', types[primaryType] ?? [], raw.message, 0)
   const allTypes = { ...types, EIP712Domain: domainFields }
   try {

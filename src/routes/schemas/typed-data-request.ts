@@ -2,8 +2,7 @@ import { z } from '@hono/zod-openapi'
 import type { Address } from 'viem'
 import { TYPED_DATA_LIMITS } from '../../domain/typed-data/typed-data.js'
 
-const anyObject = (description: string) =>
-  z.unknown().openapi({ type: 'object', description })
+const anyObject = (description: string) => z.unknown().openapi({ type: 'object', description })
 
 /**
  * The typed-data preflight's body: who signs, and the typed data exactly as
@@ -19,10 +18,15 @@ export const TypedDataRequestSchema = z
     signer: z
       .string()
       .regex(/^0x[a-fA-F0-9]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
-      .openapi({ description: 'The account that would sign.', example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+      .openapi({
+        description: 'The account that would sign.',
+        example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      }),
     typedData: z
       .object({
-        domain: anyObject('EIP-712 domain: name, version, chainId (number, decimal or hex string), verifyingContract, salt.'),
+        domain: anyObject(
+          'EIP-712 domain: name, version, chainId (number, decimal or hex string), verifyingContract, salt.',
+        ),
         types: anyObject(
           `Struct types by name, each an array of {name, type}; EIP712Domain optional (derived from the domain when absent). At most ${TYPED_DATA_LIMITS.types} types of ${TYPED_DATA_LIMITS.fieldsPerType} fields.`,
         ),

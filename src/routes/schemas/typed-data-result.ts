@@ -43,11 +43,17 @@ export const TypedDataResultSchema = z
         salt: hex.optional(),
       }),
     }),
-    kind: z.enum(KINDS).openapi({ description: 'Recognised by the structure of the primary type, never by names alone.' }),
+    kind: z.enum(KINDS).openapi({
+      description: 'Recognised by the structure of the primary type, never by names alone.',
+    }),
     standardName: z.string().nullable(),
-    renamed: z.boolean().openapi({ description: "The structure is a known kind's, the type name is not." }),
+    renamed: z
+      .boolean()
+      .openapi({ description: "The structure is a known kind's, the type name is not." }),
     witness: z.object({ name: z.string(), type: z.string() }).nullable(),
-    decoded: z.record(z.string(), z.unknown()).openapi({ description: 'The message, validated: integers as decimal strings, addresses checksummed.' }),
+    decoded: z.record(z.string(), z.unknown()).openapi({
+      description: 'The message, validated: integers as decimal strings, addresses checksummed.',
+    }),
     grants: z.array(
       z.object({
         at: z.string(),
@@ -63,7 +69,12 @@ export const TypedDataResultSchema = z
       }),
     ),
     deadlines: z.array(
-      z.object({ field: z.string(), value: decimal, never: z.boolean(), secondsAfterBlock: decimal }),
+      z.object({
+        field: z.string(),
+        value: decimal,
+        never: z.boolean(),
+        secondsAfterBlock: decimal,
+      }),
     ),
     chainFacts: z.object({
       verifyingContract: z.object({ address, hasCode: z.boolean() }).nullable(),

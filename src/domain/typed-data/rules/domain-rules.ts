@@ -7,7 +7,12 @@ import type { TypedDataRule, TypedDataRuleInput } from '../typed-data-rule.js'
 const BASE_USDC: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 
 /** Domains of well-known Base contracts, by the name (and version) they sign under. */
-export const WELL_KNOWN_DOMAINS: readonly { label: string; name: string; version?: string; address: Address }[] = [
+export const WELL_KNOWN_DOMAINS: readonly {
+  label: string
+  name: string
+  version?: string
+  address: Address
+}[] = [
   { label: 'USDC', name: 'USD Coin', version: '2', address: BASE_USDC },
   { label: 'Permit2', name: 'Permit2', address: PERMIT2_ADDRESS },
 ]
@@ -23,15 +28,21 @@ function borrowedDomain(domain: TypedDomain) {
   )
 }
 
-const show = (v: string | bigint | undefined) => (v === undefined ? '(none)' : typeof v === 'string' ? JSON.stringify(v) : String(v))
+const show = (v: string | bigint | undefined) =>
+  v === undefined ? '(none)' : typeof v === 'string' ? JSON.stringify(v) : String(v)
 
 /** Fields where the presented domain and the contract's own differ. */
 function differences({ data, facts }: TypedDataRuleInput): string[] {
   const own = facts.contractDomain
   const presented = data.domain
   const out: string[] = []
-  const compare = (field: keyof TypedDomain, a: string | bigint | undefined, b: string | bigint | undefined) => {
-    const same = typeof a === 'string' && typeof b === 'string' && /^0x/.test(a) ? sameAddress(a, b) : a === b
+  const compare = (
+    field: keyof TypedDomain,
+    a: string | bigint | undefined,
+    b: string | bigint | undefined,
+  ) => {
+    const same =
+      typeof a === 'string' && typeof b === 'string' && /^0x/.test(a) ? sameAddress(a, b) : a === b
     if (!same) out.push(`${field} ${show(a)} (the contract's: ${show(b)})`)
   }
   if (own.source === 'eip5267' || own.source === 'permit2') {
@@ -42,7 +53,9 @@ function differences({ data, facts }: TypedDataRuleInput): string[] {
     compare('salt', presented.salt, own.salt)
   } else if (own.separator !== undefined) {
     if (own.separator !== data.domainSeparator)
-      out.push(`domain separator ${data.domainSeparator} (the contract's DOMAIN_SEPARATOR(): ${own.separator})`)
+      out.push(
+        `domain separator ${data.domainSeparator} (the contract's DOMAIN_SEPARATOR(): ${own.separator})`,
+      )
   } else if (own.source === 'name') {
     compare('name', presented.name, own.name)
     if (own.version !== undefined) compare('version', presented.version, own.version)
@@ -58,7 +71,8 @@ export const typedDataDomainMismatch: TypedDataRule = {
   checks:
     "The presented domain differs from the verifying contract's own at the pinned block (EIP-5267 `eip712Domain()`; else its `DOMAIN_SEPARATOR()`/`domainSeparator()` against the presented domain's hash; else `name()`/`version()`; Permit2's fixed domain for Permit2 kinds), or it claims the name and version of a well-known Base contract (USDC `USD Coin`/`2`, `Permit2`) at another address. The detail names both addresses.",
   why: 'The "USD Coin at another address" lure: the wallet shows a trusted name while the signature is for a contract the signer never meant to authorise (or is invalid where it was meant).',
-  example: 'A `Permit` with domain `{name: "USD Coin", version: "2", chainId: 8453}` whose `verifyingContract` is a token named `Test` instead of USDC at 0x8335…2913.',
+  example:
+    'A `Permit` with domain `{name: "USD Coin", version: "2", chainId: 8453}` whose `verifyingContract` is a token named `Test` instead of USDC at 0x8335…2913.',
   evaluate(input) {
     const { domain } = input.data
     const borrowed = borrowedDomain(domain)
@@ -70,7 +84,8 @@ export const typedDataDomainMismatch: TypedDataRule = {
       parts.push(
         `but claims the domain of ${borrowed.label} (name ${JSON.stringify(borrowed.name)}${borrowed.version ? `, version ${JSON.stringify(borrowed.version)}` : ''}), which lives at ${borrowed.address}`,
       )
-    if (diffs.length > 0) parts.push(`and differs from that contract's own domain: ${diffs.join('; ')}`)
+    if (diffs.length > 0)
+      parts.push(`and differs from that contract's own domain: ${diffs.join('; ')}`)
     return [`${parts.join(' ')}.`]
   },
 }
@@ -96,7 +111,7 @@ export const typedDataVerifierNoCode: TypedDataRule = {
   severity: 'critical',
   title: 'verifyingContract has no code',
   checks: "The domain's `verifyingContract` has no code at the pinned block.",
-  why: 'No contract on Base can check this signature: it is meant for a contract on another chain or not yet deployed, where it may be spent beyond this guard\'s sight.',
+  why: "No contract on Base can check this signature: it is meant for a contract on another chain or not yet deployed, where it may be spent beyond this guard's sight.",
   example: 'A Permit2 `PermitSingle` whose domain points at an empty address.',
   evaluate({ data, facts }) {
     const verifier = data.domain.verifyingContract

@@ -40,16 +40,20 @@ export const seaportOrderForNothing: TypedDataRule = {
   severity: 'critical',
   title: 'Seaport order gives assets away for (almost) nothing',
   checks:
-    'A Seaport `OrderComponents` offers items while the consideration paid to the offerer is empty or only dust: native or ERC-20 amounts below a millionth of one whole token (at the token\'s decimals; for an ERC-20 whose decimals cannot be read, only zero), and no NFT.',
+    "A Seaport `OrderComponents` offers items while the consideration paid to the offerer is empty or only dust: native or ERC-20 amounts below a millionth of one whole token (at the token's decimals; for an ERC-20 whose decimals cannot be read, only zero), and no NFT.",
   why: 'This is the classic NFT drainer: a "listing" signature that lets anyone take the offered assets for nothing, paid to someone else.',
-  example: 'An order offering an ERC-721 whose consideration pays the offerer 1 wei and 0.5 ETH to another address.',
+  example:
+    'An order offering an ERC-721 whose consideration pays the offerer 1 wei and 0.5 ETH to another address.',
   evaluate(input) {
     const order = input.recognised.seaport
     if (!order || order.offer.length === 0) return []
-    const toOfferer = order.consideration.filter((c) => c.recipient && sameAddress(c.recipient, order.offerer))
+    const toOfferer = order.consideration.filter(
+      (c) => c.recipient && sameAddress(c.recipient, order.offerer),
+    )
     if (toOfferer.some((item) => worthSomething(item, input))) return []
     const offered = order.offer.map((item) => describeItem(item, input)).join(', ')
-    const paid = toOfferer.length === 0 ? 'nothing' : toOfferer.map((i) => describeItem(i, input)).join(', ')
+    const paid =
+      toOfferer.length === 0 ? 'nothing' : toOfferer.map((i) => describeItem(i, input)).join(', ')
     return [`Offerer ${order.offerer} gives ${offered} and receives ${paid}.`]
   },
 }
@@ -64,7 +68,7 @@ export const safeTxDelegatecall: TypedDataRule = {
   example: 'A `SafeTx` with `operation: 1` to an unfamiliar contract.',
   evaluate({ recognised }) {
     const tx = recognised.safeTx
-    if (!tx || tx.operation !== 1) return []
+    if (tx?.operation !== 1) return []
     return [`SafeTx delegatecalls ${tx.to}: its code would run as the Safe.`]
   },
 }
@@ -75,7 +79,7 @@ export const typedDataUnknown: TypedDataRule = {
   severity: 'info',
   title: 'Typed data not recognised',
   checks:
-    'The primary type\'s structure (fields and referenced types, whatever their names) is none of the kinds the screen decodes: EIP-2612 and DAI permits, Permit2 permits and transfers (with witness), EIP-3009 authorizations, Seaport orders, Safe transactions.',
+    "The primary type's structure (fields and referenced types, whatever their names) is none of the kinds the screen decodes: EIP-2612 and DAI permits, Permit2 permits and transfers (with witness), EIP-3009 authorizations, Seaport orders, Safe transactions.",
   why: 'Rules about grants, deadlines and nonces could not apply; the message is shown as decoded, not guessed at.',
   example: 'A login message `Login(string nonce,uint256 issuedAt)`.',
   evaluate({ recognised, data }) {

@@ -42,7 +42,10 @@ export const permitSpenderNoCode: TypedDataRule = {
     return recognised.grants
       .filter((g) => !g.revoke)
       .filter((g) => isKeyAccount(facts.codes.get(g.spender.toLowerCase()) ?? '0x'))
-      .map((g) => `Permit${at(g)} names spender ${g.spender}, which has no contract code, for token ${g.token}.`)
+      .map(
+        (g) =>
+          `Permit${at(g)} names spender ${g.spender}, which has no contract code, for token ${g.token}.`,
+      )
   },
 }
 
@@ -111,6 +114,8 @@ export const permit2BatchManyTokens: TypedDataRule = {
     if (!recognised.kind.startsWith('permit2-') || !recognised.kind.includes('batch')) return []
     const tokens = new Set(recognised.grants.map((g) => g.token.toLowerCase()))
     if (tokens.size <= PERMIT2_BATCH_TOKEN_LIMIT) return []
-    return [`One signature covers ${tokens.size} tokens: ${[...new Set(recognised.grants.map((g) => g.token))].join(', ')}.`]
+    return [
+      `One signature covers ${tokens.size} tokens: ${[...new Set(recognised.grants.map((g) => g.token))].join(', ')}.`,
+    ]
   },
 }
