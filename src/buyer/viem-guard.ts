@@ -124,6 +124,13 @@ export interface PreSendGuardActions {
  * `signTransaction`, `signAuthorization` and `prepareAuthorization` throw: a signed transaction
  * or EIP-7702 authorization could be used without the guard.
  *
+ * Typed data is screened before it is signed, on the free typed-data route, whichever path signs
+ * it: `eth_signTypedData_v4` through the transport (JSON-RPC accounts), the client's local
+ * account (replaced by a guarded copy), or a local account passed per call. `block` throws
+ * SignatureBlockedError, `review` asks `onTypedDataReview` (default: throw
+ * SignatureNeedsReviewError). Raw-hash `eth_sign` and a local account's `sign({hash})` are
+ * refused unless `allowRawSign`.
+ *
  * @example
  * const wallet = withPreSendGuard(createWalletClient({ account, chain: base, transport: http() }), {
  *   guard: 'http://127.0.0.1:8402',

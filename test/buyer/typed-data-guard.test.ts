@@ -264,6 +264,13 @@ describe("the kit's own x402 payment", () => {
       value: discovery.amount,
     })
     expect(check?.typedData.domain).toMatchObject({ name: 'USD Coin', version: '2' })
+    // Settled on chain: the same authorization screened again reads its nonce as used.
+    const again = await client.typedDataPreflight({
+      signer: buyer.address,
+      typedData: (check as TypedDataCheck).typedData,
+    })
+    expect(again.verdict).toBe('review')
+    expect(again.findings.map((f) => f.id)).toEqual(['permit-nonce-not-current'])
   })
 })
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MULTICALL3_ADDRESS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { clients, loadArtifact, testAccount } from '../support/contracts.js'
 import {
+  DAI_PERMIT_TYPES,
   PERMIT_BATCH_TYPES,
   PERMIT_SINGLE_TYPES,
   PERMIT2_ADDRESS,
@@ -238,6 +239,24 @@ describe('each rule fires, and its benign twin does not', () => {
     expect(fired.verdict).toBe('review')
     expect(twin.verdict).toBe('sign')
     expect(fired.findings.find((f) => f.id === 'permit-unlimited')?.detail).toContain(' TST)')
+  })
+
+  it('permit-unlimited and typed-data-far-deadline for a DAI permit (allowed, expiry 0 = never)', async () => {
+    const dai = (allowed: boolean, expiry: bigint) => ({
+      signer: OWNER,
+      typedData: {
+        domain: { name: 'Test Token', version: '1', chainId: 8453, verifyingContract: chain.token },
+        types: DAI_PERMIT_TYPES,
+        primaryType: 'Permit',
+        message: { holder: OWNER, spender: ROUTER, nonce: 0, expiry: expiry.toString(), allowed },
+      },
+    })
+    const { fired } = await pair('permit-unlimited', dai(true, 0n), dai(false, chain.now + 600n))
+    expect(fired.kind).toBe('dai-permit')
+    expect(fired.findings.find((f) => f.id === 'typed-data-far-deadline')?.detail).toContain(
+      'never expires',
+    )
+    await pair('typed-data-far-deadline', dai(true, 0n), dai(true, chain.now + 600n))
   })
 
   it('typed-data-far-deadline', async () => {

@@ -42,10 +42,10 @@ export const permitSpenderNoCode: TypedDataRule = {
     return recognised.grants
       .filter((g) => !g.revoke)
       .filter((g) => isKeyAccount(facts.codes.get(g.spender.toLowerCase()) ?? '0x'))
-      .map(
-        (g) =>
-          `Permit${at(g)} names spender ${g.spender}, which has no contract code, for token ${g.token}.`,
-      )
+      .map((g) => {
+        const amount = g.unlimited ? 'an unlimited amount' : formatAmount(facts, g.token, g.amount)
+        return `Permit${at(g)} names spender ${g.spender}, which has no contract code, for ${amount} of token ${g.token}.`
+      })
   },
 }
 
