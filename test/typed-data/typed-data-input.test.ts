@@ -6,6 +6,7 @@ import { startFaultyRpc } from '../support/faulty-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 import {
   DAI_PERMIT_TYPES,
+  PERMIT_BATCH_TYPES,
   PERMIT_BATCH_WITNESS_TRANSFER_FROM_TYPES,
   PERMIT_TRANSFER_FROM_TYPES,
   PERMIT2_ADDRESS,
@@ -315,6 +316,45 @@ describe('recognition by structure, not by name', () => {
 })
 
 describe('determinism and pinning', () => {
+  it('bounds the reads of a 40-token Permit2 batch (16 tokens, 16 nonces), and still answers', async () => {
+    // Tokens 0x…01-0x…28 include the precompiles, which anvil answers with an internal error:
+    // they are never called, so the answer is a 200, not a 503.
+    const rpc = await startFaultyRpc(chain.devnet.rpcUrl)
+    try {
+      const tokens = Array.from(
+        { length: 40 },
+        (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`,
+      )
+      const res = await postJson(preflightApp(rpc.url), TYPED_DATA_PATH, {
+        signer: OWNER,
+        typedData: {
+          domain: { name: 'Permit2', chainId: 8453, verifyingContract: PERMIT2_ADDRESS },
+          types: PERMIT_BATCH_TYPES,
+          primaryType: 'PermitBatch',
+          message: {
+            details: tokens.map((token) => ({ token, amount: '1', expiration: 0, nonce: 0 })),
+            spender: ROUTER,
+            sigDeadline: (chain.now + 600n).toString(),
+          },
+        },
+      })
+      const text = await res.text()
+      expect(res.status, text).toBe(200)
+      const body = JSON.parse(text) as {
+        findings: { id: string }[]
+        chainFacts: { nonces: { status: string }[] }
+      }
+      expect(body.findings.map((f) => f.id)).toContain('permit2-batch-many-tokens')
+      expect(body.chainFacts.nonces).toHaveLength(40)
+      expect(body.chainFacts.nonces.slice(16).every((n) => n.status === 'unknown')).toBe(true)
+      const calls = rpc.seen.filter((r) => r.method === 'eth_call').length
+      // Verifier domain reads (5) + 16 tokens x 2 + 16 nonces.
+      expect(calls).toBeLessThanOrEqual(5 + 32 + 16)
+    } finally {
+      await rpc.close()
+    }
+  })
+
   it('the same input at the same block gives a byte-identical answer', async () => {
     const a = await screenTypedData(chain, permit())
     const b = await screenTypedData(chain, permit())

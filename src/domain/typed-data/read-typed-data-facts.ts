@@ -29,8 +29,18 @@ const ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ])
 const ZERO: Address = '0x0000000000000000000000000000000000000000'
+/** Addresses below this are precompiles or reserved (Base's P256 verifier is 0x100): never called. */
+const PRECOMPILE_RANGE = 0x10000n
 /** Longest token symbol carried into a finding; a hostile symbol must not write the finding. */
 const MAX_SYMBOL_CHARS = 16
+
+/**
+ * Bounds on the reads one request may cause (a 256-entry PermitBatch must not fan out into a
+ * thousand RPC calls). Tokens beyond the first ones give raw units only; nonces beyond them
+ * are `unknown`. Honest typed data names one or two tokens. (Code is read for every spender: a
+ * message names one, so there is nothing to bound.)
+ */
+export const TYPED_DATA_READ_LIMITS = { tokens: 16, nonces: 16 } as const
 
 /** The verifying contract's own EIP-712 domain, as far as it can be read. */
 export interface ContractDomain {
@@ -85,7 +95,9 @@ export async function readTypedDataFacts(
   chainId: number,
 ): Promise<TypedDataFacts> {
   const read = async <T>(to: Address | undefined, functionName: FnName, args: unknown[] = []) => {
-    if (!to) return undefined
+    // Precompiles and reserved low addresses hold no contract to ask, and some nodes (anvil)
+    // answer a call to a precompile with an internal error, which would turn into a 503.
+    if (!to || BigInt(to) < PRECOMPILE_RANGE) return undefined
     const data = encodeFunctionData({ abi: ABI as Abi, functionName, args } as never)
     const outcome = await chain.call({ from: ZERO, to, data, value: 0n }, at)
     if (outcome.status !== 'success') return undefined
@@ -104,6 +116,8 @@ export async function readTypedDataFacts(
   const watched = [
     ...new Set([...(verifier ? [verifier] : []), ...spenders].map((a) => a.toLowerCase())),
   ] as Address[]
+  const tokens = recognised.tokens.slice(0, TYPED_DATA_READ_LIMITS.tokens)
+  const nonceChecks = recognised.nonces.slice(0, TYPED_DATA_READ_LIMITS.nonces)
 
   const [codeList, eip5267, separator, safeSeparator, name, version, tokenList, nonces] =
     await Promise.all([
@@ -117,7 +131,7 @@ export async function readTypedDataFacts(
       read<string>(verifier, 'name'),
       read<string>(verifier, 'version'),
       Promise.all(
-        recognised.tokens.map(async (token) => {
+        tokens.map(async (token) => {
           const [decimals, symbol] = await Promise.all([
             read<bigint>(token, 'decimals'),
             read<string>(token, 'symbol'),
@@ -129,7 +143,7 @@ export async function readTypedDataFacts(
           return facts
         }),
       ),
-      Promise.all(recognised.nonces.map((check) => readNonce(check, verifier, read))),
+      Promise.all(nonceChecks.map((check) => readNonce(check, verifier, read))),
     ])
 
   const contractDomain: ContractDomain = { source: 'none' }
@@ -163,8 +177,13 @@ export async function readTypedDataFacts(
   return {
     codes: new Map(watched.map((a, i) => [a, codeList[i] ?? '0x'])),
     contractDomain,
-    tokens: new Map(recognised.tokens.map((t, i) => [t.toLowerCase(), tokenList[i] ?? {}])),
-    nonces,
+    tokens: new Map(tokens.map((t, i) => [t.toLowerCase(), tokenList[i] ?? {}])),
+    nonces: [
+      ...nonces,
+      ...recognised.nonces
+        .slice(TYPED_DATA_READ_LIMITS.nonces)
+        .map((check): NonceFact => ({ check, status: 'unknown' })),
+    ],
   }
 }
 
