@@ -1,6 +1,7 @@
 import { type Address, getAddress, maxUint256, parseEther, parseUnits } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MULTICALL3_ADDRESS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { TYPED_DATA_RULES } from '../../src/domain/typed-data/typed-data-rules.js'
 import { clients, loadArtifact, testAccount } from '../support/contracts.js'
 import {
   DAI_PERMIT_TYPES,
@@ -34,6 +35,8 @@ const MAX_UINT160 = 2n ** 160n - 1n
 const ZERO: Address = '0x0000000000000000000000000000000000000000'
 
 let chain: TypedDataChain
+/** Rules shown firing with a benign twin; the last test checks every rule is among them. */
+const covered = new Set<string>()
 
 beforeAll(async () => {
   chain = await startTypedDataChain()
@@ -170,6 +173,7 @@ describe('each rule fires, and its benign twin does not', () => {
     expect(twin.status, twin.text).toBe(200)
     expect(idsOf(fired.body), fired.text).toContain(rule)
     expect(idsOf(twin.body), twin.text).not.toContain(rule)
+    covered.add(rule)
     return { fired: fired.body, twin: twin.body }
   }
 
@@ -446,5 +450,11 @@ describe('amount units', () => {
     )
     const detail = body.findings.find((f) => f.id === 'permit-unlimited')?.detail
     expect(detail).toContain('(1000000000000000000000000000000000000000 USDC)')
+  })
+})
+
+describe('coverage', () => {
+  it('has a firing case and a benign twin for every typed-data rule', () => {
+    expect([...covered].sort()).toEqual(TYPED_DATA_RULES.map((r) => r.id).sort())
   })
 })

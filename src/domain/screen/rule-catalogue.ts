@@ -1,4 +1,3 @@
-import { TYPED_DATA_RULES } from '../typed-data/typed-data-rules.js'
 import {
   approvalForAll,
   approvalToEoa,
@@ -56,11 +55,8 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   calldataNotDecoded,
 ]
 
-/**
- * The rule catalogue as data, for docs, the OpenAPI description and the catalogue test: the
- * transaction rules, then the typed-data rules (`TYPED_DATA_RULES`).
- */
-export const RULES: readonly RuleDescription[] = [...SCREEN_RULES, ...TYPED_DATA_RULES].map(
+/** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */
+export const RULES: readonly RuleDescription[] = SCREEN_RULES.map(
   ({ id, severity, title, checks, why, example }) => ({
     id,
     severity,

@@ -233,3 +233,12 @@ async function readNonce(
 export function sameAddress(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase()
 }
+
+/** Longest contract-supplied text (a domain name or version) carried into an answer. */
+const MAX_TEXT_CHARS = 120
+
+/** `text` cut to {@link MAX_TEXT_CHARS} code points, marked with `…` when cut. */
+export function clip(text: string): string {
+  const chars = [...text]
+  return chars.length > MAX_TEXT_CHARS ? `${chars.slice(0, MAX_TEXT_CHARS).join('')}…` : text
+}

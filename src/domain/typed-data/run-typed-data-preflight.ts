@@ -2,7 +2,7 @@ import type { Address, Hex } from 'viem'
 import type { PreflightDeps } from '../preflight/run-preflight.js'
 import type { Finding, Verdict } from '../screen/context.js'
 import type { TypedDataKind } from './known-kinds.js'
-import { readTypedDataFacts } from './read-typed-data-facts.js'
+import { clip, readTypedDataFacts } from './read-typed-data-facts.js'
 import { recogniseTypedData } from './recognise-typed-data.js'
 import { screenTypedData } from './screen-typed-data.js'
 import type { TypedValue } from './typed-data.js'
@@ -162,8 +162,8 @@ export async function runTypedDataPreflight(
         : null,
       contractDomain: {
         source: own.source,
-        name: own.name ?? null,
-        version: own.version ?? null,
+        name: own.name === undefined ? null : clip(own.name),
+        version: own.version === undefined ? null : clip(own.version),
         chainId: own.chainId?.toString() ?? null,
         verifyingContract: own.verifyingContract ?? null,
         salt: own.salt ?? null,

@@ -1,5 +1,5 @@
 import type { Address } from 'viem'
-import { PERMIT2_ADDRESS, sameAddress } from '../read-typed-data-facts.js'
+import { clip, PERMIT2_ADDRESS, sameAddress } from '../read-typed-data-facts.js'
 import type { TypedDomain } from '../typed-data.js'
 import type { TypedDataRule, TypedDataRuleInput } from '../typed-data-rule.js'
 
@@ -28,8 +28,9 @@ function borrowedDomain(domain: TypedDomain) {
   )
 }
 
+/** A domain value as quoted in a finding; a contract's name may be any length, so it is clipped. */
 const show = (v: string | bigint | undefined) =>
-  v === undefined ? '(none)' : typeof v === 'string' ? JSON.stringify(v) : String(v)
+  v === undefined ? '(none)' : typeof v === 'string' ? JSON.stringify(clip(v)) : String(v)
 
 /** Fields where the presented domain and the contract's own differ. */
 function differences({ data, facts }: TypedDataRuleInput): string[] {
