@@ -1,42 +1,30 @@
-import { type Address, getAddress, maxUint256, parseEther, parseUnits } from 'viem'
+import { type Address, maxUint256, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MULTICALL3_ADDRESS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { TYPED_DATA_RULES } from '../../src/domain/typed-data/typed-data-rules.js'
-import { clients, loadArtifact, testAccount } from '../support/contracts.js'
+import { clients, loadArtifact } from '../support/contracts.js'
 import {
   DAI_PERMIT_TYPES,
   PERMIT_BATCH_TYPES,
-  PERMIT_SINGLE_TYPES,
   PERMIT2_ADDRESS,
   SAFE_TX_TYPES,
   SEAPORT_TYPES,
   ZERO_BYTES32,
 } from '../support/typed-data-kinds.js'
-import { PERMIT_TYPES } from '../support/usdc-typed-data.js'
 import {
   idsOf,
   screenTypedData,
   startTypedDataChain,
   type TypedDataChain,
 } from './typed-data-chain.js'
+import { NOBODY, OWNER, owner, permit, permitSingle, ROUTER, ZERO } from './typed-data-requests.js'
 
 /**
  * Every typed-data rule through the real app against real compiled contracts on a real anvil:
- * a request that fires it and a benign twin that does not, plus the issue's must-hold cases.
+ * a request that fires it and a benign twin that does not.
  */
 
-const owner = testAccount(7)
-const OWNER = owner.address
-/** Never used on the devnet: no code. */
-const NOBODY: Address = getAddress('0x00000000000000000000000000000000c0dec0de')
-/** A contract spender (Multicall3 is on the devnet). */
-const ROUTER = MULTICALL3_ADDRESS
-const MAX_UINT160 = 2n ** 160n - 1n
-const ZERO: Address = '0x0000000000000000000000000000000000000000'
-
 let chain: TypedDataChain
-/** Rules shown firing with a benign twin; the last test checks every rule is among them. */
-const covered = new Set<string>()
 
 beforeAll(async () => {
   chain = await startTypedDataChain()
@@ -46,120 +34,8 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-const PERMIT2_DOMAIN_TYPES = [
-  { name: 'name', type: 'string' },
-  { name: 'chainId', type: 'uint256' },
-  { name: 'verifyingContract', type: 'address' },
-]
-
-function permitSingle(o: {
-  spender: Address
-  amount: bigint
-  expiration: bigint
-  sigDeadline?: bigint
-  nonce?: number
-  verifyingContract?: Address
-}) {
-  return {
-    signer: OWNER,
-    typedData: {
-      domain: {
-        name: 'Permit2',
-        chainId: 8453,
-        verifyingContract: o.verifyingContract ?? PERMIT2_ADDRESS,
-      },
-      types: { EIP712Domain: PERMIT2_DOMAIN_TYPES, ...PERMIT_SINGLE_TYPES },
-      primaryType: 'PermitSingle',
-      message: {
-        details: {
-          token: chain.token,
-          amount: o.amount.toString(),
-          expiration: o.expiration.toString(),
-          nonce: o.nonce ?? 0,
-        },
-        spender: o.spender,
-        sigDeadline: (o.sigDeadline ?? chain.now + 1800n).toString(),
-      },
-    },
-  }
-}
-
-function permit(o: {
-  name?: string
-  version?: string
-  chainId?: number
-  verifyingContract?: Address
-  spender?: Address
-  value?: bigint
-  nonce?: number
-  deadline?: bigint
-}) {
-  return {
-    signer: OWNER,
-    typedData: {
-      domain: {
-        name: o.name ?? 'Test Token',
-        version: o.version ?? '1',
-        chainId: o.chainId ?? 8453,
-        verifyingContract: o.verifyingContract ?? chain.token,
-      },
-      types: PERMIT_TYPES,
-      primaryType: 'Permit',
-      message: {
-        owner: OWNER,
-        spender: o.spender ?? ROUTER,
-        value: (o.value ?? parseEther('100')).toString(),
-        nonce: o.nonce ?? 0,
-        deadline: (o.deadline ?? chain.now + 1800n).toString(),
-      },
-    },
-  }
-}
-
-describe('must hold', () => {
-  it('an unlimited Permit2 PermitSingle to an address without code is block', async () => {
-    const { status, body } = await screenTypedData(
-      chain,
-      permitSingle({ spender: NOBODY, amount: MAX_UINT160, expiration: 2n ** 48n - 1n }),
-    )
-    expect(status).toBe(200)
-    expect(body.kind).toBe('permit2-permit-single')
-    expect(body.verdict).toBe('block')
-    expect(idsOf(body)).toEqual(
-      expect.arrayContaining(['permit-spender-no-code', 'permit-unlimited']),
-    )
-    const noCode = body.findings.find((f) => f.id === 'permit-spender-no-code')
-    expect(noCode?.detail).toContain(NOBODY)
-  })
-
-  it('the same permit to a contract spender, bounded, expiring in 30 minutes is sign', async () => {
-    const { body } = await screenTypedData(
-      chain,
-      permitSingle({ spender: ROUTER, amount: parseEther('250'), expiration: chain.now + 1800n }),
-    )
-    expect(body.verdict).toBe('sign')
-    expect(body.findings).toEqual([])
-    expect(body.chainFacts).toMatchObject({
-      contractDomain: { source: 'permit2', name: 'Permit2', verifyingContract: PERMIT2_ADDRESS },
-      nonces: [{ kind: 'permit2-allowance', status: 'current', current: '0' }],
-      spenders: [{ address: ROUTER, hasCode: true }],
-    })
-    // Amounts come in token units where decimals are readable.
-    expect(body.grants).toMatchObject([
-      { amount: parseEther('250').toString(), decimals: 18, symbol: 'TST' },
-    ])
-  })
-
-  it("a Permit claiming USDC's name and version at another contract is not sign, naming both addresses", async () => {
-    const { body } = await screenTypedData(chain, permit({ name: 'USD Coin', version: '2' }))
-    expect(body.verdict).not.toBe('sign')
-    const mismatch = body.findings.find((f) => f.id === 'typed-data-domain-mismatch')
-    expect(mismatch?.severity).toBe('critical')
-    expect(mismatch?.detail).toContain(chain.token)
-    expect(mismatch?.detail).toContain(USDC_ADDRESS)
-    expect(mismatch?.detail).toContain('"Test Token"')
-  })
-})
+/** Rules shown firing with a benign twin; the last test checks every rule is among them. */
+const covered = new Set<string>()
 
 describe('each rule fires, and its benign twin does not', () => {
   async function pair(
@@ -180,8 +56,8 @@ describe('each rule fires, and its benign twin does not', () => {
   it('typed-data-foreign-chain', async () => {
     const { fired, twin } = await pair(
       'typed-data-foreign-chain',
-      permit({ chainId: 1 }),
-      permit({}),
+      permit(chain, { chainId: 1 }),
+      permit(chain, {}),
     )
     expect(fired.verdict).toBe('block')
     expect(twin.verdict).toBe('sign')
@@ -190,27 +66,27 @@ describe('each rule fires, and its benign twin does not', () => {
   it('typed-data-verifier-no-code', async () => {
     await pair(
       'typed-data-verifier-no-code',
-      permitSingle({
+      permitSingle(chain, {
         spender: ROUTER,
         amount: 1n,
         expiration: chain.now + 60n,
         verifyingContract: NOBODY,
       }),
-      permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 60n }),
+      permitSingle(chain, { spender: ROUTER, amount: 1n, expiration: chain.now + 60n }),
     )
   })
 
   it("typed-data-domain-mismatch: the contract's own EIP-5267 domain, and Permit2's name elsewhere", async () => {
-    await pair('typed-data-domain-mismatch', permit({ version: '2' }), permit({}))
+    await pair('typed-data-domain-mismatch', permit(chain, { version: '2' }), permit(chain, {}))
     const { fired } = await pair(
       'typed-data-domain-mismatch',
-      permitSingle({
+      permitSingle(chain, {
         spender: ROUTER,
         amount: 1n,
         expiration: chain.now + 60n,
         verifyingContract: chain.seaport,
       }),
-      permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 60n }),
+      permitSingle(chain, { spender: ROUTER, amount: 1n, expiration: chain.now + 60n }),
     )
     const detail = fired.findings.find((f) => f.id === 'typed-data-domain-mismatch')?.detail
     expect(detail).toContain(chain.seaport)
@@ -218,7 +94,7 @@ describe('each rule fires, and its benign twin does not', () => {
   })
 
   it('typed-data-domain-mismatch on real USDC: its own domain is sign', async () => {
-    const usdc = permit({
+    const usdc = permit(chain, {
       name: 'USD Coin',
       version: '2',
       verifyingContract: USDC_ADDRESS,
@@ -230,15 +106,19 @@ describe('each rule fires, and its benign twin does not', () => {
   })
 
   it('permit-spender-no-code', async () => {
-    const { fired } = await pair('permit-spender-no-code', permit({ spender: NOBODY }), permit({}))
+    const { fired } = await pair(
+      'permit-spender-no-code',
+      permit(chain, { spender: NOBODY }),
+      permit(chain, {}),
+    )
     expect(fired.verdict).toBe('block')
   })
 
   it('permit-unlimited, in token units', async () => {
     const { fired, twin } = await pair(
       'permit-unlimited',
-      permit({ value: maxUint256 }),
-      permit({ value: parseEther('100') }),
+      permit(chain, { value: maxUint256 }),
+      permit(chain, { value: parseEther('100') }),
     )
     expect(fired.verdict).toBe('review')
     expect(twin.verdict).toBe('sign')
@@ -266,18 +146,18 @@ describe('each rule fires, and its benign twin does not', () => {
   it('typed-data-far-deadline', async () => {
     await pair(
       'typed-data-far-deadline',
-      permit({ deadline: maxUint256 }),
-      permit({ deadline: chain.now + 1800n }),
+      permit(chain, { deadline: maxUint256 }),
+      permit(chain, { deadline: chain.now + 1800n }),
     )
     await pair(
       'typed-data-far-deadline',
-      permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 400n * 86_400n }),
-      permitSingle({ spender: ROUTER, amount: 1n, expiration: chain.now + 1800n }),
+      permitSingle(chain, { spender: ROUTER, amount: 1n, expiration: chain.now + 400n * 86_400n }),
+      permitSingle(chain, { spender: ROUTER, amount: 1n, expiration: chain.now + 1800n }),
     )
   })
 
   it('permit-nonce-not-current: a future EIP-2612 nonce, and a Permit2 nonce invalidated on chain', async () => {
-    await pair('permit-nonce-not-current', permit({ nonce: 5 }), permit({ nonce: 0 }))
+    await pair('permit-nonce-not-current', permit(chain, { nonce: 5 }), permit(chain, { nonce: 0 }))
     // The owner really moves its Permit2 nonce (token, spender) forward: 0 is then used, 3 current.
     const { publicClient, walletClient } = clients(chain.devnet.rpcUrl, owner)
     const hash = await walletClient.writeContract({
@@ -289,8 +169,8 @@ describe('each rule fires, and its benign twin does not', () => {
     await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
     const { fired } = await pair(
       'permit-nonce-not-current',
-      permitSingle({ spender: chain.safe, amount: 1n, expiration: 0n, nonce: 0 }),
-      permitSingle({ spender: chain.safe, amount: 1n, expiration: 0n, nonce: 3 }),
+      permitSingle(chain, { spender: chain.safe, amount: 1n, expiration: 0n, nonce: 0 }),
+      permitSingle(chain, { spender: chain.safe, amount: 1n, expiration: 0n, nonce: 3 }),
     )
     expect(fired.findings.find((f) => f.id === 'permit-nonce-not-current')?.detail).toContain(
       'already used',
@@ -431,25 +311,9 @@ describe('each rule fires, and its benign twin does not', () => {
         message: { nonce: 'abc', issuedAt: chain.now.toString() },
       },
     }
-    const { fired } = await pair('typed-data-unknown', login, permit({}))
+    const { fired } = await pair('typed-data-unknown', login, permit(chain, {}))
     expect(fired.verdict).toBe('sign')
     expect(fired.kind).toBe('unknown')
-  })
-})
-
-describe('amount units', () => {
-  it('gives whole tokens at 6 decimals for USDC', async () => {
-    const { body } = await screenTypedData(
-      chain,
-      permit({
-        name: 'USD Coin',
-        version: '2',
-        verifyingContract: USDC_ADDRESS,
-        value: parseUnits('1000000000000000000000000000000000000000', 6),
-      }),
-    )
-    const detail = body.findings.find((f) => f.id === 'permit-unlimited')?.detail
-    expect(detail).toContain('(1000000000000000000000000000000000000000 USDC)')
   })
 })
 
