@@ -157,6 +157,45 @@ describe('strict validation: 422 with a stable code, never a 500', () => {
     })
   }
 
+  it('treats __proto__, constructor and toString as plain names', async () => {
+    const odd = await screenTypedData(chain, {
+      signer: OWNER,
+      typedData: {
+        domain: { name: 'x' },
+        types: {
+          constructor: [
+            { name: 'toString', type: 'uint256' },
+            { name: '__proto__', type: 'bool' },
+          ],
+        },
+        primaryType: 'constructor',
+        message: JSON.parse('{"toString": 1, "__proto__": true}'),
+      },
+    })
+    expect(odd.status, odd.text).toBe(200)
+    expect(odd.body.decoded).toEqual(JSON.parse('{"toString": "1", "__proto__": true}'))
+    const missing = await postJson(chain.app, TYPED_DATA_PATH, {
+      signer: OWNER,
+      typedData: {
+        domain: { name: 'x' },
+        types: { T: [{ name: 'toString', type: 'uint256' }] },
+        primaryType: 'T',
+        message: {},
+      },
+    })
+    expect(missing.status).toBe(422)
+    const proto = await postJson(
+      chain.app,
+      TYPED_DATA_PATH,
+      JSON.parse(
+        '{"signer":"' +
+          OWNER +
+          '","typedData":{"domain":{},"types":{"__proto__":[{"name":"a","type":"bool"}]},"primaryType":"__proto__","message":{"a":true}}}',
+      ),
+    )
+    expect([200, 422]).toContain(proto.status)
+  })
+
   it('refuses nesting deeper than 8 levels of a recursive type', async () => {
     let node: Record<string, unknown> = { children: [] }
     for (let i = 0; i < 30; i++) node = { children: [node] }

@@ -81,7 +81,8 @@ function checkTypes(raw: unknown): { types: TypedTypes; domainFields: TypedField
   const names = Object.keys(raw)
   if (names.length > TYPED_DATA_LIMITS.types)
     throw new InvalidTypedDataError('types', `more than ${TYPED_DATA_LIMITS.types} types`)
-  const types: Record<string, TypedField[]> = {}
+  // Null prototype: a type named `__proto__` or `constructor` is data, never the object's shape.
+  const types: Record<string, TypedField[]> = Object.create(null)
   let domainFields: TypedField[] | undefined
   for (const name of names) {
     if (!NAME.test(name) || name.length > 256 || looksElementary(name) || isElementary(name))
@@ -207,9 +208,9 @@ function makeWalker(types: TypedTypes) {
       if (!known.has(key))
         throw new InvalidTypedDataError(`${path}.${key}`, 'is not a field of its type')
     }
-    const out: { [field: string]: TypedValue } = {}
+    const out: { [field: string]: TypedValue } = Object.create(null)
     for (const field of fields) {
-      if (!(field.name in value))
+      if (!Object.hasOwn(value, field.name))
         throw new InvalidTypedDataError(`${path}.${field.name}`, `is missing (${field.type})`)
       out[field.name] = walk(`${path}.${field.name}`, field.type, value[field.name], depth)
     }
@@ -222,7 +223,7 @@ function checkDomain(raw: unknown, declared: TypedField[] | undefined) {
   if (!isObject(raw)) throw new InvalidTypedDataError('domain', 'must be an object')
   const present = Object.keys(raw).filter((k) => raw[k] !== undefined)
   for (const key of present) {
-    if (!(key in DOMAIN_FIELD_TYPES))
+    if (!Object.hasOwn(DOMAIN_FIELD_TYPES, key))
       throw new InvalidTypedDataError(`domain.${key}`, 'is not an EIP-712 domain field')
   }
   // Without an EIP712Domain type, the fields present are signed in EIP-712's order.
@@ -232,7 +233,10 @@ function checkDomain(raw: unknown, declared: TypedField[] | undefined) {
       .filter((k) => present.includes(k))
       .map((name) => ({ name, type: DOMAIN_FIELD_TYPES[name] as string }))
   for (const [i, field] of fields.entries()) {
-    if (DOMAIN_FIELD_TYPES[field.name] !== field.type)
+    if (
+      !Object.hasOwn(DOMAIN_FIELD_TYPES, field.name) ||
+      DOMAIN_FIELD_TYPES[field.name] !== field.type
+    )
       throw new InvalidTypedDataError(
         `types.EIP712Domain.${i}`,
         `${field.name} must be ${DOMAIN_FIELD_TYPES[field.name] ?? 'a domain field'}`,
