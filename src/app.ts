@@ -15,6 +15,7 @@ import { AppError } from './errors.js'
 import { notFound, onError, validationHook } from './http/errors.js'
 import { rateLimit } from './http/rate-limit.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
+import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
 import { registerOperations } from './routes/operations.js'
 import { registerPages } from './routes/pages.js'
@@ -177,6 +178,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   })
 
   registerBaseTransactionPreflight(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    preflight: () => deps.preflight,
+  })
+  registerBaseTypedDataPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })

@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'invalid_request'
+  | 'invalid_typed_data'
   | 'invalid_json'
   | 'unsupported_content_type'
   | 'body_too_large'
@@ -33,6 +34,8 @@ export function statusForCode(
 ): 401 | 402 | 404 | 405 | 422 | 429 | 500 | 502 | 503 {
   switch (code) {
     case 'invalid_request':
+    // EIP-712 typed data that no wallet could sign as given (bad types, values or bounds).
+    case 'invalid_typed_data':
     case 'invalid_json':
     case 'unsupported_content_type':
     case 'body_too_large':

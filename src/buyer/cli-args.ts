@@ -17,6 +17,9 @@ Commands:
   discover                               fetch and summarise discovery (/.well-known/x402)
   check --from A --to B [--data 0x..] [--value 0x..]
                                          free read-only preflight; exit 0 sign, 1 review, 2 block
+  check-typed --file typed.json [--signer A]
+                                         free typed-data preflight of EIP-712 data (eth_signTypedData_v4
+                                         JSON, or {signer, typedData}); exit 0 sign, 1 review, 2 block
   challenge [--from A]                   the unpaid 402, checked against discovery; exit 0 match, 4 not
   flow [--to B] [--data 0x..] [--value 0x..] [--yes] [--payment-signature SIG]
                                          the recommended new-user flow: discovery, unpaid 402 checked
@@ -56,6 +59,8 @@ export function parseCliArgs(argv: string[]) {
       value: { type: 'string' },
       'rpc-url': { type: 'string' },
       'max-chars': { type: 'string' },
+      file: { type: 'string' },
+      signer: { type: 'string' },
       'payment-signature': { type: 'string' },
       yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

@@ -23,6 +23,7 @@ import {
   type PaidPreflight,
 } from './guard-client.js'
 import type { Discovery } from './guard-responses.js'
+import { withTypedDataGuard } from './typed-data-guard.js'
 
 /**
  * `flow`: the recommended new-user flow. Discovery; the unpaid 402, which must match discovery
@@ -93,9 +94,19 @@ export async function flowCommand(
       ? `paying ${discovery.price} from ${payer.address} (${payer.source})`
       : `resuming the payment given with --payment-signature (no new payment) from ${payer.address}`,
   )
+  // The payment authorization is typed data like any other: screened before it is signed.
+  const account = withTypedDataGuard(payer.account, {
+    guard,
+    ...(discovery.environment ? { environment: discovery.environment } : {}),
+    onCheck: (check) =>
+      print.step(
+        () =>
+          `payment authorization screened (${check.result.kind}): ${check.verdict.toUpperCase()}`,
+      ),
+  })
   const paidGuard = createGuardClient({
     baseUrl: guard.baseUrl,
-    payer: { account: payer.account, publicClient: chain.client as GuardPayer['publicClient'] },
+    payer: { account, publicClient: chain.client as GuardPayer['publicClient'] },
     ...(io.fetch ? { fetch: io.fetch } : {}),
   })
   const paid = await paidGuard.paidPreflight(tx, {

@@ -10,6 +10,7 @@ import {
 } from './cli-commands.js'
 import { flowCommand } from './cli-flow.js'
 import { type CliIo, EXIT, printer, UsageError } from './cli-output.js'
+import { checkTypedCommand } from './cli-typed-data.js'
 import { createGuardClient } from './guard-client.js'
 
 /**
@@ -44,6 +45,8 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
         return await discoverCommand(guard, print)
       case 'check':
         return await checkCommand(guard, print, values)
+      case 'check-typed':
+        return await checkTypedCommand(guard, print, values)
       case 'challenge':
         return await challengeCommand(guard, print, values)
       case 'flow':

@@ -13,6 +13,8 @@ import {
   type Receipt,
   ReceiptSchema,
   type Settlement,
+  type TypedDataResult,
+  TypedDataResultSchema,
 } from './guard-responses.js'
 import { paidPreflight } from './paid-preflight.js'
 import { type ReceiptBinding, type ReceiptVerification, verifyReceipt } from './verify-receipt.js'
@@ -21,6 +23,7 @@ import { type ReceiptBinding, type ReceiptVerification, verifyReceipt } from './
 export const DISCOVERY_PATH = '/.well-known/x402'
 export const READ_ONLY_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflight'
 export const EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
+export const TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
 /** The paid route; discovery's `route` is used whenever discovery is at hand. */
 export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
 
@@ -33,6 +36,21 @@ export interface TransactionRequest {
   data: Hex
   /** Wei, hex (`0x0`). */
   value?: Hex
+}
+
+/** EIP-712 typed data in the `eth_signTypedData_v4` JSON form (integers as strings or numbers). */
+export interface TypedDataJson {
+  domain: Record<string, unknown>
+  types: Record<string, readonly { name: string; type: string }[]>
+  primaryType: string
+  message: Record<string, unknown>
+}
+
+/** A typed-data check: who would sign what. */
+export interface TypedDataRequest {
+  chainId?: '0x2105'
+  signer: Address
+  typedData: TypedDataJson
 }
 
 /**
@@ -102,6 +120,8 @@ export interface GuardClient {
   discovery(): Promise<Discovery>
   /** The free read-only preflight: verdict, findings, call, gas, fees. */
   preflight(tx: TransactionRequest): Promise<PreflightResult>
+  /** The free typed-data preflight: what a signature would grant, and a verdict. Signs nothing. */
+  typedDataPreflight(request: TypedDataRequest): Promise<TypedDataResult>
   /** POSTs to the paid route without payment and returns the 402 as received (no wallet). */
   unpaidChallenge(
     tx: TransactionRequest,
@@ -167,6 +187,12 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       const res = await postJson(READ_ONLY_PREFLIGHT_PATH, tx)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, PreflightResultSchema, 'preflight answer')
+    },
+
+    async typedDataPreflight(request) {
+      const res = await postJson(TYPED_DATA_PREFLIGHT_PATH, request)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, TypedDataResultSchema, 'typed-data preflight answer')
     },
 
     async unpaidChallenge(tx, opts = {}) {

@@ -174,6 +174,19 @@ export const DiscoverySchema = z.looseObject({
 })
 export type Discovery = z.infer<typeof DiscoverySchema>
 
+/** A typed-data preflight answer (`POST /payanagent/v1/base-typed-data-preflight`). */
+export const TypedDataResultSchema = z.looseObject({
+  verdict: z.enum(['sign', 'review', 'block']),
+  findings: z.array(FindingSchema),
+  environment: z.enum(['devnet', 'mainnet']),
+  chainId: z.string(),
+  block: z.looseObject({ number: z.string(), hash: hex, timestamp: z.string() }),
+  signer: address,
+  kind: z.string(),
+  typedData: z.looseObject({ primaryType: z.string(), digest: bytes32 }),
+})
+export type TypedDataResult = z.infer<typeof TypedDataResultSchema>
+
 /** The public-page evidence answer (spec 2.3). */
 export const PageEvidenceSchema = z.looseObject({
   markdown: z.string(),

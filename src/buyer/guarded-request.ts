@@ -1,5 +1,5 @@
-import { type Hex, hexToNumber } from 'viem'
-import type { TransactionRequest } from './guard-client.js'
+import { type Address, type Hex, hexToNumber, isAddress } from 'viem'
+import type { TransactionRequest, TypedDataJson } from './guard-client.js'
 import { notCheckable } from './pre-send-guard-errors.js'
 import { objectToGuardRequest, rawToGuardRequest } from './to-guard-request.js'
 
@@ -22,14 +22,28 @@ const RAW_SENDS = new Set([
   'eth_sendRawTransactionConditional',
 ])
 
+/** What the transport does with signature requests. */
+export interface SignaturePolicy {
+  /** Checks typed data before `eth_signTypedData_v4` reaches the wallet; throws to refuse. */
+  checkTypedData(signer: Address, typedData: TypedDataJson): Promise<void>
+  /** Let raw-hash `eth_sign` through (default: refused, a hash cannot be screened). */
+  allowRawSign: boolean
+}
+
+/** Typed-data signing methods: the v4 JSON form is checked, anything else refused. */
+const TYPED_DATA_SIGNS = /^eth_signTypedData(?:_v[0-9]+)?$/
+
 /**
  * `inner` behind the guard's RPC method policy: a request that sends one transaction reaches
- * `inner` only after `check` resolved for it (`check` throws to refuse); any other method that
- * sends or signs a transaction is refused; everything else passes untouched.
+ * `inner` only after `check` resolved for it (`check` throws to refuse); typed data reaches it
+ * only after `signatures.checkTypedData` resolved (refused without a policy); raw-hash
+ * `eth_sign` is refused unless allowed; any other method that sends or signs a transaction is
+ * refused; everything else passes untouched.
  */
 export function guardedRequest(
   inner: RequestFn,
   check: (transaction: TransactionRequest) => Promise<void>,
+  signatures?: SignaturePolicy,
 ): RequestFn {
   const chainId = async (): Promise<number> =>
     hexToNumber((await inner({ method: 'eth_chainId' })) as Hex)
@@ -42,6 +56,14 @@ export function guardedRequest(
       transaction = await objectToGuardRequest(params[0], chainId)
     } else if (RAW_SENDS.has(method)) {
       transaction = await rawToGuardRequest(params[0])
+    } else if (TYPED_DATA_SIGNS.test(method) || /signtypeddata/i.test(method)) {
+      const request = TYPED_DATA_SIGNS.test(method) ? typedDataRequest(params) : undefined
+      if (!request || !signatures) throw notCheckable(`typed data sent as ${method}`)
+      await signatures.checkTypedData(request.signer, request.typedData)
+      return
+    } else if (method === 'eth_sign') {
+      if (!signatures?.allowRawSign) throw notCheckable('a raw-hash signature (eth_sign)')
+      return
     } else if (sendsOrSignsTransactions(method)) {
       throw notCheckable(method)
     } else {
@@ -59,4 +81,34 @@ export function guardedRequest(
 /** Methods that send or sign transactions other than the checked ones: refused. */
 function sendsOrSignsTransactions(method: string): boolean {
   return /^[a-z0-9]+_send/i.test(method) || /sign(raw)?transaction/i.test(method)
+}
+
+/**
+ * The signer and typed data of an `eth_signTypedData*` request: `[address, typedData]` with the
+ * typed data as a JSON string or object in the v4 form. Anything else (v1's array form) is
+ * undefined: it cannot be checked.
+ */
+function typedDataRequest(
+  params: unknown[],
+): { signer: Address; typedData: TypedDataJson } | undefined {
+  const [signer, raw] = params
+  if (typeof signer !== 'string' || !isAddress(signer, { strict: false })) return undefined
+  let typedData: unknown = raw
+  if (typeof raw === 'string') {
+    try {
+      typedData = JSON.parse(raw)
+    } catch {
+      return undefined
+    }
+  }
+  if (typeof typedData !== 'object' || typedData === null || Array.isArray(typedData))
+    return undefined
+  const t = typedData as Record<string, unknown>
+  if (
+    typeof t.primaryType !== 'string' ||
+    typeof t.types !== 'object' ||
+    typeof t.message !== 'object'
+  )
+    return undefined
+  return { signer: signer as Address, typedData: typedData as TypedDataJson }
 }

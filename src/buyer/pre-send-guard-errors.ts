@@ -1,5 +1,6 @@
 import type { GuardError } from './guard-error.js'
 import type { Finding } from './guard-responses.js'
+import type { TypedDataCheck } from './typed-data-guard.js'
 import type { GuardCheck } from './viem-guard.js'
 
 /** Base of every refusal by {@link withPreSendGuard}: nothing was sent. */
@@ -34,7 +35,8 @@ export class TransactionNeedsReviewError extends PreSendGuardError {
 /**
  * The guard cannot judge this transaction or signature (contract creation, EIP-7702
  * authorizations, batched calls, a chain other than Base, signing a transaction to broadcast
- * elsewhere, an action added to the client before it was wrapped): nothing was sent or signed.
+ * elsewhere, a raw-hash `eth_sign`, typed data not in the `eth_signTypedData_v4` form, an action
+ * added to the client before it was wrapped): nothing was sent or signed.
  */
 export class TransactionNotCheckableError extends PreSendGuardError {
   override name = 'TransactionNotCheckableError'
@@ -71,4 +73,28 @@ export function notCheckable(what: string): TransactionNotCheckableError {
   return new TransactionNotCheckableError(
     `${what} cannot be checked by the guard; use the unwrapped client deliberately`,
   )
+}
+
+/** The guard's verdict on typed data was `block`: nothing was signed. */
+export class SignatureBlockedError extends PreSendGuardError {
+  override name = 'SignatureBlockedError'
+  readonly check: TypedDataCheck
+  readonly findings: Finding[]
+  constructor(check: TypedDataCheck) {
+    super(`the guard blocked this signature: ${summary(check.findings, 'critical')}`)
+    this.check = check
+    this.findings = check.findings
+  }
+}
+
+/** The verdict on typed data was `review` and no `onReview` approved it: nothing was signed. */
+export class SignatureNeedsReviewError extends PreSendGuardError {
+  override name = 'SignatureNeedsReviewError'
+  readonly check: TypedDataCheck
+  readonly findings: Finding[]
+  constructor(check: TypedDataCheck) {
+    super(`the guard asks for a review of this signature: ${summary(check.findings, 'warning')}`)
+    this.check = check
+    this.findings = check.findings
+  }
 }

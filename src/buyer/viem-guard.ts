@@ -18,6 +18,13 @@ import {
   TransactionNeedsReviewError,
 } from './pre-send-guard-errors.js'
 import { rebuildWalletClient } from './rebuild-wallet-client.js'
+import {
+  createTypedDataJudge,
+  guardAccount,
+  isGuardedAccount,
+  type TypedDataCheck,
+  toTypedDataJson,
+} from './typed-data-guard.js'
 import type { ReceiptVerification } from './verify-receipt.js'
 import { withSuggestedFees } from './with-suggested-fees.js'
 
@@ -78,6 +85,18 @@ export interface PreSendGuardOptions {
   maxSuggestedFeePerGas?: bigint
   /** When set, a check from another environment (a devnet guard for a mainnet wallet) throws. */
   environment?: 'devnet' | 'mainnet'
+  /**
+   * Called on a `review` verdict for typed data (`signTypedData`, `eth_signTypedData_v4`);
+   * resolve exactly `true` to sign anyway. Without it a review throws SignatureNeedsReviewError.
+   */
+  onTypedDataReview?: (check: TypedDataCheck) => boolean | Promise<boolean>
+  /** Called with every typed-data check, before its verdict is acted on. */
+  onTypedDataCheck?: (check: TypedDataCheck) => void
+  /**
+   * Default false: raw-hash signatures (`eth_sign`, a local account's `sign({hash})`) are
+   * refused, since a hash cannot be screened (it may be a transaction's or a permit's digest).
+   */
+  allowRawSign?: boolean
 }
 
 /** What {@link withPreSendGuard} adds to the client. */
@@ -104,6 +123,13 @@ export interface PreSendGuardActions {
  * Extend the wrapped client instead: `withPreSendGuard(client, o).extend(walletActionsL2())`.
  * `signTransaction`, `signAuthorization` and `prepareAuthorization` throw: a signed transaction
  * or EIP-7702 authorization could be used without the guard.
+ *
+ * Typed data is screened before it is signed, on the free typed-data route, whichever path signs
+ * it: `eth_signTypedData_v4` through the transport (JSON-RPC accounts), the client's local
+ * account (replaced by a guarded copy), or a local account passed per call. `block` throws
+ * SignatureBlockedError, `review` asks `onTypedDataReview` (default: throw
+ * SignatureNeedsReviewError). Raw-hash `eth_sign` and a local account's `sign({hash})` are
+ * refused unless `allowRawSign`.
  *
  * @example
  * const wallet = withPreSendGuard(createWalletClient({ account, chain: base, transport: http() }), {
@@ -165,20 +191,52 @@ export function withPreSendGuard<client extends AnyWalletClient>(
     return check
   }
 
+  // Typed data is always screened on the free route, whatever the mode: a signature costs nothing
+  // to screen and a permit moves as much as a transaction.
+  const allowRawSign = options.allowRawSign ?? false
+  const judgeTypedData = createTypedDataJudge({
+    guard,
+    failClosed,
+    allowRawSign,
+    ...(options.onTypedDataReview ? { onReview: options.onTypedDataReview } : {}),
+    ...(options.onTypedDataCheck ? { onCheck: options.onTypedDataCheck } : {}),
+    ...(options.onGuardUnavailable ? { onGuardUnavailable: options.onGuardUnavailable } : {}),
+    ...(options.environment ? { environment: options.environment } : {}),
+  })
+
   // The guarded transport: every request goes through here, whichever action makes it. A
   // transaction a named action already judged (and is sending) is not asked about twice.
+  // JSON-RPC accounts sign typed data through it (`eth_signTypedData_v4`).
   const inner = (walletClient as unknown as { request: RequestFn }).request
-  const request = guardedRequest(inner, async (transaction) => {
-    if (!approved.has(transaction)) await judge(transaction)
-  })
-  const guardedBase = rebuildWalletClient(walletClient, request)
+  const request = guardedRequest(
+    inner,
+    async (transaction) => {
+      if (!approved.has(transaction)) await judge(transaction)
+    },
+    {
+      checkTypedData: async (signer, typedData) => {
+        await judgeTypedData(signer, typedData)
+      },
+      allowRawSign,
+    },
+  )
+  // A local account signs typed data without the transport: its signTypedData is guarded too.
+  const account = (walletClient as { account?: { type?: string } }).account
+  const guardedWallet =
+    account?.type === 'local' && !isGuardedAccount(account)
+      ? ({
+          ...walletClient,
+          account: guardAccount(account as never, judgeTypedData, allowRawSign),
+        } as unknown as client)
+      : walletClient
+  const guardedBase = rebuildWalletClient(guardedWallet, request)
 
   // viem types `extend` to forbid overriding its actions; overriding them is the point here.
   const extendable = guardedBase as unknown as {
     extend(fn: (client: AnyWalletClient) => Record<string, unknown>): unknown
   }
-  return extendable.extend((base) =>
-    guardedWalletActions(base, {
+  return extendable.extend((base) => ({
+    ...guardedWalletActions(base, {
       judge,
       ask,
       approved,
@@ -188,5 +246,15 @@ export function withPreSendGuard<client extends AnyWalletClient>(
           ? withSuggestedFees(parameters, check.result.fees, feeCeiling)
           : parameters,
     }),
-  ) as unknown as client & PreSendGuardActions
+    // An account passed per call (`signTypedData({account, ...})`) may be an unguarded local
+    // account that never touches the transport: it is checked here. The client's own account
+    // and JSON-RPC accounts are checked where they sign, once.
+    signTypedData: async (parameters: Record<string, unknown>) => {
+      const given = parameters.account as { type?: string; address?: `0x${string}` } | undefined
+      if (given?.type === 'local' && !isGuardedAccount(given) && given.address) {
+        await judgeTypedData(given.address, toTypedDataJson(parameters))
+      }
+      return base.signTypedData(parameters as never)
+    },
+  })) as unknown as client & PreSendGuardActions
 }

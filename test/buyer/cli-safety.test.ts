@@ -138,6 +138,42 @@ describe('flow with BUYER_PRIVATE_KEY', () => {
     expect(r.all).not.toContain(SECRET)
   })
 
+  it('screens the payment authorization first: a block from the typed-data route pays nothing', async () => {
+    const userRpc = await rpc(settledChain)
+    const fake = await guard({
+      environment: 'mainnet',
+      typedData: (body) => ({
+        verdict: 'block',
+        findings: [
+          {
+            id: 'typed-data-domain-mismatch',
+            severity: 'critical',
+            title: 'Domain does not match',
+            detail: 'lure',
+          },
+        ],
+        environment: 'mainnet',
+        chainId: '0x2105',
+        block: { number: '100', hash: `0x${'11'.repeat(32)}`, timestamp: '1700000000' },
+        signer: body.signer,
+        kind: 'eip3009-transfer-with-authorization',
+        typedData: { primaryType: 'TransferWithAuthorization', digest: `0x${'22'.repeat(32)}` },
+      }),
+    })
+    const r = await run(['flow', '--url', fake.baseUrl, '--yes'], {
+      BUYER_PRIVATE_KEY: KEY,
+      BASE_RPC_URL: userRpc.url,
+    })
+    expect(r.code, r.all).not.toBe(EXIT.ok)
+    expect(fake.typedDataChecks).toHaveLength(1)
+    expect(fake.typedDataChecks[0]).toMatchObject({
+      signer: PAYER,
+      typedData: { primaryType: 'TransferWithAuthorization' },
+    })
+    expect(fake.payments).toHaveLength(0)
+    expect(r.all).toContain('typed-data-domain-mismatch')
+  })
+
   it('never prints an RPC URL beyond its origin', async () => {
     const fake = await guard({ environment: 'mainnet' })
     const dead = `http://127.0.0.1:9/v2/${SECRET}?apikey=${SECRET}2`

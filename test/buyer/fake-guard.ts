@@ -49,6 +49,8 @@ export interface FakeGuardOptions {
   discovery?: (d: Record<string, unknown>) => Record<string, unknown>
   /** The read-only route's answer for a body (default: a `sign` with no findings). */
   preflight?: (body: Record<string, unknown>) => Record<string, unknown>
+  /** The typed-data route's answer for a body (default: a `sign` with no findings). */
+  typedData?: (body: Record<string, unknown>) => Record<string, unknown>
   /** The paid route's answer to a paid request (default: {@link genuinePaidReply}). */
   paid?: (payment: ReceivedPayment) => PaidReply | Promise<PaidReply>
 }
@@ -59,6 +61,8 @@ export interface FakeGuard {
   payments: ReceivedPayment[]
   /** Read-only preflight bodies, in order. */
   preflights: Record<string, unknown>[]
+  /** Typed-data preflight bodies (the kit screens its payment authorizations), in order. */
+  typedDataChecks: Record<string, unknown>[]
   /** Distinct EIP-3009 nonces signed: how many payments were made. */
   distinctPayments(): number
   close(): Promise<void>
@@ -140,6 +144,7 @@ export const settlementPending: PaidReply = {
 export async function startFakeGuard(options: FakeGuardOptions = {}): Promise<FakeGuard> {
   const payments: ReceivedPayment[] = []
   const preflights: Record<string, unknown>[] = []
+  const typedDataChecks: Record<string, unknown>[] = []
   let baseUrl = ''
   const reply = (res: http.ServerResponse, r: PaidReply) => {
     res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers })
@@ -181,6 +186,24 @@ export async function startFakeGuard(options: FakeGuardOptions = {}): Promise<Fa
         reply(res, {
           status: 200,
           body: JSON.stringify(options.preflight ? options.preflight(body) : preflightResult()),
+        })
+        return
+      }
+      if (req.url === '/payanagent/v1/base-typed-data-preflight') {
+        typedDataChecks.push(body)
+        const answer = {
+          verdict: 'sign',
+          findings: [],
+          environment: options.environment ?? 'mainnet',
+          chainId: '0x2105',
+          block: { number: '100', hash: `0x${'11'.repeat(32)}`, timestamp: '1700000000' },
+          signer: body.signer,
+          kind: 'eip3009-transfer-with-authorization',
+          typedData: { primaryType: 'TransferWithAuthorization', digest: `0x${'22'.repeat(32)}` },
+        }
+        reply(res, {
+          status: 200,
+          body: JSON.stringify(options.typedData ? options.typedData(body) : answer),
         })
         return
       }
@@ -231,6 +254,7 @@ export async function startFakeGuard(options: FakeGuardOptions = {}): Promise<Fa
     baseUrl,
     payments,
     preflights,
+    typedDataChecks,
     distinctPayments: () =>
       new Set(
         payments.map(

@@ -70,6 +70,12 @@ export function discoveryDocument(input: DiscoveryInputs) {
         path: '/payanagent/v1/public-page-evidence',
         description: 'One public URL to bounded, SHA-256-hashed markdown. No payment.',
       },
+      {
+        method: 'POST',
+        path: '/payanagent/v1/base-typed-data-preflight',
+        description:
+          'EIP-712 typed data (eth_signTypedData_v4) screened before signing, with a sign/review/block verdict. No payment.',
+      },
     ],
     receipts: {
       name: 'PRE_SEND_PROOF_RECEIPT',

@@ -1,0 +1,180 @@
+import type { Address, Hex } from 'viem'
+import type { PreflightDeps } from '../preflight/run-preflight.js'
+import type { Finding, Verdict } from '../screen/context.js'
+import type { TypedDataKind } from './known-kinds.js'
+import { clip, readTypedDataFacts } from './read-typed-data-facts.js'
+import { recogniseTypedData } from './recognise-typed-data.js'
+import { screenTypedData } from './screen-typed-data.js'
+import type { TypedValue } from './typed-data.js'
+import { type RawTypedData, validateTypedDataInput } from './validate-typed-data.js'
+
+/** A value of the decoded message as JSON: integers as decimal strings. */
+export type DecodedValue = string | boolean | DecodedValue[] | { [field: string]: DecodedValue }
+
+/** The typed-data preflight answer. Integers are decimal strings (uint256 exceeds JSON numbers). */
+export interface TypedDataPreflightResult {
+  verdict: Verdict
+  findings: Finding[]
+  environment: 'devnet' | 'mainnet'
+  chainId: Hex
+  network: string
+  block: { number: string; hash: Hex; timestamp: string }
+  signer: Address
+  typedData: {
+    primaryType: string
+    /** What the signer would sign: `keccak256(0x1901 || domainSeparator || hashStruct(message))`. */
+    digest: Hex
+    domainSeparator: Hex
+    domain: {
+      name?: string
+      version?: string
+      chainId?: string
+      verifyingContract?: Address
+      salt?: Hex
+    }
+  }
+  kind: TypedDataKind
+  standardName: string | null
+  renamed: boolean
+  witness: { name: string; type: string } | null
+  decoded: { [field: string]: DecodedValue }
+  grants: {
+    at: string
+    owner: Address
+    token: Address
+    spender: Address
+    amount: string
+    unlimited: boolean
+    revoke: boolean
+    use: 'allowance' | 'transfer'
+    decimals: number | null
+    symbol: string | null
+  }[]
+  deadlines: { field: string; value: string; never: boolean; secondsAfterBlock: string }[]
+  chainFacts: {
+    verifyingContract: { address: Address; hasCode: boolean } | null
+    contractDomain: {
+      source: 'eip5267' | 'permit2' | 'name' | 'none'
+      name: string | null
+      version: string | null
+      chainId: string | null
+      verifyingContract: Address | null
+      salt: Hex | null
+      separator: Hex | null
+    }
+    spenders: { address: Address; hasCode: boolean }[]
+    nonces: {
+      kind: string
+      status: 'current' | 'used' | 'future' | 'unknown'
+      current: string | null
+    }[]
+  }
+}
+
+function toJson(value: TypedValue): DecodedValue {
+  if (typeof value === 'bigint') return value.toString()
+  if (Array.isArray(value)) return value.map(toJson)
+  if (typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]))
+  return value
+}
+
+/**
+ * Screens EIP-712 typed data before it is signed: validates it strictly (422
+ * `invalid_typed_data`), recognises its kind by structure, reads the chain at one pinned block
+ * and runs the typed-data rules. Signs nothing, sends nothing. The same input at the same block
+ * gives a byte-identical answer.
+ */
+export async function runTypedDataPreflight(
+  deps: PreflightDeps,
+  input: { signer: Address; typedData: RawTypedData },
+): Promise<TypedDataPreflightResult> {
+  const data = validateTypedDataInput(input.typedData)
+  const recognised = recogniseTypedData(data, input.signer)
+  // Resolve `latest` once so every read below describes the same state.
+  const block = await deps.chain.latestBlock()
+  const at = { number: block.number, hash: block.hash }
+  const facts = await readTypedDataFacts(deps.chain, at, data.domain, recognised, deps.chainId)
+  const { verdict, findings } = screenTypedData({
+    data,
+    recognised,
+    facts,
+    blockTime: block.timestamp,
+    chainId: deps.chainId,
+    signer: input.signer,
+    config: deps.screen,
+  })
+
+  const d = data.domain
+  const domain: TypedDataPreflightResult['typedData']['domain'] = {}
+  if (d.name !== undefined) domain.name = d.name
+  if (d.version !== undefined) domain.version = d.version
+  if (d.chainId !== undefined) domain.chainId = d.chainId.toString()
+  if (d.verifyingContract !== undefined) domain.verifyingContract = d.verifyingContract
+  if (d.salt !== undefined) domain.salt = d.salt
+  const own = facts.contractDomain
+  const hasCode = (a: Address) => (facts.codes.get(a.toLowerCase()) ?? '0x') !== '0x'
+  const spenders = [
+    ...new Map(recognised.grants.map((g) => [g.spender.toLowerCase(), g.spender])).values(),
+  ]
+
+  return {
+    verdict,
+    findings,
+    environment: deps.environment,
+    chainId: `0x${deps.chainId.toString(16)}`,
+    network: `eip155:${deps.chainId}`,
+    block: {
+      number: block.number.toString(),
+      hash: block.hash,
+      timestamp: block.timestamp.toString(),
+    },
+    signer: input.signer,
+    typedData: {
+      primaryType: data.primaryType,
+      digest: data.digest,
+      domainSeparator: data.domainSeparator,
+      domain,
+    },
+    kind: recognised.kind,
+    standardName: recognised.standardName,
+    renamed: recognised.renamed,
+    witness: recognised.witness,
+    decoded: toJson(data.message) as { [field: string]: DecodedValue },
+    grants: recognised.grants.map((g) => {
+      const token = facts.tokens.get(g.token.toLowerCase())
+      return {
+        ...g,
+        amount: g.amount.toString(),
+        decimals: token?.decimals ?? null,
+        symbol: token?.symbol ?? null,
+      }
+    }),
+    deadlines: recognised.deadlines.map((x) => ({
+      field: x.field,
+      value: x.value.toString(),
+      never: x.never,
+      secondsAfterBlock: (x.value - block.timestamp).toString(),
+    })),
+    chainFacts: {
+      verifyingContract: d.verifyingContract
+        ? { address: d.verifyingContract, hasCode: hasCode(d.verifyingContract) }
+        : null,
+      contractDomain: {
+        source: own.source,
+        name: own.name === undefined ? null : clip(own.name),
+        version: own.version === undefined ? null : clip(own.version),
+        chainId: own.chainId?.toString() ?? null,
+        verifyingContract: own.verifyingContract ?? null,
+        salt: own.salt ?? null,
+        separator: own.separator ?? null,
+      },
+      spenders: spenders.map((address) => ({ address, hasCode: hasCode(address) })),
+      nonces: facts.nonces.map((n) => ({
+        kind: n.check.kind,
+        status: n.status,
+        current: n.current?.toString() ?? null,
+      })),
+    },
+  }
+}

@@ -1,0 +1,50 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
+import { runTypedDataPreflight } from '../domain/typed-data/run-typed-data-preflight.js'
+import { jsonBody } from '../http/json-body.js'
+import { errorResponses } from './schemas/error-body.js'
+import { TypedDataRequestSchema, toTypedDataInput } from './schemas/typed-data-request.js'
+import { TypedDataResultSchema } from './schemas/typed-data-result.js'
+
+export const BASE_TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
+
+/** Builds the route definition; `maxBodyBytes` guards the body before validation. */
+export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
+  return createRoute({
+    method: 'post',
+    path: BASE_TYPED_DATA_PREFLIGHT_PATH,
+    tags: ['preflight'],
+    summary: 'Read-only screen of EIP-712 typed data before it is signed, with a verdict',
+    description:
+      'Validates `eth_signTypedData_v4` typed data strictly, recognises permits (EIP-2612, DAI, Permit2), EIP-3009 authorizations, Seaport orders and Safe transactions by structure, reads the verifying contract, spenders and nonces at one pinned block and screens it with the typed-data rules of the catalogue. Signs nothing. Free; no payment.',
+    middleware: jsonBody(maxBodyBytes),
+    request: {
+      body: { required: true, content: { 'application/json': { schema: TypedDataRequestSchema } } },
+    },
+    responses: {
+      200: {
+        description: 'What the typed data is, what it grants, chain facts and the verdict.',
+        content: { 'application/json': { schema: TypedDataResultSchema } },
+      },
+      ...errorResponses({
+        422: 'Invalid input: `invalid_request` (body shape, signer, chainId other than 0x2105) or `invalid_typed_data` (types, values or bounds a strict wallet would refuse; `issues` names the path), or the body is not JSON, not an object or too large.',
+        429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
+        503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+      }),
+    },
+  })
+}
+
+/** Mounts the read-only typed-data preflight. */
+export function registerBaseTypedDataPreflight(
+  app: OpenAPIHono,
+  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+): void {
+  app.openapi(baseTypedDataPreflightRoute(deps.maxBodyBytes), async (c) => {
+    const result = await runTypedDataPreflight(
+      deps.preflight(),
+      toTypedDataInput(c.req.valid('json')),
+    )
+    return c.json(result, 200)
+  })
+}
