@@ -103,7 +103,7 @@ export async function startPaidSuite(
           chain:
             options.chain ?? createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
           receiptSigner: RECEIPT_SIGNER,
-          staleAfterMs: options.staleAfterMs ?? 10 * 60_000,
+          staleAfterMs: options.staleAfterMs ?? 0,
           // Every pass looks at every unresolved payment (the service backs off from 5 s).
           backoff: { initialMs: 0, maxMs: 0 },
         }),

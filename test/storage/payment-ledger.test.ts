@@ -250,7 +250,10 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     const payment = newPayment()
     await storage.ledger.claim(payment, 200)
     await storage.ledger.transition(payment.id, ['verifying'], { status: 'verified' })
-    await storage.ledger.transition(payment.id, ['verified'], { status: 'settling', result: RESULT })
+    await storage.ledger.transition(payment.id, ['verified'], {
+      status: 'settling',
+      result: RESULT,
+    })
     expect(await storage.ledger.renewLease(payment.id, 60_000)).toBe(true)
     expect((await storage.ledger.get(payment.id))?.leaseUntil.getTime()).toBeGreaterThan(
       Date.now() + 30_000,
@@ -297,8 +300,7 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
       await storage.ledger.claim(p)
       await storage.ledger.transition(p.id, ['verifying'], { status: 'settle_pending' })
     }
-    const lease = () =>
-      storage.ledger.leaseUnresolved({ leaseMs: 0, limit: 100 })
+    const lease = () => storage.ledger.leaseUnresolved({ leaseMs: 0, limit: 100 })
     expect((await lease()).map((r) => r.id)).toEqual(expect.arrayContaining([stuck.id, other.id]))
     await storage.ledger.postpone(stuck.id, 60_000)
     const due = (await lease()).map((r) => r.id)

@@ -231,9 +231,18 @@ export async function resolvePayment(
   const transaction =
     outcome.status === 'settled' || outcome.status === 'unknown' ? outcome.transaction : undefined
   if (transaction) {
-    const mined = await chain.transaction(transaction)
-    if (mined.state === 'mined' && provesPayment(mined.tx, expected)) return settleFrom(mined.tx)
-    await ledger.transition(row.id, from, { status: 'settle_pending', settlementTx: transaction })
+    const sent = await chain.transaction(transaction)
+    if (sent.state === 'mined' && provesPayment(sent.tx, expected)) return settleFrom(sent.tx)
+    // Only a transaction the node holds is remembered as ours to wait for; a hash the chain
+    // does not know (or that paid nothing) is a facilitator's word, never recorded.
+    if (sent.state === 'pending') {
+      await ledger.transition(row.id, from, { status: 'settle_pending', settlementTx: transaction })
+    } else {
+      deps.logger?.warn(
+        { paymentId: row.id, transaction, state: sent.state },
+        'the facilitator named a settlement the chain does not show paying us',
+      )
+    }
   }
   deps.logger?.info(
     { paymentId: row.id, outcome: outcome.status, transaction },
