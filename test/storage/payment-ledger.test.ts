@@ -248,7 +248,7 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
 
   it('keeps a renewed lease, and lets exactly one taker have a payment whose owner died', async () => {
     const payment = newPayment()
-    await storage.ledger.claim(payment, 200)
+    await storage.ledger.claim(payment, 10_000)
     await storage.ledger.transition(payment.id, ['verifying'], { status: 'verified' })
     await storage.ledger.transition(payment.id, ['verified'], {
       status: 'settling',
@@ -270,8 +270,10 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     const won = takers.filter((t) => t !== undefined)
     expect(won).toHaveLength(1)
     expect(won[0]).toMatchObject({ id: dead.id, status: 'settling' })
-    // Leaving flight releases the lease: the next retry may look again at once.
+    // Leaving flight releases the lease: the next retry may look again at once, and a
+    // heartbeat arriving late does not take it back.
     await storage.ledger.transition(dead.id, ['settling'], { status: 'settle_pending' })
+    expect(await storage.ledger.renewLease(dead.id, 60_000)).toBe(false)
     expect(await storage.ledger.takeOver(dead.id, 60_000)).toMatchObject({ id: dead.id })
   })
 

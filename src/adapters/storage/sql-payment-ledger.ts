@@ -163,10 +163,13 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
 
     get,
 
+    // Only a lease still held is renewed: one released (the payment left flight) or run out
+    // (someone may have taken over) stays so, even if a renewal was already on its way.
     async renewLease(id: string, leaseMs: number): Promise<boolean> {
       const { rows } = await db.query(
         `UPDATE ${payments} SET lease_until = GREATEST(lease_until, now() + ${ms('$2')})
          WHERE id = $1 AND status IN ('verifying', 'verified', 'settling', 'settle_pending')
+           AND lease_until > now()
          RETURNING id`,
         [id, leaseMs],
       )

@@ -138,7 +138,10 @@ export interface PaymentLedger {
    */
   transition(id: string, from: readonly PaymentStatus[], update: PaymentUpdate): Promise<boolean>
   get(id: string): Promise<PaymentRecord | undefined>
-  /** Extends the owner's lease to `leaseMs` from now while the payment is unresolved. */
+  /**
+   * Extends the owner's lease to `leaseMs` from now while the payment is unresolved and the
+   * lease is still held; false when it was released or ran out (the owner lost it).
+   */
   renewLease(id: string, leaseMs: number): Promise<boolean>
   /**
    * Takes over a `settling` or `settle_pending` payment whose lease ran out (its owner died, or
