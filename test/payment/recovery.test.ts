@@ -12,9 +12,11 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { paymentId } from '../../src/domain/payment/payment-id.js'
+import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
@@ -28,6 +30,7 @@ import {
   PAY_TO,
   type PaidApp,
   paidApp,
+  RECEIPT_SIGNER,
   sendPayment,
   settlementsOf,
   signTransferAuthorization,
@@ -239,6 +242,42 @@ describe('a payment whose owner died while settling', () => {
     expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([mined])
     expect(await usdcBalances(chain, payer.address)).toEqual([0n])
   })
+})
+
+describe('the reconciler on an idle devnet', () => {
+  it('decides an expired, unused payment without waiting for a new block', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await expiringHeader(payer, 8)
+    await ownerDiedWhileSettling(header, 0)
+    const validBefore = BigInt(authorizationOf(header).validBefore)
+    await sleep(9_000)
+    // Anvil made no block meanwhile: its head still says "before validBefore".
+    expect((await chain.getBlock()).timestamp).toBeLessThan(validBefore)
+    const pass = (idleChainClock: boolean) =>
+      reconcileSettlements({
+        ledger: storage.ledger,
+        rail: stack.rail,
+        chain: createViemSettlementChain({
+          rpcUrl: devnet.rpcUrl,
+          timeoutMs: 2_000,
+          idleChainClock,
+        }),
+        receiptSigner: RECEIPT_SIGNER,
+        backoff: { initialMs: 0, maxMs: 0 },
+      })
+    // Judged by the head alone (mainnet's rule), it is still spendable: undecided.
+    expect((await pass(false)).stillPending).toContain(idOf(header))
+    // The devnet's rule (the later of head time and wall clock) decides it.
+    expect((await pass(true)).failed).toContain(idOf(header))
+    expect(await storage.ledger.get(idOf(header))).toMatchObject({
+      status: 'failed',
+      failure: { code: 'authorization_expired', final: true },
+    })
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([])
+    const retry = await pay(header)
+    expect(retry.status).toBe(402)
+    expect(retry.body).toMatchObject({ reason: 'authorization_expired' })
+  }, 30_000)
 })
 
 describe('an authorization someone else put on chain first, paying our payTo', () => {
