@@ -66,6 +66,10 @@ export async function recoverPayment(
     let resolution: Resolution = 'stillPending'
     try {
       resolution = await resolvePayment(deps, taken, { resettle: true })
+    } catch (error) {
+      // The chain or the facilitator could not be read: undecided, never a 500. The retry
+      // is told the settlement is pending; the next retry or the reconciler looks again.
+      deps.logger?.warn({ err: error, paymentId: id }, 'recovering a payment failed; pending')
     } finally {
       if (resolution === 'stillPending') {
         await deps.ledger.transition(id, ['settling', 'settle_pending'], {
