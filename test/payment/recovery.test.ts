@@ -244,6 +244,33 @@ describe('a payment whose owner died while settling', () => {
   })
 })
 
+describe('a takeover that cannot read the chain', () => {
+  it('answers 503 settlement_pending (never 500), and the next retry finishes it', async () => {
+    const blind = await paidApp({
+      preflightRpcUrl: devnet.rpcUrl,
+      // Nothing listens there: every settlement read fails.
+      settlementRpcUrl: 'http://127.0.0.1:9',
+      facilitator: builtinFacilitator(devnet.rpcUrl),
+      ledger: storage.ledger,
+      payments: { leaseMs: SHORT_LEASE_MS },
+    })
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    await ownerDiedWhileSettling(header, 0)
+    const blinded = await sendPayment(blind.app, header)
+    expect(blinded.status).toBe(503)
+    expect(blinded.body).toMatchObject({ error: 'settlement_pending' })
+    expect(await storage.ledger.get(idOf(header))).toMatchObject({ status: 'settle_pending' })
+    const retry = await pay(header)
+    expect(retry.status).toBe(200)
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
+      retry.body.receipt.settlementTx,
+    ])
+  })
+})
+
 describe('the reconciler on an idle devnet', () => {
   it('decides an expired, unused payment without waiting for a new block', async () => {
     const payer = await fundedPayer(devnet.rpcUrl)
