@@ -12,7 +12,7 @@ import type { PaidPreflightDeps } from './domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflight } from './domain/preflight/run-preflight.js'
 import type { BucketPolicy, BucketStore } from './domain/rate-limit/token-bucket.js'
 import { AppError } from './errors.js'
-import { notFound, onError, validationHook } from './http/errors.js'
+import { errorResponse, notFound, onError, validationHook } from './http/errors.js'
 import { rateLimit } from './http/rate-limit.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
@@ -75,6 +75,9 @@ const FREE_ROUTES_PREFIX = '/payanagent/v1/'
 /** Anvil account #2, the devnet's payTo; only an example address when no rail is configured. */
 const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
+/** Largest PAYMENT-SIGNATURE (or X-PAYMENT) accepted, in bytes: larger is a JSON 431. */
+export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024
+
 /** The OpenAPI document's identity (spec section 9). */
 export const OPENAPI_VERSION = '1.2.0'
 
@@ -114,6 +117,23 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       },
       'request',
     )
+  })
+  // The server lets headers up to 64 KiB through so that this refusal is ours, in JSON:
+  // a PAYMENT-SIGNATURE is a few hundred bytes, and over 16 KiB breaks x402 clients anyway.
+  app.use('*', async (c, next) => {
+    for (const name of ['payment-signature', 'x-payment']) {
+      const value = c.req.header(name)
+      if (value && Buffer.byteLength(value) > MAX_PAYMENT_HEADER_BYTES) {
+        return errorResponse(
+          c,
+          new AppError(
+            'headers_too_large',
+            `${name.toUpperCase()} is ${Buffer.byteLength(value)} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted`,
+          ),
+        )
+      }
+    }
+    await next()
   })
   app.onError(onError(deps.logger))
   app.notFound(notFound)
@@ -201,7 +221,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
         if (settleMs !== undefined) metrics.settlementDuration.observe(settleMs / 1000)
       },
     })
-    registerReceipts(app, { ledger: () => payments.ledger })
+    registerReceipts(app, {
+      ledger: () => payments.ledger,
+      offer: () => payments.rail.requirements,
+    })
     registerDiscovery(app, {
       publicBaseUrl: deps.publicBaseUrl,
       environment: deps.environment,

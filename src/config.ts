@@ -34,6 +34,9 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_BASE_URL: optionalUrl,
   MAX_BODY_BYTES: positiveInt(64 * 1024, 10 * 1024 * 1024),
+  HEADERS_TIMEOUT_MS: positiveInt(10_000, MAX_TIMEOUT_MS),
+  REQUEST_TIMEOUT_MS: positiveInt(30_000, MAX_TIMEOUT_MS),
+  KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000, MAX_TIMEOUT_MS),
 
   BASE_RPC_URL: optionalUrl,
   RPC_TIMEOUT_MS: positiveInt(5000, MAX_TIMEOUT_MS),
@@ -54,6 +57,11 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a plain lower-case identifier')
+    .default('pre_send_guard'),
+  PAYMENT_LEASE_MS: z.coerce.number().int().min(1_000).max(MAX_TIMEOUT_MS).default(15_000),
   DATA_DIR: z.string().min(1).default('.data'),
 
   // Only a Jina-compatible reader exists (r.jina.ai or a self-hosted jina-ai/reader).

@@ -8,6 +8,9 @@ export type ErrorCode =
   | 'invalid_json'
   | 'unsupported_content_type'
   | 'body_too_large'
+  | 'headers_too_large'
+  | 'request_timeout'
+  | 'malformed_request'
   | 'unsupported_chain'
   | 'unsafe_url'
   | 'target_unreachable'
@@ -31,8 +34,17 @@ export type ErrorCode =
 /** The one HTTP status for each error code. */
 export function statusForCode(
   code: ErrorCode,
-): 401 | 402 | 404 | 405 | 422 | 429 | 500 | 502 | 503 {
+): 400 | 401 | 402 | 404 | 405 | 408 | 422 | 429 | 431 | 500 | 502 | 503 {
   switch (code) {
+    // Refused by the HTTP server before the app (not valid HTTP/1.1).
+    case 'malformed_request':
+      return 400
+    // The request's headers or body did not arrive within the server's timeouts.
+    case 'request_timeout':
+      return 408
+    // Headers over the server's bound, or a PAYMENT-SIGNATURE over 16 KiB.
+    case 'headers_too_large':
+      return 431
     case 'invalid_request':
     // EIP-712 typed data that no wallet could sign as given (bad types, values or bounds).
     case 'invalid_typed_data':

@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { serve } from '@hono/node-server'
 import type { Address } from 'viem'
 import { getAddress } from 'viem'
 import { type Devnet, startDevnet } from './adapters/devnet/devnet.js'
@@ -20,6 +19,7 @@ import {
   loadDotEnvFile,
   mainnetPaymentProblems,
 } from './config.js'
+import { startHttpServer } from './http/server.js'
 import { createLogger, routeConsoleToLogger } from './logger.js'
 import { configureSecrets, publicOrigin, redactSecrets } from './secrets.js'
 
@@ -181,26 +181,36 @@ async function main(): Promise<void> {
     ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
   })
 
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`
-    if (devnet) {
-      logger.warn(
-        {
-          environment: 'devnet',
-          rpcUrl: devnet.rpcUrl,
-          chainId: '0x2105',
-          anvilPid: devnet.pid,
-          accounts: devnetAccountList(devnet),
-        },
-        `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet. Try the whole paid flow: npm run demo`,
-      )
-    } else {
-      logger.info(
-        { environment: 'mainnet', rpcUrl: publicOrigin(rpcUrl) },
-        'connected to Base mainnet',
-      )
-    }
-    logger.info({ url, environment }, `pre-send-guard listening on ${url}`)
+  const server = startHttpServer({
+    fetch: app.fetch,
+    port: config.PORT,
+    hostname: config.HOST,
+    limits: {
+      headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    },
+    onListening: (info) => {
+      const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`
+      if (devnet) {
+        logger.warn(
+          {
+            environment: 'devnet',
+            rpcUrl: devnet.rpcUrl,
+            chainId: '0x2105',
+            anvilPid: devnet.pid,
+            accounts: devnetAccountList(devnet),
+          },
+          `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet. Try the whole paid flow: npm run demo`,
+        )
+      } else {
+        logger.info(
+          { environment: 'mainnet', rpcUrl: publicOrigin(rpcUrl) },
+          'connected to Base mainnet',
+        )
+      }
+      logger.info({ url, environment }, `pre-send-guard listening on ${url}`)
+    },
   })
 
   server.on('error', (error: NodeJS.ErrnoException) => {
@@ -302,8 +312,15 @@ function paymentOptions(
       DEVNET_ACCOUNTS.receiptSigner.privateKey,
     ),
     storage: config.DATABASE_URL
-      ? { kind: 'postgres', url: config.DATABASE_URL }
-      : { kind: 'pglite', dataDir: devnet ? undefined : join(config.DATA_DIR, 'ledger') },
+      ? { kind: 'postgres', url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA }
+      : {
+          kind: 'pglite',
+          dataDir: devnet ? undefined : join(config.DATA_DIR, 'ledger'),
+          schema: config.DATABASE_SCHEMA,
+        },
+    leaseMs: config.PAYMENT_LEASE_MS,
+    // An idle anvil makes no blocks: judge expiry by the wall clock too (devnet only).
+    ...(devnet ? { idleChainClock: true } : {}),
     rpcUrl,
     rpcTimeoutMs: config.RPC_TIMEOUT_MS,
     // One settle at most: the facilitator's wait, its one retry of a pending answer, the RPC.

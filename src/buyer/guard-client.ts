@@ -135,6 +135,11 @@ export interface GuardClient {
   paidPreflight(tx: TransactionRequest, options?: PaidPreflightOptions): Promise<PaidPreflight>
   /** `GET /receipts/{id}`. */
   receipt(id: string): Promise<Receipt>
+  /**
+   * `GET /receipts/by-authorization/{payer}/{nonce}`: the receipt of a settled payment, from
+   * the EIP-3009 authorization it was paid with (for a buyer that lost the answer and the id).
+   */
+  receiptByAuthorization(payer: string, nonce: string): Promise<Receipt>
   /** Verifies a receipt against discovery's signer ({@link verifyReceipt}). */
   verifyReceipt(
     receipt: unknown,
@@ -227,6 +232,14 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
 
     async receipt(id) {
       const res = await send(`${baseUrl}/receipts/${encodeURIComponent(id)}`)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, ReceiptSchema, 'receipt')
+    },
+
+    async receiptByAuthorization(payer, nonce) {
+      const res = await send(
+        `${baseUrl}/receipts/by-authorization/${encodeURIComponent(payer)}/${encodeURIComponent(nonce)}`,
+      )
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, ReceiptSchema, 'receipt')
     },

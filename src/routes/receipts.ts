@@ -1,4 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+import type { PaymentRequirements } from '@x402/core/types'
+import type { Address, Hex } from 'viem'
+import { paymentId } from '../domain/payment/payment-id.js'
 import type { PaymentLedger } from '../domain/payment/payment-ledger.js'
 import { RECEIPT_TYPE } from '../domain/receipt/receipt.js'
 import { AppError } from '../errors.js'
@@ -73,12 +76,64 @@ export const receiptRoute = createRoute({
   },
 })
 
-/** Mounts `GET /receipts/{id}`. */
-export function registerReceipts(app: OpenAPIHono, deps: { ledger: () => PaymentLedger }): void {
+/** `GET /receipts/by-authorization/{payer}/{nonce}`. */
+export const receiptByAuthorizationRoute = createRoute({
+  method: 'get',
+  path: '/receipts/by-authorization/{payer}/{nonce}',
+  tags: ['receipts'],
+  summary: 'The receipt of a payment, found from the payment itself',
+  description:
+    'For a buyer that lost its answer and the receipt id: the receipt of the settled payment whose EIP-3009 authorization is `authorization.from` = `payer` and `authorization.nonce` = `nonce` (both in the PAYMENT-SIGNATURE it signed, and on chain in the settlement). Unauthenticated: both are public on chain once settled, and the receipt holds nothing beyond hashes, the verdict and public settlement facts. To get the result itself, retry the paid call with the same PAYMENT-SIGNATURE and body.',
+  request: {
+    params: z.object({
+      payer: address.openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+      nonce: bytes32,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The receipt, exactly as issued.',
+      content: { 'application/json': { schema: ReceiptSchema } },
+    },
+    ...errorResponses({
+      404: 'No settled payment with this authorization (unknown, failed, or not settled yet: the message says which).',
+      422: 'payer is not an address or nonce is not bytes32.',
+      503: '`ledger_unavailable`: the receipt store cannot be read right now; retry.',
+    }),
+  },
+})
+
+/** Mounts `GET /receipts/{id}` and `GET /receipts/by-authorization/{payer}/{nonce}`. */
+export function registerReceipts(
+  app: OpenAPIHono,
+  deps: {
+    ledger: () => PaymentLedger
+    offer: () => Pick<PaymentRequirements, 'network' | 'asset'>
+  },
+): void {
   app.openapi(receiptRoute, async (c) => {
     const { id } = c.req.valid('param')
     const receipt = await deps.ledger().getReceipt(id)
     if (!receipt) throw new AppError('not_found', `no receipt ${id}`)
+    return c.json(receipt, 200)
+  })
+  app.openapi(receiptByAuthorizationRoute, async (c) => {
+    const { payer, nonce } = c.req.valid('param')
+    const { network, asset } = deps.offer()
+    // The ledger's key for the payment: network, asset, payer and nonce (case-insensitive).
+    const id = paymentId(network, asset, { payer: payer as Address, nonce: nonce as Hex })
+    const ledger = deps.ledger()
+    const payment = await ledger.get(id)
+    const receipt = payment?.receiptId ? await ledger.getReceipt(payment.receiptId) : undefined
+    if (!payment) {
+      throw new AppError('not_found', `no payment with authorization ${payer}/${nonce}`)
+    }
+    if (!receipt) {
+      throw new AppError(
+        'not_found',
+        `the payment with this authorization is ${payment.status}, not settled: no receipt (retry the paid call with the same PAYMENT-SIGNATURE to finish it)`,
+      )
+    }
     return c.json(receipt, 200)
   })
 }

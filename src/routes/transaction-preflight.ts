@@ -124,8 +124,9 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
       ...errorResponses({
         422: 'Invalid transaction input; no payment is looked at.',
         429: 'Too many requests from this client (rate limit on the free routes; a call carrying PAYMENT-SIGNATURE is never refused by it). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
-        502: 'The payment facilitator is unavailable; nothing was charged.',
-        503: 'Retry with the same PAYMENT-SIGNATURE (Retry-After is set; never charged twice): `rpc_unavailable` (nothing charged), `ledger_unavailable` (the payment ledger is down), `payment_in_progress` (another request is working on this payment), `settlement_pending` (the settlement outcome is being resolved from the chain).',
+        431: '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
+        502: '`facilitator_unavailable`: the payment facilitator is unavailable (nothing was charged), or it reported a settlement the chain does not show (no receipt; the payment stays pending: retry with the same PAYMENT-SIGNATURE).',
+        503: 'Retry with the same PAYMENT-SIGNATURE (Retry-After is set; never charged twice): `rpc_unavailable` (nothing charged), `ledger_unavailable` (the payment ledger is down), `payment_in_progress` (a living request holds this payment until its lease, named in the message, runs out; then a retry takes it over and finishes it from the chain), `settlement_pending` (the settlement outcome is being resolved from the chain).',
       }),
     },
   })

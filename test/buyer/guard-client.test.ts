@@ -324,8 +324,12 @@ describe('paid preflight', () => {
       signer: DEVNET_ACCOUNTS.receiptSigner.address,
     })
 
-    // The stored copy is the same receipt.
+    // The stored copy is the same receipt, by its id and by the authorization that paid.
     expect(await client.receipt(paid.receipt.id)).toEqual(paid.receipt)
+    const signed = JSON.parse(Buffer.from(paid.paymentSignature, 'base64').toString('utf8'))
+    expect(
+      await client.receiptByAuthorization(buyer.address, signed.payload.authorization.nonce),
+    ).toEqual(paid.receipt)
 
     // Resuming with the same payment returns the stored answer and never charges again.
     const block2 = await guard.rpc.getBlockNumber()

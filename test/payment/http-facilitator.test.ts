@@ -2,9 +2,10 @@ import type { PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/adapters/devnet/devnet.js'
-import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
+import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
 import type { Storage } from '../../src/adapters/storage/open-storage.js'
+import { paymentId } from '../../src/domain/payment/payment-id.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { startHttpFacilitator } from './http-facilitator.js'
 import {
@@ -99,23 +100,63 @@ describe('a facilitator at a URL', () => {
     expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([])
   })
 
-  it('records a settle answer that times out as pending and confirms it from the chain', async () => {
+  it('confirms a settle whose answer timed out from the chain, before answering', async () => {
     const header = await suite.paymentHeader(stack)
     remote.faults.settleDelayMs = 2_500
+    let first: Awaited<ReturnType<typeof pay>>
     try {
-      const { status, body } = await pay(header)
-      expect(status).toBe(503)
-      expect(body).toMatchObject({ error: 'settlement_pending' })
+      first = await pay(header)
     } finally {
       delete remote.faults.settleDelayMs
     }
-    // The facilitator did settle: the chain shows it, the reconciler records it.
-    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toHaveLength(1)
-    expect((await reconcile(stack.rail)).settled).toHaveLength(1)
+    // The facilitator did settle: the chain shows it, so this call is paid at once.
+    const txs = await settlementsOf(chain, BUYER.address, nonceOf(header))
+    expect(txs).toHaveLength(1)
+    expect(first.status).toBe(200)
+    expect(first.body.receipt.settlementTx).toBe(txs[0])
+    expect((await reconcile(stack.rail)).settled).toHaveLength(0)
     const replay = await pay(header)
     expect(replay.status).toBe(200)
+    expect(replay.body.receipt.id).toBe(first.body.receipt.id)
+  })
+
+  it('never receipts a settlement the facilitator invented: 502, nothing settled, pending', async () => {
+    const header = await suite.paymentHeader(stack)
+    const invented = `0x${'5e'.repeat(32)}` as const
+    remote.faults.settleLie = invented
+    const [before] = await usdcBalances(chain, PAY_TO)
+    try {
+      const first = await pay(header)
+      expect(first.status).toBe(502)
+      expect(first.body).toMatchObject({ error: 'facilitator_unavailable' })
+      expect(first.body.message).toContain(invented)
+      expect(first.body.receipt).toBeUndefined()
+      expect(first.body.result).toBeUndefined()
+      // A retry takes the payment over, asks again, is lied to again: still no receipt.
+      const retry = await pay(header)
+      expect(retry.status).toBe(503)
+      expect(retry.body).toMatchObject({ error: 'settlement_pending' })
+      expect((await reconcile(stack.rail)).settled).toHaveLength(0)
+    } finally {
+      delete remote.faults.settleLie
+    }
+    const id = paymentId('eip155:8453', USDC_ADDRESS, {
+      payer: BUYER.address,
+      nonce: nonceOf(header),
+    })
+    // Nothing recorded as settled, and the invented hash is not taken for ours.
+    expect(await storage.ledger.get(id)).toMatchObject({
+      status: 'settle_pending',
+      receiptId: null,
+      settlementTx: null,
+    })
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([])
+    expect(await usdcBalances(chain, PAY_TO)).toEqual([before])
+    // The chain decides: with an honest facilitator again, the next retry is paid, once.
+    const paid = await pay(header)
+    expect(paid.status).toBe(200)
     expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([
-      replay.body.receipt.settlementTx,
+      paid.body.receipt.settlementTx,
     ])
   })
 
@@ -143,19 +184,21 @@ describe('a facilitator at a URL', () => {
         network: 'eip155:8453',
       },
     }
+    let first: Awaited<ReturnType<typeof pay>>
     try {
-      const { status, body } = await pay(header)
-      expect(status).toBe(503)
-      expect(body).toMatchObject({ error: 'settlement_pending' })
+      first = await pay(header)
     } finally {
       delete remote.faults.settleThenAnswer
     }
+    // Not "failed": the chain is read, shows the transfer, and this call is paid.
     const [onChain] = await settlementsOf(chain, BUYER.address, nonceOf(header))
     expect(onChain).toBeDefined()
-    expect((await reconcile(stack.rail)).settled).toHaveLength(1)
+    expect(first.status).toBe(200)
+    expect(first.body.receipt.settlementTx).toBe(onChain)
+    expect((await reconcile(stack.rail)).settled).toHaveLength(0)
     const replay = await pay(header)
     expect(replay.status).toBe(200)
-    expect(replay.body.receipt.settlementTx).toBe(onChain)
+    expect(replay.body.receipt.id).toBe(first.body.receipt.id)
   })
 
   it('records a settle whose retry found the facilitator gone as pending with the first transaction', async () => {
@@ -170,16 +213,17 @@ describe('a facilitator at a URL', () => {
     try {
       const header = await suite.paymentHeader(app)
       const res = await postPaid(app.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
-      expect(res.status).toBe(503)
-      expect(await res.json()).toMatchObject({ error: 'settlement_pending' })
+      // The first answer had broadcast: the chain shows the transfer, with the facilitator
+      // still down, so this call is paid.
       const [onChain] = await settlementsOf(chain, BUYER.address, nonceOf(header))
       expect(onChain).toBeDefined()
-      expect(res.headers.get('retry-after')).toBeTruthy()
-      // The chain settles it even with the facilitator still down.
-      expect((await reconcile(app.rail)).settled).toHaveLength(1)
+      expect(res.status).toBe(200)
+      const first = (await res.json()) as any
+      expect(first.receipt.settlementTx).toBe(onChain)
+      expect((await reconcile(app.rail)).settled).toHaveLength(0)
       const replay = await postPaid(app.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
       expect(replay.status).toBe(200)
-      expect(((await replay.json()) as any).receipt.settlementTx).toBe(onChain)
+      expect(((await replay.json()) as any).receipt.id).toBe(first.receipt.id)
     } finally {
       await dying.close()
     }

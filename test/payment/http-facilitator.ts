@@ -17,6 +17,8 @@ export interface FacilitatorFaults {
    * resource server's one retry of a pending settlement then gets ECONNREFUSED.
    */
   pendingThenDown?: boolean
+  /** Answer /settle "success" with this invented transaction hash, settling nothing. */
+  settleLie?: string
 }
 
 /** A real x402 facilitator HTTP API on loopback (GET /supported, POST /verify, POST /settle). */
@@ -49,6 +51,14 @@ export async function startHttpFacilitator(
           faults.dropSettle = (faults.dropSettle ?? 0) - 1
           req.socket.destroy()
           return
+        }
+        if (faults.settleLie) {
+          return reply(200, {
+            success: true,
+            transaction: faults.settleLie,
+            network: body.paymentRequirements.network,
+            payer: body.paymentPayload.payload.authorization.from,
+          })
         }
         const result = await inner.settle(body.paymentPayload, body.paymentRequirements)
         if (faults.settleDelayMs) await new Promise((r) => setTimeout(r, faults.settleDelayMs))

@@ -112,7 +112,8 @@ describe('payment configuration on mainnet', () => {
     })
     try {
       let res: Response | undefined
-      for (let i = 0; i < 400 && !res; i++) {
+      // Start-up (tsx transform, PGlite) can take tens of seconds on a loaded machine.
+      for (let i = 0; i < 1_000 && !res; i++) {
         res = await fetch(`http://127.0.0.1:${port}/simulate/transaction-preflight`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -140,5 +141,5 @@ describe('payment configuration on mainnet', () => {
       service.child.kill('SIGTERM')
       expect(await service.exited).toBe(0)
     }
-  }, 60_000)
+  }, 90_000)
 })

@@ -27,6 +27,7 @@ import {
   createFacilitatorReadiness,
   type FacilitatorReadiness,
 } from '../../src/adapters/facilitator/facilitator-readiness.js'
+import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import { createX402PaymentRail } from '../../src/adapters/facilitator/x402-payment-rail.js'
 import type { RpcObserver } from '../../src/adapters/http/observed-fetch.js'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
@@ -73,13 +74,25 @@ export function builtinFacilitator(rpcUrl: string, confirmationTimeoutMs = 10_00
 /** The real app with the paid route, its preflight reading the chain at `preflightRpcUrl`. */
 export async function paidApp(options: {
   preflightRpcUrl: string
+  /** The RPC settlements are confirmed and recovered from (default: `preflightRpcUrl`). */
+  settlementRpcUrl?: string
   facilitator: Facilitator
   ledger: PaymentLedger
   publicBaseUrl?: string
   devnet?: DevnetDescription
   /** Overrides of the paid route's settings (bounded wait, logger, in-flight tracker...). */
   payments?: Partial<
-    Pick<PaidPreflightDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'logger' | 'inFlight' | 'now'>
+    Pick<
+      PaidPreflightDeps,
+      | 'waitTimeoutMs'
+      | 'pollIntervalMs'
+      | 'logger'
+      | 'inFlight'
+      | 'now'
+      | 'leaseMs'
+      | 'confirmTimeoutMs'
+      | 'chain'
+    >
   >
   /** Operator settings of the app (rate limits, metrics, readiness). */
   operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'metricsToken' | 'readyMaxBlockAgeSeconds'>
@@ -115,6 +128,10 @@ export async function paidApp(options: {
     payments: {
       rail,
       ledger: options.ledger,
+      chain: createViemSettlementChain({
+        rpcUrl: options.settlementRpcUrl ?? options.preflightRpcUrl,
+        timeoutMs: 2_000,
+      }),
       receiptSigner: RECEIPT_SIGNER,
       pollIntervalMs: 10,
       ...options.payments,

@@ -38,7 +38,9 @@ export interface PaidSuite {
   appWith(options: {
     facilitator: Facilitator
     ledger?: PaymentLedger
-    payments?: Partial<Pick<PaidPreflightDeps, 'waitTimeoutMs' | 'inFlight'>>
+    payments?: Partial<
+      Pick<PaidPreflightDeps, 'waitTimeoutMs' | 'inFlight' | 'leaseMs' | 'confirmTimeoutMs'>
+    >
   }): Promise<PaidApp>
   /** A PAYMENT-SIGNATURE for `app`'s offer, signed by `account` (default: the devnet buyer). */
   paymentHeader(app: PaidApp, account?: PrivateKeyAccount): Promise<string>
@@ -74,6 +76,7 @@ export async function startPaidSuite(
     const chain = createPublicClient({ transport: http(devnet.rpcUrl) })
     const stack = await paidApp({
       preflightRpcUrl: (await setup.preflightRpcUrl?.(devnet.rpcUrl)) ?? devnet.rpcUrl,
+      settlementRpcUrl: devnet.rpcUrl,
       facilitator: (await setup.facilitator?.(devnet.rpcUrl)) ?? builtinFacilitator(devnet.rpcUrl),
       ledger,
     })
@@ -100,7 +103,7 @@ export async function startPaidSuite(
           chain:
             options.chain ?? createViemSettlementChain({ rpcUrl: devnet.rpcUrl, timeoutMs: 2_000 }),
           receiptSigner: RECEIPT_SIGNER,
-          staleAfterMs: options.staleAfterMs ?? 10 * 60_000,
+          staleAfterMs: options.staleAfterMs ?? 0,
           // Every pass looks at every unresolved payment (the service backs off from 5 s).
           backoff: { initialMs: 0, maxMs: 0 },
         }),

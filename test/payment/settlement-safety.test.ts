@@ -141,18 +141,19 @@ describe('a settlement whose broadcast answer is lost', () => {
       const header = await suite.paymentHeader(app)
       const [payToBefore] = await usdcBalances(chain, PAY_TO)
       const first = await pay(header, app.app)
-      expect(first.status).toBe(503)
-      expect(first.body).toMatchObject({ error: 'settlement_pending' })
-      // The transfer did happen.
+      // The facilitator's answer is lost, but the chain is read before answering: the
+      // transfer happened, so this call is paid, with its receipt, at once.
       const [onChain] = await settlementsOf(chain, BUYER.address, nonceOf(header))
       expect(onChain).toBeDefined()
+      expect(first.status).toBe(200)
+      expect(first.body.receipt.settlementTx).toBe(onChain)
       expect((await usdcBalances(chain, PAY_TO))[0]! - payToBefore!).toBe(10_000n)
-      expect(await rowOf(header)).toMatchObject({ status: 'settle_pending' })
+      expect(await rowOf(header)).toMatchObject({ status: 'settled', settlementTx: onChain })
 
-      expect((await reconcile(app.rail)).settled).toHaveLength(1)
+      expect((await reconcile(app.rail)).settled).toHaveLength(0)
       const retry = await pay(header, app.app)
       expect(retry.status).toBe(200)
-      expect(retry.body.receipt.settlementTx).toBe(onChain)
+      expect(retry.body.receipt.id).toBe(first.body.receipt.id)
       expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([onChain])
     } finally {
       await rpc.close()
@@ -305,12 +306,13 @@ describe('an authorization spent elsewhere between verify and settle', () => {
     })
     header = await suite.paymentHeader(app, payer)
     const [payToBefore] = await usdcBalances(chain, PAY_TO)
-    const pending = await pay(header, app.app)
-    expect(pending.status).toBe(503)
-    expect(pending.body).toMatchObject({ error: 'settlement_pending' })
-
-    // Before: "used" at authorizationState, no AuthorizationUsed event -> pending for ever.
-    expect((await reconcile(app.rail)).failed).toHaveLength(1)
+    // The chain is read before answering: canceled, never to be paid, so 402 at once.
+    // (Before: "used" at authorizationState, no AuthorizationUsed event -> pending for ever.)
+    const refused = await pay(header, app.app)
+    expect(refused.status).toBe(402)
+    expect(refused.body).toMatchObject({ reason: 'authorization_canceled' })
+    expect(refused.body.receipt).toBeUndefined()
+    expect((await reconcile(app.rail)).failed).toHaveLength(0)
     expect(await rowOf(header)).toMatchObject({
       status: 'failed',
       failure: { code: 'authorization_canceled', final: true },
@@ -360,12 +362,13 @@ describe('an authorization spent elsewhere between verify and settle', () => {
     })
     header = await suite.paymentHeader(app, payer)
     const [payToBefore] = await usdcBalances(chain, PAY_TO)
-    const pending = await pay(header, app.app)
-    expect(pending.status).toBe(503)
-
     // Before: "authorization used" was taken as "payTo was paid" and a receipt issued.
+    const refused = await pay(header, app.app)
+    expect(refused.status).toBe(402)
+    expect(refused.body).toMatchObject({ reason: 'authorization_used' })
+    expect(refused.body.receipt).toBeUndefined()
     const report = await reconcile(app.rail)
-    expect(report).toMatchObject({ settled: [], failed: [expect.any(String)] })
+    expect(report).toMatchObject({ settled: [], failed: [] })
     expect(await rowOf(header)).toMatchObject({
       status: 'failed',
       settlementTx: elsewhere,
@@ -389,19 +392,22 @@ describe('a payment whose request died while settling (no transaction hash recor
     const paid = await suite.paymentHeader(stack)
     const { result } = (await pay(paid)).body as { result: PreflightResult }
     const id = paymentId('eip155:8453', USDC_ADDRESS, authorization)
-    await storage.ledger.claim({
-      id,
-      network: 'eip155:8453',
-      asset: USDC_ADDRESS,
-      payer: authorization.payer,
-      nonce: authorization.nonce,
-      payTo: authorization.to,
-      amount: authorization.value,
-      validBefore: authorization.validBefore,
-      payloadHash: canonicalJsonHash(inner),
-      payload,
-      requestHash: canonicalJsonHash(EXAMPLE_BODY),
-    })
+    await storage.ledger.claim(
+      {
+        id,
+        network: 'eip155:8453',
+        asset: USDC_ADDRESS,
+        payer: authorization.payer,
+        nonce: authorization.nonce,
+        payTo: authorization.to,
+        amount: authorization.value,
+        validBefore: authorization.validBefore,
+        payloadHash: canonicalJsonHash(inner),
+        payload,
+        requestHash: canonicalJsonHash(EXAMPLE_BODY),
+      },
+      0,
+    ) // the owner never renews its lease: it died
     await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
     await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
     return result
@@ -410,9 +416,8 @@ describe('a payment whose request died while settling (no transaction hash recor
   it('is settled through the facilitator when nothing had been sent', async () => {
     const header = await suite.paymentHeader(stack)
     await diedWhileSettling(header)
-    // Fresh rows are the request's own: the reconciler leaves them alone.
-    expect((await reconcile(stack.rail)).settled).toEqual([])
-    expect((await reconcile(stack.rail, { staleAfterMs: 0 })).settled).toHaveLength(1)
+    // Its owner's lease ran out: the reconciler takes it over at once, not minutes later.
+    expect((await reconcile(stack.rail)).settled).toHaveLength(1)
     const txs = await settlementsOf(chain, BUYER.address, nonceOf(header))
     expect(txs).toHaveLength(1)
     const retry = await pay(header)
@@ -528,7 +533,11 @@ describe('copies of a payment in progress', () => {
     expect(Date.now() - started).toBeLessThan(5_000)
     expect(copy.status).toBe(503)
     expect(copy.body).toMatchObject({ error: 'payment_in_progress' })
-    expect(copy.headers.get('retry-after')).toBe('2')
+    // Retry-After says when the owner's lease runs out (15 s at most, renewed while it lives).
+    const retryAfter = Number(copy.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(15)
+    expect(copy.body.message).toMatch(/lease runs until/)
     release()
     const done = await first
     expect(done.status).toBe(200)

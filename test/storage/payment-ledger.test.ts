@@ -213,24 +213,86 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     })
   })
 
-  it('leases pending and stale in-flight payments, judged by the database clock', async () => {
+  it('leases pending payments and in-flight ones whose owner lease ran out (database clock)', async () => {
     const pending = newPayment()
-    const fresh = newPayment()
+    const alive = newPayment()
+    const dead = newPayment()
     await storage.ledger.claim(pending)
-    await storage.ledger.claim(fresh)
+    await storage.ledger.claim(alive, 60_000)
+    // An owner that never renews: its lease runs out at once.
+    await storage.ledger.claim(dead, 0)
     await storage.ledger.transition(pending.id, ['verifying'], { status: 'settle_pending' })
-    // Staleness is "untouched for staleAfterMs" on the database's clock, whatever ours says.
-    const ids = (
-      await storage.ledger.leaseUnresolved({ staleAfterMs: 60_000, leaseMs: 60_000, limit: 100 })
-    ).map((r) => r.id)
+    const ids = (await storage.ledger.leaseUnresolved({ leaseMs: 60_000, limit: 100 })).map(
+      (r) => r.id,
+    )
     expect(ids).toContain(pending.id)
-    expect(ids).not.toContain(fresh.id)
-    // Leased: no second reconciler gets it while the lease runs.
-    const again = (
-      await storage.ledger.leaseUnresolved({ staleAfterMs: 0, leaseMs: 60_000, limit: 100 })
-    ).map((r) => r.id)
+    expect(ids).toContain(dead.id)
+    // A living owner's payment is never taken, however old.
+    expect(ids).not.toContain(alive.id)
+    // Leased: no second reconciler, and no retry, gets it while the lease runs.
+    const again = (await storage.ledger.leaseUnresolved({ leaseMs: 60_000, limit: 100 })).map(
+      (r) => r.id,
+    )
     expect(again).not.toContain(pending.id)
-    expect(again).toContain(fresh.id)
+    expect(await storage.ledger.takeOver(pending.id, 1_000)).toBeUndefined()
+    // staleAfterMs still adds an age on top of the lease when asked for.
+    const old = newPayment()
+    await storage.ledger.claim(old, 0)
+    const stale = await storage.ledger.leaseUnresolved({
+      staleAfterMs: 60_000,
+      leaseMs: 60_000,
+      limit: 100,
+    })
+    expect(stale.map((r) => r.id)).not.toContain(old.id)
+  })
+
+  it('keeps a renewed lease, and lets exactly one taker have a payment whose owner died', async () => {
+    const payment = newPayment()
+    await storage.ledger.claim(payment, 10_000)
+    await storage.ledger.transition(payment.id, ['verifying'], { status: 'verified' })
+    await storage.ledger.transition(payment.id, ['verified'], {
+      status: 'settling',
+      result: RESULT,
+    })
+    expect(await storage.ledger.renewLease(payment.id, 60_000)).toBe(true)
+    expect((await storage.ledger.get(payment.id))?.leaseUntil.getTime()).toBeGreaterThan(
+      Date.now() + 30_000,
+    )
+    expect(await storage.ledger.takeOver(payment.id, 1_000)).toBeUndefined()
+    // The owner dies: nobody renews; once the lease ran out one taker of many wins.
+    const dead = newPayment()
+    await storage.ledger.claim(dead, 0)
+    await storage.ledger.transition(dead.id, ['verifying'], { status: 'verified' })
+    await storage.ledger.transition(dead.id, ['verified'], { status: 'settling', result: RESULT })
+    const takers = await Promise.all(
+      Array.from({ length: 5 }, () => storage.ledger.takeOver(dead.id, 60_000)),
+    )
+    const won = takers.filter((t) => t !== undefined)
+    expect(won).toHaveLength(1)
+    expect(won[0]).toMatchObject({ id: dead.id, status: 'settling' })
+    // Leaving flight releases the lease: the next retry may look again at once, and a
+    // heartbeat arriving late does not take it back.
+    await storage.ledger.transition(dead.id, ['settling'], { status: 'settle_pending' })
+    expect(await storage.ledger.renewLease(dead.id, 60_000)).toBe(false)
+    expect(await storage.ledger.takeOver(dead.id, 60_000)).toMatchObject({ id: dead.id })
+  })
+
+  it('lets a retry re-claim a payment abandoned before settling, never one a living owner holds', async () => {
+    const payment = newPayment()
+    await storage.ledger.claim(payment, 60_000)
+    expect(await storage.ledger.claim(payment)).toMatchObject({ claimed: false })
+    const abandoned = newPayment()
+    await storage.ledger.claim(abandoned, 0)
+    await storage.ledger.transition(abandoned.id, ['verifying'], { status: 'verified' })
+    // Another payload under the same nonce never takes it over.
+    expect(
+      await storage.ledger.claim({ ...abandoned, payloadHash: keccak256('0x09') }),
+    ).toMatchObject({ claimed: false })
+    expect(await storage.ledger.claim(abandoned)).toEqual({ claimed: true })
+    expect(await storage.ledger.get(abandoned.id)).toMatchObject({
+      status: 'verifying',
+      attempts: 2,
+    })
   })
 
   it('backs off a payment the reconciler could not resolve, so it never starves the others', async () => {
@@ -240,8 +302,7 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
       await storage.ledger.claim(p)
       await storage.ledger.transition(p.id, ['verifying'], { status: 'settle_pending' })
     }
-    const lease = () =>
-      storage.ledger.leaseUnresolved({ staleAfterMs: 60_000, leaseMs: 0, limit: 100 })
+    const lease = () => storage.ledger.leaseUnresolved({ leaseMs: 0, limit: 100 })
     expect((await lease()).map((r) => r.id)).toEqual(expect.arrayContaining([stuck.id, other.id]))
     await storage.ledger.postpone(stuck.id, 60_000)
     const due = (await lease()).map((r) => r.id)
@@ -262,7 +323,7 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     }
     const leases = await Promise.all(
       Array.from({ length: 3 }, () =>
-        storage.ledger.leaseUnresolved({ staleAfterMs: 60_000, leaseMs: 60_000, limit: 100 }),
+        storage.ledger.leaseUnresolved({ leaseMs: 60_000, limit: 100 }),
       ),
     )
     const taken = leases

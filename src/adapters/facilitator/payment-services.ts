@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createInFlightTracker } from '../../domain/payment/in-flight.js'
 import type { PaidPreflightDeps } from '../../domain/payment/paid-preflight.js'
+import { DEFAULT_PAYMENT_LEASE_MS } from '../../domain/payment/payment-ledger.js'
 import type { PaymentLogger } from '../../domain/payment/payment-logger.js'
 import { startReconciler } from '../../domain/payment/reconcile-settlements.js'
 import { openStorage, type Storage, type StorageSetup } from '../storage/open-storage.js'
@@ -22,8 +23,14 @@ export interface PaymentServicesOptions {
   logger: PaymentLogger
   /** Reconciliation pass interval (ms). */
   reconcileIntervalMs?: number
-  /** In-flight payments untouched this long are taken over by the reconciler (ms). */
-  staleAfterMs?: number
+  /** Owner lease of a payment (ms, default 15 s): a dead owner's payments are taken over after it. */
+  leaseMs?: number
+  /**
+   * Judge authorization expiry by the later of the chain head's time and the wall clock: for
+   * the devnet, whose idle anvil makes no blocks (its next block is stamped with the wall
+   * clock). Never on a live chain, where only chain time counts.
+   */
+  idleChainClock?: boolean
   /** How long `close` waits for paid calls in progress before closing the ledger (ms). */
   drainTimeoutMs?: number
 }
@@ -71,21 +78,28 @@ export async function startPaymentServices(
   })
   const receiptSigner = privateKeyToAccount(options.receiptPrivateKey)
   const inFlight = createInFlightTracker()
+  const chain = createViemSettlementChain({
+    rpcUrl: options.rpcUrl,
+    timeoutMs: options.rpcTimeoutMs,
+    ...(options.idleChainClock ? { idleChainClock: true } : {}),
+  })
+  const leaseMs = options.leaseMs ?? DEFAULT_PAYMENT_LEASE_MS
+  // The reconciler takes over what no living owner holds (the lease decides, not a fixed
+  // stale window), and runs a first pass at once: a restart recovers a crash's payments.
   const stopReconciler = startReconciler(
-    {
-      ledger: storage.ledger,
-      rail,
-      chain: createViemSettlementChain({ rpcUrl: options.rpcUrl, timeoutMs: options.rpcTimeoutMs }),
-      receiptSigner,
-      // Far longer than any request takes (verify + preflight + settle with its one retry),
-      // so the reconciler never races a request that is still working.
-      staleAfterMs: options.staleAfterMs ?? 10 * 60_000,
-      logger: options.logger,
-    },
+    { ledger: storage.ledger, rail, chain, receiptSigner, logger: options.logger },
     options.reconcileIntervalMs ?? 5_000,
   )
   return {
-    payments: { rail, ledger: storage.ledger, receiptSigner, logger: options.logger, inFlight },
+    payments: {
+      rail,
+      ledger: storage.ledger,
+      chain,
+      receiptSigner,
+      logger: options.logger,
+      inFlight,
+      leaseMs,
+    },
     facilitator,
     readiness,
     storage,

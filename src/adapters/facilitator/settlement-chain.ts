@@ -26,9 +26,15 @@ export interface ViemSettlementChainOptions {
   timeoutMs: number
   /** Blocks per `eth_getLogs` request (RPC providers cap the range). */
   logChunkBlocks?: bigint
+  /**
+   * Devnet only: the head's time is the later of its timestamp and the wall clock, because an
+   * idle anvil makes no blocks and stamps its next one with the wall clock. On a live chain
+   * the head's timestamp alone counts.
+   */
+  idleChainClock?: boolean
 }
 
-/** The chain reads the settlement reconciler needs, over viem. */
+/** The chain reads that confirm and resolve settlements (request path and reconciler), over viem. */
 export function createViemSettlementChain(options: ViemSettlementChainOptions): SettlementChain {
   const client = createPublicClient({
     transport: http(options.rpcUrl, { retryCount: 1, timeout: options.timeoutMs }),
@@ -46,7 +52,9 @@ export function createViemSettlementChain(options: ViemSettlementChainOptions): 
   return {
     async latestBlock() {
       const block = await client.getBlock({ blockTag: 'latest' })
-      return { number: block.number, timestamp: block.timestamp }
+      const wall = BigInt(Math.floor(Date.now() / 1000))
+      const timestamp = options.idleChainClock && wall > block.timestamp ? wall : block.timestamp
+      return { number: block.number, timestamp }
     },
 
     authorizationUsed: (asset, authorizer, nonce, blockNumber) =>

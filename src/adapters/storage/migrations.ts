@@ -71,6 +71,16 @@ CREATE INDEX payments_unresolved ON {{schema}}.payments (next_check_at)
   WHERE status IN ('verifying', 'verified', 'settling', 'settle_pending');
 `,
   },
+  {
+    version: 3,
+    name: 'owner lease on unresolved payments',
+    sql: `
+-- The request (or reconciler, or retry) working on a payment holds it until lease_until, and
+-- renews it while it lives; a payment whose lease ran out has no living owner and may be taken
+-- over at once, instead of after a fixed stale window. Rows from before: their owner is gone.
+ALTER TABLE {{schema}}.payments ADD COLUMN lease_until timestamptz NOT NULL DEFAULT now();
+`,
+  },
 ]
 
 /** Quotes a schema name after checking it is a plain identifier. */

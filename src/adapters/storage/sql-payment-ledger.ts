@@ -10,7 +10,10 @@ import type {
   PaymentStatus,
   PaymentUpdate,
 } from '../../domain/payment/payment-ledger.js'
-import { IN_FLIGHT_STATUSES } from '../../domain/payment/payment-ledger.js'
+import {
+  DEFAULT_PAYMENT_LEASE_MS,
+  IN_FLIGHT_STATUSES,
+} from '../../domain/payment/payment-ledger.js'
 import type { PreflightResult } from '../../domain/preflight/run-preflight.js'
 import type { Receipt } from '../../domain/receipt/receipt.js'
 import { LedgerUnavailableError } from '../../errors.js'
@@ -40,12 +43,13 @@ interface PaymentRow {
   updated_at: Date | string
   next_check_at: Date | string
   reconcile_attempts: number
+  lease_until: Date | string
 }
 
 const COLUMNS = `id, network, asset, payer, nonce, pay_to, amount::text AS amount,
   valid_before::text AS valid_before, payload_hash, payload, request_hash, status, attempts, result,
   settlement_tx, settle_response, receipt_id, failure, created_at, updated_at, next_check_at,
-  reconcile_attempts`
+  reconcile_attempts, lease_until`
 
 /** Milliseconds as a PostgreSQL interval, for durations passed as `$n` parameters. */
 const ms = (param: string) => `make_interval(secs => ${param}::float8 / 1000)`
@@ -71,7 +75,7 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
   }
 
   return {
-    async claim(payment: NewPayment): Promise<ClaimResult> {
+    async claim(payment: NewPayment, leaseMs = DEFAULT_PAYMENT_LEASE_MS): Promise<ClaimResult> {
       const values = [
         payment.id,
         payment.network,
@@ -84,25 +88,32 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         payment.payloadHash,
         JSON.stringify(payment.payload),
         payment.requestHash,
+        leaseMs,
       ]
       // Whoever inserts first owns the payment; the unique authorization turns others away.
       const inserted = await db.query(
         `INSERT INTO ${payments} (id, network, asset, payer, nonce, pay_to, amount, valid_before,
-           payload_hash, payload, request_hash, status)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'verifying')
+           payload_hash, payload, request_hash, status, lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'verifying', now() + ${ms('$12')})
          ON CONFLICT DO NOTHING RETURNING id`,
         values,
       )
       if (inserted.rows.length > 0) return { claimed: true }
       // A payment that failed may be tried again (after funding the wallet, say); one retry
       // wins. Not one the chain decided (canceled, used elsewhere, expired): it can never settle.
+      // Nor one in flight whose owner lives; but one still verifying or verified whose owner's
+      // lease ran out was abandoned before anything was sent, so it starts over here. The
+      // same payment only (same payload hash): another payload under this nonce never takes it.
       const reclaimed = await db.query(
         `UPDATE ${payments} SET status = 'verifying', attempts = attempts + 1, pay_to = $6,
            amount = $7, valid_before = $8, payload_hash = $9, payload = $10, request_hash = $11,
            result = NULL, settlement_tx = NULL, settle_response = NULL, failure = NULL,
-           updated_at = now(), next_check_at = now(), reconcile_attempts = 0
-         WHERE id = $1 AND status = 'failed'
-           AND (failure IS NULL OR failure NOT LIKE '%"final":true%')
+           updated_at = now(), next_check_at = now(), reconcile_attempts = 0,
+           lease_until = now() + ${ms('$12')}
+         WHERE id = $1
+           AND ((status = 'failed' AND (failure IS NULL OR failure NOT LIKE '%"final":true%'))
+             OR (status IN ('verifying', 'verified') AND lease_until <= now()
+               AND payload_hash = $9 AND request_hash = $11))
            AND network = $2 AND asset = $3 AND payer = $4 AND nonce = $5
          RETURNING id`,
         values,
@@ -114,7 +125,7 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
     },
 
     async transition(id, from, update: PaymentUpdate): Promise<boolean> {
-      const statusParams = from.map((_, i) => `$${i + 8}`).join(', ')
+      const statusParams = from.map((_, i) => `$${i + 9}`).join(', ')
       const params = [
         id,
         update.status,
@@ -123,11 +134,14 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         update.settleResponse === undefined ? null : JSON.stringify(update.settleResponse),
         update.failure === undefined ? null : JSON.stringify(update.failure),
         update.receipt?.id ?? null,
+        (IN_FLIGHT_STATUSES as readonly string[]).includes(update.status),
         ...from,
       ]
+      // Out of flight, nobody works on the payment any more: its lease is released.
       const sql = `UPDATE ${payments} SET status = $2, result = COALESCE($3, result),
           settlement_tx = COALESCE($4, settlement_tx), settle_response = COALESCE($5, settle_response),
-          failure = COALESCE($6, failure), receipt_id = COALESCE($7, receipt_id), updated_at = now()
+          failure = COALESCE($6, failure), receipt_id = COALESCE($7, receipt_id), updated_at = now(),
+          lease_until = CASE WHEN $8::boolean THEN lease_until ELSE LEAST(lease_until, now()) END
         WHERE id = $1 AND status IN (${statusParams}) RETURNING id`
       const receipt = update.receipt
       if (!receipt) {
@@ -149,22 +163,50 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
 
     get,
 
+    // Only a lease still held is renewed: one released (the payment left flight) or run out
+    // (someone may have taken over) stays so, even if a renewal was already on its way.
+    async renewLease(id: string, leaseMs: number): Promise<boolean> {
+      const { rows } = await db.query(
+        `UPDATE ${payments} SET lease_until = GREATEST(lease_until, now() + ${ms('$2')})
+         WHERE id = $1 AND status IN ('verifying', 'verified', 'settling', 'settle_pending')
+           AND lease_until > now()
+         RETURNING id`,
+        [id, leaseMs],
+      )
+      return rows.length > 0
+    },
+
+    async takeOver(id: string, leaseMs: number): Promise<PaymentRecord | undefined> {
+      const { rows } = await db.query<PaymentRow>(
+        `UPDATE ${payments} SET lease_until = now() + ${ms('$2')}
+         WHERE id = $1 AND status IN ('settling', 'settle_pending') AND lease_until <= now()
+         RETURNING ${COLUMNS}`,
+        [id, leaseMs],
+      )
+      return rows[0] ? toRecord(rows[0]) : undefined
+    },
+
     async leaseUnresolved(options: LeaseOptions): Promise<PaymentRecord[]> {
       const inFlight = IN_FLIGHT_STATUSES.map((s) => `'${s}'`).join(', ')
       // One statement, on the database's clock: pick the due rows no one else holds, and push
       // their next check past the lease so a second instance's reconciler skips them.
       const { rows } = await db.query<PaymentRow>(
-        `UPDATE ${payments} SET next_check_at = now() + ${ms('$2')}
+        `UPDATE ${payments} SET next_check_at = now() + ${ms('$2')}, lease_until = now() + ${ms('$2')}
          WHERE id IN (
            SELECT id FROM ${payments}
-           WHERE next_check_at <= now() AND NOT (id = ANY($4::text[]))
+           WHERE next_check_at <= now() AND lease_until <= now() AND NOT (id = ANY($4::text[]))
              AND (status = 'settle_pending'
                OR (status IN (${inFlight}) AND updated_at <= now() - ${ms('$1')}))
            ORDER BY next_check_at
            LIMIT $3
            FOR UPDATE SKIP LOCKED)
          RETURNING ${COLUMNS}`,
-        [options.staleAfterMs, options.leaseMs, options.limit, [...(options.excludeIds ?? [])]],
+        [
+          options.staleAfterMs ?? 0,
+          options.leaseMs,
+          options.limit,
+          [...(options.excludeIds ?? [])],
+        ],
       )
       return rows.map(toRecord).sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime())
     },
@@ -172,7 +214,7 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
     async postpone(id: string, delayMs: number): Promise<void> {
       await db.query(
         `UPDATE ${payments} SET next_check_at = now() + ${ms('$2')},
-           reconcile_attempts = reconcile_attempts + 1
+           reconcile_attempts = reconcile_attempts + 1, lease_until = LEAST(lease_until, now())
          WHERE id = $1`,
         [id, delayMs],
       )
@@ -231,6 +273,7 @@ function toRecord(row: PaymentRow): PaymentRecord {
     updatedAt: new Date(row.updated_at),
     nextCheckAt: new Date(row.next_check_at),
     reconcileAttempts: Number(row.reconcile_attempts),
+    leaseUntil: new Date(row.lease_until),
   }
 }
 
@@ -255,6 +298,8 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
     claim: wrap('claim', ledger.claim),
     transition: wrap('transition', ledger.transition),
     get: wrap('get', ledger.get),
+    renewLease: wrap('renewLease', ledger.renewLease),
+    takeOver: wrap('takeOver', ledger.takeOver),
     leaseUnresolved: wrap('leaseUnresolved', ledger.leaseUnresolved),
     postpone: wrap('postpone', ledger.postpone),
     getReceipt: wrap('getReceipt', ledger.getReceipt),

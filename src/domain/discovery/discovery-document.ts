@@ -80,6 +80,7 @@ export function discoveryDocument(input: DiscoveryInputs) {
     receipts: {
       name: 'PRE_SEND_PROOF_RECEIPT',
       url: `${baseUrl}/receipts/{id}`,
+      byAuthorizationUrl: `${baseUrl}/receipts/by-authorization/{payer}/{nonce}`,
       ...input.receipts,
     },
     settlement: { railReadiness: input.readiness },

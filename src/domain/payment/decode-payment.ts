@@ -69,10 +69,7 @@ export type DecodePaymentResult =
 
 /**
  * Decodes and checks a PAYMENT-SIGNATURE header against our one offer, without any I/O:
- * base64 JSON (x402's own decoder), x402's PaymentPayload schema, version 2, the `accepted`
- * offer equal to ours field by field (so the reason names the field), a strict EIP-3009
- * payload, and the signed authorization itself: to our payTo, for our amount, valid now and
- * not for longer than the offer's `maxTimeoutSeconds` (plus {@link VALIDITY_SLACK_SECONDS}).
+ * {@link decodePaymentShape}, then {@link validityProblem} at `nowSeconds`.
  * Signature and balance are the facilitator's to verify.
  *
  * @param nowSeconds - Unix time to judge validity by (default: this machine's clock).
@@ -81,6 +78,24 @@ export function decodePayment(
   header: string,
   offer: PaymentRequirements,
   nowSeconds: number = Math.floor(Date.now() / 1000),
+): DecodePaymentResult {
+  const decoded = decodePaymentShape(header, offer)
+  if (!decoded.ok) return decoded
+  const problem = validityProblem(decoded.payment.authorization, offer, nowSeconds)
+  return problem ? { ok: false, ...problem } : decoded
+}
+
+/**
+ * Decodes a PAYMENT-SIGNATURE header and checks everything about it that does not depend on
+ * the time: base64 JSON (x402's own decoder), x402's PaymentPayload schema, version 2, the
+ * `accepted` offer equal to ours field by field (so the reason names the field), a strict
+ * EIP-3009 payload, and the signed authorization to our payTo for our amount. The paid route
+ * looks the payment up in the ledger before judging its time window: a stored payment's
+ * retry gets its stored answer whatever the time.
+ */
+export function decodePaymentShape(
+  header: string,
+  offer: PaymentRequirements,
 ): DecodePaymentResult {
   let raw: unknown
   try {
@@ -131,25 +146,6 @@ export function decodePayment(
   if (authorization.value !== BigInt(offer.amount)) {
     return { ok: false, reason: 'amount_mismatch', detail: 'authorization.value is not amount' }
   }
-  const now = BigInt(nowSeconds)
-  if (authorization.validAfter > now) {
-    return { ok: false, reason: 'authorization_not_yet_valid', detail: 'validAfter is ahead' }
-  }
-  if (authorization.validBefore < now + BigInt(MIN_REMAINING_SECONDS)) {
-    return { ok: false, reason: 'authorization_expired', detail: 'validBefore has passed' }
-  }
-  // The reconciler can only call an unused authorization failed once it expired: a payment
-  // valid for a year would stay unresolved for a year.
-  if (
-    authorization.validBefore >
-    now + BigInt(offer.maxTimeoutSeconds) + BigInt(VALIDITY_SLACK_SECONDS)
-  ) {
-    return {
-      ok: false,
-      reason: 'authorization_validity_too_long',
-      detail: `validBefore is more than ${offer.maxTimeoutSeconds + VALIDITY_SLACK_SECONDS} s away`,
-    }
-  }
   return {
     ok: true,
     payment: {
@@ -159,6 +155,37 @@ export function decodePayment(
       authorization,
     },
   }
+}
+
+/**
+ * The 402 reason an authorization fails with at `nowSeconds`: not valid yet, expiring within
+ * 6 s (as `@x402/evm` refuses it), or valid for longer than the offer's `maxTimeoutSeconds`
+ * plus {@link VALIDITY_SLACK_SECONDS}; undefined when its window is acceptable now.
+ */
+export function validityProblem(
+  authorization: Authorization,
+  offer: PaymentRequirements,
+  nowSeconds: number,
+): { reason: PaymentReason; detail: string } | undefined {
+  const now = BigInt(nowSeconds)
+  if (authorization.validAfter > now) {
+    return { reason: 'authorization_not_yet_valid', detail: 'validAfter is ahead' }
+  }
+  if (authorization.validBefore < now + BigInt(MIN_REMAINING_SECONDS)) {
+    return { reason: 'authorization_expired', detail: 'validBefore has passed' }
+  }
+  // The reconciler can only call an unused authorization failed once it expired: a payment
+  // valid for a year would stay unresolved for a year.
+  if (
+    authorization.validBefore >
+    now + BigInt(offer.maxTimeoutSeconds) + BigInt(VALIDITY_SLACK_SECONDS)
+  ) {
+    return {
+      reason: 'authorization_validity_too_long',
+      detail: `validBefore is more than ${offer.maxTimeoutSeconds + VALIDITY_SLACK_SECONDS} s away`,
+    }
+  }
+  return undefined
 }
 
 /** Which field of the accepted offer differs from ours, or undefined when it is ours. */

@@ -4,32 +4,45 @@ import type { PreflightResult } from '../preflight/run-preflight.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import type { Receipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
-import { decodePayment } from './decode-payment.js'
+import { decodePaymentShape, validityProblem } from './decode-payment.js'
 import type { InFlightTracker } from './in-flight.js'
-import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
+import { issueReceipt } from './issue-receipt.js'
 import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
 import { paymentId } from './payment-id.js'
 import type { NewPayment, PaymentFailure, PaymentStatus } from './payment-ledger.js'
-import type { PaymentLogger } from './payment-logger.js'
-import type { PaymentRail, SettleOutcome } from './payment-rail.js'
+import type { SettleOutcome, VerifyOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
+import {
+  confirmSettlement,
+  type RecoveryDeps,
+  recoverPayment,
+  withLease,
+} from './payment-recovery.js'
+import { facilitatorLied, recordPending } from './pending-settlement.js'
+import { expectedPayment, readAuthorization, resolvePayment } from './resolve-payment.js'
+import type { MinedTransaction } from './settlement-proof.js'
 import {
   answerCopy,
   answerFrom,
-  pendingError,
+  isSamePayment,
   type StoredAnswerDeps,
   waitForAnswer,
 } from './stored-answer.js'
 
 /** What the paid preflight needs; `main.ts` builds it, tests build it directly. */
-export interface PaidPreflightDeps extends StoredAnswerDeps, IssueReceiptDeps {
-  rail: PaymentRail
+export interface PaidPreflightDeps extends Omit<StoredAnswerDeps, 'recover'>, RecoveryDeps {
   runPreflight: (tx: TransactionInput) => Promise<PreflightResult>
-  /** Where settlements, pending ones and facilitator trouble are reported. */
-  logger?: PaymentLogger
   /** Counts paid calls in progress, so shutdown waits for them before closing the ledger. */
   inFlight?: InFlightTracker
+  /**
+   * How long a settlement transaction the facilitator reported is waited for on chain before
+   * the answer is `settlement_pending` (ms, default 5 s). It is read at once: a facilitator
+   * that answers after the receipt (the built-in one) costs one read.
+   */
+  confirmTimeoutMs?: number
 }
+
+const DEFAULT_CONFIRM_TIMEOUT_MS = 5_000
 
 /** One paid call: the validated body (hashed into the receipt), the transaction, the header. */
 export interface PaidPreflightRequest {
@@ -39,13 +52,16 @@ export interface PaidPreflightRequest {
 }
 
 /**
- * The paid preflight: decode -> claim in the ledger -> verify -> preflight -> settle -> receipt.
+ * The paid preflight: decode -> claim in the ledger -> verify -> preflight -> settle -> confirm
+ * on chain -> receipt.
  *
- * Exactly one request works on a payment (the ledger claim); copies wait a bounded time for
- * its answer and return the same one, and a retry of a settled payment returns the stored
- * result and receipt. Nothing settles unless the preflight produced a result; a result is
- * returned only once the payment settled. Once settlement may have been sent (`settling`),
- * every doubt is recorded `settle_pending` and the chain decides.
+ * Exactly one request works on a payment (the ledger claim, held by a lease it renews while
+ * it lives); copies wait a bounded time for its answer and return the same one, and a retry
+ * of a settled payment returns the stored result and receipt, whatever the time. A retry of a
+ * payment whose owner died takes it over and finishes it from the chain. Nothing settles
+ * unless the preflight produced a result; a result and a receipt are returned only once the
+ * chain shows the payment. Once settlement may have been sent (`settling`), every doubt is
+ * recorded `settle_pending` and the chain decides.
  */
 export async function handlePaidPreflight(
   deps: PaidPreflightDeps,
@@ -61,28 +77,23 @@ async function paidPreflight(
   request: PaidPreflightRequest,
 ): Promise<PaidPreflightOutcome> {
   const timings: PhaseTimings = {}
-  const required = (
-    reason: PaymentReason,
-    extra: Omit<
-      Extract<PaidPreflightOutcome, { kind: 'payment_required' }>,
-      'kind' | 'reason' | 'timings'
-    > = {},
-  ): PaidPreflightOutcome => ({ kind: 'payment_required', reason, ...extra, timings })
+  const required = requiredIn(timings)
 
   if (request.paymentHeader === undefined || request.paymentHeader.trim() === '') {
     return required('payment_missing')
   }
-  const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000)
-  const decoded = decodePayment(request.paymentHeader, deps.rail.requirements, nowSeconds)
+  const { requirements } = deps.rail
+  const decoded = decodePaymentShape(request.paymentHeader, requirements)
   if (!decoded.ok) {
     return required(decoded.reason, decoded.detail ? { detail: decoded.detail } : {})
   }
   const { payload, inner, received, authorization } = decoded.payment
-  const { requirements } = deps.rail
   const id = paymentId(requirements.network, requirements.asset, authorization)
   const requestHash = canonicalJsonHash(request.body)
   // The same payment is the same signed authorization, whatever else the header carried.
   const payloadHash = canonicalJsonHash(inner)
+  const copy = { id, payloadHash, received, requestHash }
+  const stored = { ...deps, recover: (paymentId: string) => recoverPayment(deps, paymentId) }
   const payment: NewPayment = {
     id,
     network: requirements.network,
@@ -97,18 +108,49 @@ async function paidPreflight(
     requestHash,
   }
 
-  const claim = await deps.ledger.claim(payment)
-  if (!claim.claimed) {
-    return answerCopy(deps, claim.existing, { id, payloadHash, received, requestHash }, timings)
+  // The time window is judged only for a payment we do not hold: a stored payment's retry
+  // gets its stored answer (or its recovery) for as long as the ledger keeps it.
+  const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000)
+  const problem = validityProblem(authorization, requirements, nowSeconds)
+  if (problem) {
+    const existing = await deps.ledger.get(id)
+    const held =
+      existing &&
+      isSamePayment(existing, copy) &&
+      // Failed before anything could be charged, or abandoned before settling: a new attempt,
+      // which this window can no longer pay for.
+      !(existing.status === 'failed' && !existing.failure?.final) &&
+      !(
+        (existing.status === 'verifying' || existing.status === 'verified') &&
+        existing.leaseUntil.getTime() <= Date.now()
+      )
+    if (!held) return required(problem.reason, { detail: problem.detail })
+    return answerCopy(stored, existing, copy, timings)
   }
 
+  const claim = await deps.ledger.claim(payment, deps.leaseMs)
+  if (!claim.claimed) return answerCopy(stored, claim.existing, copy, timings)
+  return withLease(deps, id, () => ownPayment(deps, request, payment, timings))
+}
+
+/** The work of the request that owns a payment: verify, preflight, settle, confirm, receipt. */
+async function ownPayment(
+  deps: PaidPreflightDeps,
+  request: PaidPreflightRequest,
+  payment: NewPayment,
+  timings: PhaseTimings,
+): Promise<PaidPreflightOutcome> {
+  const required = requiredIn(timings)
+  const { id, payload } = payment
+  const authorization = { payer: payment.payer }
+  const expected = expectedPayment(payment)
   const fail = async (from: PaymentStatus, failure: PaymentFailure) => {
     await deps.ledger.transition(id, [from], { status: 'failed', failure })
   }
 
   // Verify: the facilitator checks signature, amount, payTo, expiry, balance and nonce.
   let started = performance.now()
-  let verdict: Awaited<ReturnType<PaymentRail['verify']>>
+  let verdict: VerifyOutcome
   try {
     verdict = await deps.rail.verify(payload)
   } catch (error) {
@@ -128,13 +170,31 @@ async function paidPreflight(
     })
     return required('verification_failed', { detail })
   }
-  if (!verdict.valid) {
+  // The nonce is spent: by a transaction paying us with this very authorization (someone
+  // submitted it before us), that transaction is this call's payment.
+  let paidOnChain: MinedTransaction | undefined
+  let spentElsewhere = false
+  if (
+    !verdict.valid &&
+    reasonFromFacilitator(verdict.upstreamReason, 'verification_failed') === 'authorization_used'
+  ) {
+    const onChain = await readAuthorization(
+      deps,
+      { ...expected, validBefore: payment.validBefore },
+      undefined,
+    ).catch(() => undefined)
+    if (onChain?.kind === 'paid') paidOnChain = onChain.tx
+    spentElsewhere = onChain?.kind === 'used_elsewhere'
+  }
+  if (!verdict.valid && !paidOnChain) {
     const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
     await fail('verifying', {
       status: 402,
       code: reason,
       message: PAYMENT_REASONS[reason],
       facilitatorReason: verdict.upstreamReason,
+      // The chain showed the nonce spent on a transfer not paying us: it can never pay.
+      ...(spentElsewhere ? { final: true } : {}),
     })
     return required(reason, {
       facilitatorReason: verdict.upstreamReason,
@@ -166,14 +226,58 @@ async function paidPreflight(
   // Settle: only a settled payment earns the result and a receipt.
   started = performance.now()
   let settled: SettleOutcome
-  try {
-    settled = await deps.rail.settle(payload)
-  } catch (error) {
-    settled = { status: 'unknown', message: error instanceof Error ? error.message : String(error) }
+  if (paidOnChain) {
+    settled = {
+      status: 'unknown',
+      transaction: paidOnChain.hash,
+      message: 'the authorization was already used on chain, paying payTo',
+    }
+  } else {
+    try {
+      settled = await deps.rail.settle(payload)
+    } catch (error) {
+      settled = {
+        status: 'unknown',
+        message: error instanceof Error ? error.message : String(error),
+      }
+    }
   }
-  timings.settleMs = performance.now() - started
   const pending = (transaction: Hex | undefined, why: string, err?: unknown) =>
     recordPending(deps, id, transaction, why, err)
+  // Whatever the facilitator said, the chain may already know: a transaction using this
+  // authorization that pays us settles the payment now (ours, or someone else's submission).
+  const fromChain = async (transaction: Hex | undefined) => {
+    const row = await deps.ledger.get(id)
+    if (!row) return 'stillPending' as const
+    return resolvePayment(
+      deps,
+      { ...row, settlementTx: transaction ?? row.settlementTx },
+      { resettle: false },
+    )
+  }
+  const answerStored = async () => answerFrom(deps, await waitForAnswer(deps, id), false, timings)
+
+  if (settled.status === 'settled') {
+    // Receipts only for settlements the chain confirms, whatever the facilitator claims.
+    const confirmation = await confirmSettlement(
+      deps,
+      expected,
+      settled.transaction,
+      deps.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
+    )
+    if (confirmation.state === 'pending') {
+      timings.settleMs = performance.now() - started
+      return pending(settled.transaction, 'settlement transaction not mined yet')
+    }
+    if (confirmation.state === 'unproven') {
+      const resolution = await fromChain(undefined).catch(() => 'stillPending' as const)
+      timings.settleMs = performance.now() - started
+      if (resolution !== 'stillPending') return answerStored()
+      return facilitatorLied(deps, id, settled.transaction)
+    }
+    settled = { ...settled, transaction: confirmation.tx.hash }
+  }
+  timings.settleMs = performance.now() - started
 
   switch (settled.status) {
     case 'settled': {
@@ -226,40 +330,32 @@ async function paidPreflight(
       })
     }
     case 'unreachable':
-      return pending(undefined, `facilitator unreachable at settle: ${settled.message}`)
-    case 'unknown':
-      return pending(settled.transaction, settled.message)
+    case 'unknown': {
+      const transaction = settled.status === 'unknown' ? settled.transaction : undefined
+      const resolution = await fromChain(transaction).catch((error: unknown) => {
+        deps.logger?.warn({ err: error, paymentId: id }, 'cannot read the chain after settle')
+        return 'stillPending' as const
+      })
+      if (resolution !== 'stillPending') return answerStored()
+      return pending(
+        transaction,
+        settled.status === 'unreachable'
+          ? `facilitator unreachable at settle: ${settled.message}`
+          : settled.message,
+      )
+    }
   }
 }
 
-/**
- * Records an unknown settle outcome as `settle_pending` (with the transaction when known) and
- * answers 503 `settlement_pending`. If even that write fails, the payment stays `settling`
- * and the reconciler takes it over once stale: the answer is the same.
- */
-async function recordPending(
-  deps: PaidPreflightDeps,
-  id: string,
-  transaction: Hex | undefined,
-  why: string,
-  cause?: unknown,
-): Promise<never> {
-  deps.logger?.warn(
-    { paymentId: id, transaction, reason: why, ...(cause ? { err: cause } : {}) },
-    'settlement outcome unknown; recorded as pending for the reconciler',
-  )
-  try {
-    await deps.ledger.transition(id, ['settling'], {
-      status: 'settle_pending',
-      ...(transaction ? { settlementTx: transaction } : {}),
-    })
-  } catch (error) {
-    deps.logger?.warn(
-      { paymentId: id, transaction, err: error },
-      'cannot record the pending settlement; the reconciler takes the payment over when stale',
-    )
-  }
-  throw pendingError(transaction)
+/** A 402 outcome carrying the call's timings. */
+function requiredIn(timings: PhaseTimings) {
+  return (
+    reason: PaymentReason,
+    extra: Omit<
+      Extract<PaidPreflightOutcome, { kind: 'payment_required' }>,
+      'kind' | 'reason' | 'timings'
+    > = {},
+  ): PaidPreflightOutcome => ({ kind: 'payment_required', reason, ...extra, timings })
 }
 
 function asAppError(error: unknown, fallback: ErrorCode): AppError {

@@ -2,7 +2,11 @@ import { type Hex, keccak256, stringToBytes } from 'viem'
 import type { Authorization } from './decode-payment.js'
 
 /** Identity of an authorization: EIP-3009 nonces are unique per payer and token. */
-export function paymentId(network: string, asset: string, auth: Authorization): Hex {
+export function paymentId(
+  network: string,
+  asset: string,
+  auth: Pick<Authorization, 'payer' | 'nonce'>,
+): Hex {
   const key = [network, asset, auth.payer, auth.nonce].map((s) => s.toLowerCase()).join('/')
   return keccak256(stringToBytes(key))
 }

@@ -24,6 +24,15 @@ export type PaymentStatus =
 /** States a request is still working on; others wait for it. */
 export const IN_FLIGHT_STATUSES = ['verifying', 'verified', 'settling'] as const
 
+/**
+ * Default owner lease (ms). The owner of an unresolved payment (the request that claimed it, a
+ * retry or reconciler that took it over) renews its lease every third of this while it works;
+ * once the lease has run out the owner is dead, and a retry or the reconciler takes over.
+ * Short, so a crash costs buyers seconds; long enough that a stalled event loop or a slow
+ * database round trip never lets a living owner lose its payment.
+ */
+export const DEFAULT_PAYMENT_LEASE_MS = 15_000
+
 /** Why a payment did not settle, and the answer every copy of the request gets. */
 export interface PaymentFailure {
   /** HTTP status answered: 402 (payment problem), 5xx (our side or upstream). */
@@ -75,6 +84,11 @@ export interface PaymentRecord extends NewPayment {
   nextCheckAt: Date
   /** Reconciler passes that left the payment unresolved (drives the back-off). */
   reconcileAttempts: number
+  /**
+   * Until when the payment's owner holds it (database clock). In the past: no living owner, so
+   * a retry or the reconciler may take it over.
+   */
+  leaseUntil: Date
 }
 
 /** Claim outcome: this request owns the payment, or someone else does/did. */
@@ -82,9 +96,12 @@ export type ClaimResult = { claimed: true } | { claimed: false; existing: Paymen
 
 /** What {@link PaymentLedger.leaseUnresolved} takes. */
 export interface LeaseOptions {
-  /** In-flight payments untouched this long belong to a request that died. */
-  staleAfterMs: number
-  /** How long the lease keeps other reconcilers away. */
+  /**
+   * Extra age (ms since the last update) an in-flight payment whose lease ran out must have
+   * before it is taken (default 0: an expired lease is enough).
+   */
+  staleAfterMs?: number
+  /** How long the lease keeps other reconcilers (and retries) away. */
   leaseMs: number
   limit: number
   /** Payments this pass already looked at, which it must not take again. */
@@ -108,21 +125,41 @@ export interface PaymentUpdate {
  */
 export interface PaymentLedger {
   /**
-   * Inserts the payment as `verifying`, or re-claims it when it `failed` before (a retry).
-   * Uniqueness of the authorization makes exactly one concurrent claimer win.
+   * Inserts the payment as `verifying` with an owner lease of `leaseMs` (default
+   * {@link DEFAULT_PAYMENT_LEASE_MS}), or re-claims it when it `failed` before (a retry) or
+   * when it is still `verifying`/`verified` but its owner's lease ran out (nothing was sent:
+   * the owner died before settling). Uniqueness of the authorization makes exactly one
+   * concurrent claimer win.
    */
-  claim(payment: NewPayment): Promise<ClaimResult>
-  /** Applies `update` if the status is one of `from`; false when someone else moved it. */
+  claim(payment: NewPayment, leaseMs?: number): Promise<ClaimResult>
+  /**
+   * Applies `update` if the status is one of `from`; false when someone else moved it. Moving
+   * to a status that is not in flight also releases the lease: nobody works on it any more.
+   */
   transition(id: string, from: readonly PaymentStatus[], update: PaymentUpdate): Promise<boolean>
   get(id: string): Promise<PaymentRecord | undefined>
   /**
-   * Leases up to `limit` payments due for reconciliation: `settle_pending` ones, and in-flight
-   * ones untouched for `staleAfterMs`, whose `nextCheckAt` has come, oldest due first. Each is
-   * leased by moving its `nextCheckAt` `leaseMs` ahead, so another instance's reconciler skips
-   * it meanwhile (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Times are the database's clock.
+   * Extends the owner's lease to `leaseMs` from now while the payment is unresolved and the
+   * lease is still held; false when it was released or ran out (the owner lost it).
+   */
+  renewLease(id: string, leaseMs: number): Promise<boolean>
+  /**
+   * Takes over a `settling` or `settle_pending` payment whose lease ran out (its owner died, or
+   * nobody owns it), leasing it for `leaseMs`. Exactly one concurrent taker gets the record.
+   */
+  takeOver(id: string, leaseMs: number): Promise<PaymentRecord | undefined>
+  /**
+   * Leases up to `limit` payments due for reconciliation: `settle_pending` ones and in-flight
+   * ones whose owner's lease ran out, whose `nextCheckAt` has come, oldest due first. Each is
+   * leased (`leaseUntil` and `nextCheckAt` moved `leaseMs` ahead), so other instances'
+   * reconcilers and retries keep away meanwhile (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Times
+   * are the database's clock.
    */
   leaseUnresolved(options: LeaseOptions): Promise<PaymentRecord[]>
-  /** Leaves an unresolved payment for `delayMs` (database clock) and counts the attempt. */
+  /**
+   * Leaves an unresolved payment for `delayMs` (database clock), counts the attempt and
+   * releases its lease (a retry may take it over meanwhile).
+   */
   postpone(id: string, delayMs: number): Promise<void>
   getReceipt(id: string): Promise<Receipt | undefined>
   /** Sum of `amount` over settled payments to `payTo`. */

@@ -9,6 +9,7 @@ import {
   type PaymentStatus,
 } from './payment-ledger.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+import { ownerGone } from './payment-recovery.js'
 
 /** What answering from the ledger needs: the ledger, and the bounds of waiting on it. */
 export interface StoredAnswerDeps {
@@ -20,6 +21,11 @@ export interface StoredAnswerDeps {
   waitTimeoutMs?: number
   /** First poll interval of that wait (ms); it grows to 500 ms. */
   pollIntervalMs?: number
+  /**
+   * Takes over a payment whose owner is gone and resolves it from the chain; returns the
+   * record after, or undefined when someone else owns it (see `recoverPayment`).
+   */
+  recover?: (id: string) => Promise<PaymentRecord | undefined>
 }
 
 /** What a copy of a payment carried, to compare with the claimed one. */
@@ -55,11 +61,7 @@ export async function answerCopy(
     timings,
   })
   // A different payment under the same authorization nonce: never the stored answer.
-  // (Rows written before migration 2 hashed the whole payload as received.)
-  const samePayment =
-    existing.payloadHash === copy.payloadHash ||
-    existing.payloadHash === canonicalJsonHash(copy.received)
-  if (!samePayment) return required('authorization_used')
+  if (!isSamePayment(existing, copy)) return required('authorization_used')
   // The chain decided this authorization can never pay (canceled, used elsewhere, expired).
   if (existing.status === 'failed' && existing.failure?.final) {
     return answerFrom(deps, existing, true, timings)
@@ -69,9 +71,20 @@ export async function answerCopy(
   return answerFrom(deps, settled, true, timings)
 }
 
+/** Whether a copy carries the payment stored in `existing` (the same signed payload). */
+export function isSamePayment(existing: PaymentRecord, copy: PaymentCopy): boolean {
+  // (Rows written before migration 2 hashed the whole payload as received.)
+  return (
+    existing.payloadHash === copy.payloadHash ||
+    existing.payloadHash === canonicalJsonHash(copy.received)
+  )
+}
+
 /**
  * Polls the ledger (25 ms growing to 500 ms) until the payment leaves the in-flight states, or
  * the bounded wait runs out; then the record as it is (in flight: 503 `payment_in_progress`).
+ * A payment that may have been sent and whose owner is gone (lease run out) is taken over and
+ * resolved from the chain right away, when `recover` is given.
  */
 export async function waitForAnswer(
   deps: StoredAnswerDeps,
@@ -81,7 +94,11 @@ export async function waitForAnswer(
   const deadline = Date.now() + (deps.waitTimeoutMs ?? DEFAULT_WAIT_MS)
   let interval = deps.pollIntervalMs ?? DEFAULT_POLL_MS
   let record = first ?? (await deps.ledger.get(id))
-  while (record && isInFlight(record.status) && Date.now() < deadline) {
+  for (;;) {
+    if (record && deps.recover && ownerGone(record)) {
+      record = (await deps.recover(id)) ?? (await deps.ledger.get(id))
+    }
+    if (!record || !isInFlight(record.status) || Date.now() >= deadline) break
     await sleep(Math.min(interval, Math.max(1, deadline - Date.now())))
     interval = Math.min(MAX_POLL_MS, interval * 1.5)
     record = await deps.ledger.get(id)
@@ -130,12 +147,19 @@ export async function answerFrom(
     }
     case 'settle_pending':
       throw pendingError(record.settlementTx ?? undefined)
-    default:
+    default: {
+      // Say what is true: an owner holds the payment until its lease runs out; if it died,
+      // the first retry after that takes the payment over and finishes it from the chain.
+      const leftMs = record.leaseUntil.getTime() - Date.now()
+      const retryAfter = Math.min(30, Math.max(1, Math.ceil(leftMs / 1000)))
       throw new AppError(
         'payment_in_progress',
-        'another request is still working on this payment; retry with the same PAYMENT-SIGNATURE in a moment',
-        { retryAfter: 2 },
+        leftMs > 0
+          ? `a request is working on this payment (its lease runs until ${record.leaseUntil.toISOString()}); retry with the same PAYMENT-SIGNATURE in ${retryAfter} s: if that request stopped, the retry recovers the payment from the chain`
+          : 'the request that worked on this payment stopped; retry with the same PAYMENT-SIGNATURE to recover it from the chain',
+        { retryAfter },
       )
+    }
   }
 }
 

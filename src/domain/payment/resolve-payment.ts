@@ -1,0 +1,265 @@
+import type { SettleResponse } from '@x402/core/types'
+import type { Address, Hex } from 'viem'
+import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
+import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-ledger.js'
+import type { PaymentLogger } from './payment-logger.js'
+import type { PaymentRail } from './payment-rail.js'
+import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+import { type ExpectedPayment, type MinedTransaction, provesPayment } from './settlement-proof.js'
+
+/** The chain head a resolution is judged at. */
+export interface ChainHead {
+  number: bigint
+  /**
+   * Unix seconds expiry is judged by: the head's timestamp (never our clock) on a live chain;
+   * on the devnet, whose idle anvil makes no blocks, the later of it and the wall clock (the
+   * next block anvil makes is stamped with the wall clock).
+   */
+  timestamp: bigint
+}
+
+/** Where an authorization's nonce was spent. */
+export interface AuthorizationEvent {
+  /** `used`: a transfer with an authorization under this nonce; `canceled`: cancelAuthorization. */
+  kind: 'used' | 'canceled'
+  transaction: Hex
+  blockNumber: bigint
+}
+
+/** What the node knows about a transaction. */
+export type TransactionState =
+  | { state: 'mined'; tx: MinedTransaction }
+  /** In the node's mempool: it may still be mined. */
+  | { state: 'pending' }
+  /** Not known to the node (never received, dropped, or invented). */
+  | { state: 'unknown' }
+
+/** On-chain facts about an EIP-3009 authorization; read-only. */
+export interface SettlementChain {
+  /** The latest block, read first so every other read of a payment is pinned to it. */
+  latestBlock(): Promise<ChainHead>
+  /** The token's `authorizationState(authorizer, nonce)` at `blockNumber`: used or canceled. */
+  authorizationUsed(
+    asset: Address,
+    authorizer: Address,
+    nonce: Hex,
+    blockNumber: bigint,
+  ): Promise<boolean>
+  /** The first AuthorizationUsed / AuthorizationCanceled event for the nonce in the range. */
+  findAuthorizationEvent(
+    asset: Address,
+    authorizer: Address,
+    nonce: Hex,
+    fromBlock: bigint,
+    toBlock: bigint,
+  ): Promise<AuthorizationEvent | undefined>
+  transaction(hash: Hex): Promise<TransactionState>
+}
+
+/** What resolving a payment from the chain needs. */
+export interface ResolveDeps extends IssueReceiptDeps {
+  ledger: PaymentLedger
+  rail: PaymentRail
+  chain: SettlementChain
+  /**
+   * Blocks before the preflight's block where the search for the authorization's use starts
+   * (default 1,000, ~33 min on Base): it may have been submitted just before we simulated.
+   */
+  lookbackBlocks?: bigint
+  logger?: PaymentLogger
+}
+
+/** How one resolution ended: the ledger now says settled or failed, or still nothing final. */
+export type Resolution = 'settled' | 'failed' | 'stillPending'
+
+/** What the chain says about one authorization, read at one block. */
+export type ChainVerdict =
+  /** A mined transaction used the authorization and paid payTo the amount. */
+  | { kind: 'paid'; tx: MinedTransaction }
+  /** The payer canceled it. */
+  | { kind: 'canceled'; transaction: Hex }
+  /** The nonce was spent by a transfer that did not pay payTo. */
+  | { kind: 'used_elsewhere'; transaction: Hex }
+  /** Unused at a head at or past validBefore: nothing can ever pay it. */
+  | { kind: 'expired' }
+  /** Unused and still spendable. */
+  | { kind: 'unused'; head: ChainHead }
+  /** Used, but its transaction cannot be read yet. */
+  | { kind: 'unknown' }
+
+const DEFAULT_LOOKBACK_BLOCKS = 1_000n
+
+/**
+ * Reads the chain for one authorization, pinned to one block B (head first, then state at B):
+ * used at B -> the transaction that used it decides (paid only if it shows
+ * `AuthorizationUsed(payer, nonce)` then `Transfer(payer -> payTo, amount)`, see
+ * {@link provesPayment}); unused at B and B's time at or past validBefore -> expired; else
+ * unused. `knownTx` (a transaction we were told about) is checked first, without a search.
+ */
+export async function readAuthorization(
+  deps: Pick<ResolveDeps, 'chain' | 'lookbackBlocks' | 'logger'>,
+  expected: ExpectedPayment & { validBefore: bigint },
+  searchFromBlock: bigint | undefined,
+  knownTx?: Hex,
+): Promise<ChainVerdict> {
+  const { chain } = deps
+  if (knownTx) {
+    const known = await chain.transaction(knownTx)
+    if (known.state === 'mined' && provesPayment(known.tx, expected)) {
+      return { kind: 'paid', tx: known.tx }
+    }
+  }
+  const head = await chain.latestBlock()
+  if (await chain.authorizationUsed(expected.asset, expected.payer, expected.nonce, head.number)) {
+    const lookback = deps.lookbackBlocks ?? DEFAULT_LOOKBACK_BLOCKS
+    const around = searchFromBlock ?? head.number
+    const fromBlock = around > lookback ? around - lookback : 0n
+    const event = await chain.findAuthorizationEvent(
+      expected.asset,
+      expected.payer,
+      expected.nonce,
+      fromBlock,
+      head.number,
+    )
+    if (!event) {
+      deps.logger?.warn(
+        { fromBlock: fromBlock.toString(), toBlock: head.number.toString() },
+        'authorization used on chain but its transaction was not found; will look again',
+      )
+      return { kind: 'unknown' }
+    }
+    if (event.kind === 'canceled') return { kind: 'canceled', transaction: event.transaction }
+    const used = await chain.transaction(event.transaction)
+    if (used.state !== 'mined') return { kind: 'unknown' }
+    if (provesPayment(used.tx, expected)) return { kind: 'paid', tx: used.tx }
+    return { kind: 'used_elsewhere', transaction: event.transaction }
+  }
+  // A transfer can only happen strictly before validBefore (chain time), so once B is at or
+  // past it, nothing can ever pay this authorization.
+  if (head.timestamp >= expected.validBefore) return { kind: 'expired' }
+  return { kind: 'unused', head }
+}
+
+/**
+ * Resolves one `settling` or `settle_pending` payment (stored with its preflight result) from
+ * the chain, as its current owner: settled with a receipt when a mined transaction proves the
+ * payment, failed for good when the chain says it can never pay (canceled, used elsewhere,
+ * expired unused). Unused and still valid: a transaction we sent that the node still holds
+ * is waited for; otherwise, with `resettle`, settlement is sent again through the facilitator
+ * (the EIP-3009 nonce makes it once-only) and only a mined transaction that proves the
+ * payment settles it. Whatever a facilitator claims, only the chain decides.
+ */
+export async function resolvePayment(
+  deps: ResolveDeps,
+  row: PaymentRecord,
+  options: { resettle: boolean },
+): Promise<Resolution> {
+  const { ledger, chain } = deps
+  const result = row.result
+  if (!result) {
+    // Cannot happen (`settling` is stored with the result) but never settle without an answer.
+    deps.logger?.warn({ paymentId: row.id }, 'unresolved payment without a stored result')
+    return 'stillPending'
+  }
+  const from = ['settling', 'settle_pending'] as const
+  const expected = { ...expectedPayment(row), validBefore: row.validBefore }
+  const settleFrom = async (tx: MinedTransaction): Promise<Resolution> => {
+    const response: SettleResponse = {
+      success: true,
+      transaction: tx.hash,
+      network: row.network as SettleResponse['network'],
+      payer: row.payer,
+      amount: row.amount.toString(),
+    }
+    const receipt = await issueReceipt(deps, { ...row, result }, tx.hash)
+    const moved = await ledger.transition(row.id, from, {
+      status: 'settled',
+      settlementTx: tx.hash,
+      settleResponse: response,
+      receipt,
+    })
+    if (moved)
+      deps.logger?.info({ paymentId: row.id, transaction: tx.hash }, 'settlement confirmed')
+    return moved ? 'settled' : 'stillPending'
+  }
+  const fail = async (reason: PaymentReason, why: string, transaction?: Hex) => {
+    const failure: PaymentFailure = {
+      status: 402,
+      code: reason,
+      message: `${PAYMENT_REASONS[reason]} (${why})`,
+      final: true,
+    }
+    const moved = await ledger.transition(row.id, from, {
+      status: 'failed',
+      failure,
+      ...(transaction ? { settlementTx: transaction } : {}),
+    })
+    if (moved) deps.logger?.warn({ paymentId: row.id, reason, transaction }, 'settlement failed')
+    return moved ? ('failed' as const) : ('stillPending' as const)
+  }
+
+  const verdict = await readAuthorization(
+    deps,
+    expected,
+    BigInt(result.block.number),
+    row.settlementTx ?? undefined,
+  )
+  switch (verdict.kind) {
+    case 'paid':
+      return settleFrom(verdict.tx)
+    case 'canceled':
+      return fail('authorization_canceled', 'the payer canceled it on chain', verdict.transaction)
+    case 'used_elsewhere':
+      return fail(
+        'authorization_used',
+        'the nonce was spent by a transfer that did not pay payTo',
+        verdict.transaction,
+      )
+    case 'expired':
+      return fail('authorization_expired', 'it expired on chain without being used')
+    case 'unknown':
+      return 'stillPending'
+    case 'unused':
+      break
+  }
+  // Still spendable. A transaction we sent that the node still holds may yet be mined.
+  const known = row.settlementTx ? await chain.transaction(row.settlementTx) : undefined
+  if (known?.state === 'pending') return 'stillPending'
+  if (known?.state === 'mined' && known.tx.blockNumber > verdict.head.number) return 'stillPending'
+  if (!options.resettle) return 'stillPending'
+  const outcome = await deps.rail.settle(row.payload)
+  const transaction =
+    outcome.status === 'settled' || outcome.status === 'unknown' ? outcome.transaction : undefined
+  if (transaction) {
+    const sent = await chain.transaction(transaction)
+    if (sent.state === 'mined' && provesPayment(sent.tx, expected)) return settleFrom(sent.tx)
+    // Only a transaction the node holds is remembered as ours to wait for; a hash the chain
+    // does not know (or that paid nothing) is a facilitator's word, never recorded.
+    if (sent.state === 'pending') {
+      await ledger.transition(row.id, from, { status: 'settle_pending', settlementTx: transaction })
+    } else {
+      deps.logger?.warn(
+        { paymentId: row.id, transaction, state: sent.state },
+        'the facilitator named a settlement the chain does not show paying us',
+      )
+    }
+  }
+  deps.logger?.info(
+    { paymentId: row.id, outcome: outcome.status, transaction },
+    'settlement sent again; the chain decides',
+  )
+  return 'stillPending'
+}
+
+/** The payment a settlement of `row` must prove. */
+export function expectedPayment(
+  row: Pick<PaymentRecord, 'asset' | 'payer' | 'payTo' | 'amount' | 'nonce'>,
+): ExpectedPayment {
+  return {
+    asset: row.asset,
+    payer: row.payer,
+    payTo: row.payTo,
+    amount: row.amount,
+    nonce: row.nonce,
+  }
+}

@@ -1,0 +1,373 @@
+import { randomBytes } from 'node:crypto'
+import { encodePaymentSignatureHeader } from '@x402/core/http'
+import {
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  type PublicClient,
+  toHex,
+  http as viemHttp,
+} from 'viem'
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
+import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import { decodePayment } from '../../src/domain/payment/decode-payment.js'
+import { paymentId } from '../../src/domain/payment/payment-id.js'
+import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
+import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
+import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
+import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
+import {
+  authorizationOf,
+  builtinFacilitator,
+  EIP3009_ABI,
+  EXAMPLE_BODY,
+  fundedPayer,
+  nonceOf,
+  PAY_TO,
+  type PaidApp,
+  paidApp,
+  RECEIPT_SIGNER,
+  sendPayment,
+  settlementsOf,
+  signTransferAuthorization,
+  unpaidOffer,
+  usdcBalances,
+  buyer as x402Buyer,
+} from './paid-stack.js'
+
+// Money is never taken without a result: a paid buyer gets its answer and receipt back after
+// its authorization expired, after the request that held its payment died, and when someone
+// else put its authorization on chain first. On PostgreSQL (the shared ledger) when present.
+
+const havePostgres = await postgresAvailable()
+const schema = `test_recovery_${randomBytes(6).toString('hex')}`
+
+let devnet: Devnet
+let storage: Storage
+let chain: PublicClient
+let stack: PaidApp
+/** The same service with a short wait for copies, to see the in-progress answer. */
+let impatient: PaidApp
+let payToAtStart: bigint
+const SHORT_LEASE_MS = 1_000
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  storage = havePostgres
+    ? await openStorage({ kind: 'postgres', url: DATABASE_URL, schema })
+    : await openStorage({ kind: 'pglite', dataDir: undefined, schema })
+  chain = createPublicClient({ transport: viemHttp(devnet.rpcUrl) })
+  stack = await paidApp({
+    preflightRpcUrl: devnet.rpcUrl,
+    facilitator: builtinFacilitator(devnet.rpcUrl),
+    ledger: storage.ledger,
+    payments: { leaseMs: SHORT_LEASE_MS },
+  })
+  impatient = await paidApp({
+    preflightRpcUrl: devnet.rpcUrl,
+    facilitator: builtinFacilitator(devnet.rpcUrl),
+    ledger: storage.ledger,
+    payments: { leaseMs: SHORT_LEASE_MS, waitTimeoutMs: 300 },
+  })
+  ;[payToAtStart = 0n] = await usdcBalances(chain, PAY_TO)
+}, 60_000)
+
+afterAll(async () => {
+  if (storage) {
+    await storage.sql.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+    await storage.close()
+  }
+  await devnet?.stop()
+})
+
+const pay = (header: string, body: unknown = EXAMPLE_BODY) => sendPayment(stack.app, header, body)
+const idOf = (header: string) =>
+  paymentId('eip155:8453', USDC_ADDRESS, {
+    payer: authorizationOf(header).from,
+    nonce: nonceOf(header),
+  })
+
+/** A PAYMENT-SIGNATURE whose EIP-3009 authorization expires `seconds` from now. */
+async function expiringHeader(account: PrivateKeyAccount, seconds: number): Promise<string> {
+  const offer = await unpaidOffer(stack.app)
+  const accepted = offer.accepts[0]
+  if (!accepted) throw new Error('no offer')
+  const message = {
+    to: accepted.payTo as Hex,
+    value: BigInt(accepted.amount),
+    validAfter: 0n,
+    validBefore: BigInt(Math.floor(Date.now() / 1000) + seconds),
+    nonce: toHex(randomBytes(32)),
+  }
+  const signature = await signTransferAuthorization(account, message)
+  return encodePaymentSignatureHeader({
+    x402Version: 2,
+    resource: offer.resource,
+    accepted,
+    payload: {
+      signature,
+      authorization: {
+        from: account.address,
+        to: message.to,
+        value: message.value.toString(),
+        validAfter: '0',
+        validBefore: message.validBefore.toString(),
+        nonce: message.nonce,
+      },
+    },
+  })
+}
+
+/** Submits the buyer's own authorization on chain as a third party would (a front-run). */
+async function submitOnChain(header: string): Promise<Hex> {
+  const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey),
+    transport: viemHttp(devnet.rpcUrl),
+  })
+  const hash = await wallet.writeContract({
+    chain: null,
+    address: USDC_ADDRESS,
+    abi: EIP3009_ABI,
+    functionName: 'transferWithAuthorization',
+    args: [from, to, BigInt(value), BigInt(validAfter), BigInt(validBefore), nonce, signature],
+  })
+  await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+  return hash
+}
+
+/**
+ * Leaves `header`'s payment `settling` with a real result and an owner that died: its lease
+ * runs out after `leaseMs` and is never renewed.
+ */
+async function ownerDiedWhileSettling(header: string, leaseMs: number): Promise<void> {
+  const decoded = decodePayment(header, stack.rail.requirements)
+  if (!decoded.ok) throw new Error(decoded.reason)
+  const { payload, inner, authorization } = decoded.payment
+  // A real result to receipt: another paid call's.
+  const other = await x402Buyer(stack.app, devnet.rpcUrl, await fundedPayer(devnet.rpcUrl))
+  const { result } = (await pay(await other.paymentHeader(await unpaidOffer(stack.app)))).body as {
+    result: PreflightResult
+  }
+  const id = idOf(header)
+  const claimed = await storage.ledger.claim(
+    {
+      id,
+      network: 'eip155:8453',
+      asset: USDC_ADDRESS,
+      payer: authorization.payer,
+      nonce: authorization.nonce,
+      payTo: authorization.to,
+      amount: authorization.value,
+      validBefore: authorization.validBefore,
+      payloadHash: canonicalJsonHash(inner),
+      payload,
+      requestHash: canonicalJsonHash(EXAMPLE_BODY),
+    },
+    leaseMs,
+  )
+  expect(claimed).toEqual({ claimed: true })
+  await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
+  await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('a retry of a settled payment after its authorization expired', () => {
+  it('gets 200 with the same answer and receipt, 15 s after a 10 s authorization', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await expiringHeader(payer, 10)
+    const first = await pay(header)
+    expect(first.status).toBe(200)
+    await sleep(15_000)
+    // A payment we do not hold is still judged for validity...
+    const expiredNew = await pay(await expiringHeader(payer, -5))
+    expect(expiredNew.status).toBe(402)
+    expect(expiredNew.body).toMatchObject({ reason: 'authorization_expired' })
+    // ...but the one we hold answers with what it bought, whatever the time.
+    const retry = await pay(header)
+    expect(retry.status).toBe(200)
+    expect(retry.body.receipt).toEqual(first.body.receipt)
+    expect(retry.body.result).toEqual(first.body.result)
+    expect(retry.headers.get('PAYMENT-RESPONSE')).toBeTruthy()
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
+      first.body.receipt.settlementTx,
+    ])
+  }, 40_000)
+})
+
+describe('a payment whose owner died while settling', () => {
+  it('is in progress while the lease runs, then taken over by a retry and settled once', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    await ownerDiedWhileSettling(header, 2_000)
+    // The lease still runs: the message says so, and when to come back.
+    const early = await sendPayment(impatient.app, header)
+    expect(early.status).toBe(503)
+    expect(early.body).toMatchObject({ error: 'payment_in_progress' })
+    expect(early.body.message).toMatch(/lease runs until/)
+    expect(Number(early.headers.get('retry-after'))).toBeLessThanOrEqual(2)
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([])
+    await sleep(2_100)
+    // Owner gone, nothing on chain, still valid: the retry takes it over and settles it.
+    const retry = await pay(header)
+    expect(retry.status).toBe(200)
+    const txs = await settlementsOf(chain, payer.address, nonceOf(header))
+    expect(txs).toEqual([retry.body.receipt.settlementTx])
+    expect(await storage.ledger.get(idOf(header))).toMatchObject({
+      status: 'settled',
+      settlementTx: txs[0],
+    })
+    expect((await pay(header)).body.receipt.id).toBe(retry.body.receipt.id)
+  })
+
+  it('is finished from the chain by a retry when the owner had already been paid', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    await ownerDiedWhileSettling(header, 0)
+    // The dead owner's settlement reached the chain; its hash was never recorded.
+    const mined = await submitOnChain(header)
+    const retry = await pay(header)
+    expect(retry.status).toBe(200)
+    expect(retry.body.receipt.settlementTx).toBe(mined)
+    // Charged once: no second settlement was sent.
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([mined])
+    expect(await usdcBalances(chain, payer.address)).toEqual([0n])
+  })
+})
+
+describe('a takeover that cannot read the chain', () => {
+  it('answers 503 settlement_pending (never 500), and the next retry finishes it', async () => {
+    const blind = await paidApp({
+      preflightRpcUrl: devnet.rpcUrl,
+      // Nothing listens there: every settlement read fails.
+      settlementRpcUrl: 'http://127.0.0.1:9',
+      facilitator: builtinFacilitator(devnet.rpcUrl),
+      ledger: storage.ledger,
+      payments: { leaseMs: SHORT_LEASE_MS },
+    })
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    await ownerDiedWhileSettling(header, 0)
+    const blinded = await sendPayment(blind.app, header)
+    expect(blinded.status).toBe(503)
+    expect(blinded.body).toMatchObject({ error: 'settlement_pending' })
+    expect(await storage.ledger.get(idOf(header))).toMatchObject({ status: 'settle_pending' })
+    const retry = await pay(header)
+    expect(retry.status).toBe(200)
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
+      retry.body.receipt.settlementTx,
+    ])
+  })
+})
+
+describe('the reconciler on an idle devnet', () => {
+  it('decides an expired, unused payment without waiting for a new block', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await expiringHeader(payer, 8)
+    await ownerDiedWhileSettling(header, 0)
+    const validBefore = BigInt(authorizationOf(header).validBefore)
+    await sleep(9_000)
+    // Anvil made no block meanwhile: its head still says "before validBefore".
+    expect((await chain.getBlock()).timestamp).toBeLessThan(validBefore)
+    const pass = (idleChainClock: boolean) =>
+      reconcileSettlements({
+        ledger: storage.ledger,
+        rail: stack.rail,
+        chain: createViemSettlementChain({
+          rpcUrl: devnet.rpcUrl,
+          timeoutMs: 2_000,
+          idleChainClock,
+        }),
+        receiptSigner: RECEIPT_SIGNER,
+        backoff: { initialMs: 0, maxMs: 0 },
+      })
+    // Judged by the head alone (mainnet's rule), it is still spendable: undecided.
+    expect((await pass(false)).stillPending).toContain(idOf(header))
+    // The devnet's rule (the later of head time and wall clock) decides it.
+    expect((await pass(true)).failed).toContain(idOf(header))
+    expect(await storage.ledger.get(idOf(header))).toMatchObject({
+      status: 'failed',
+      failure: { code: 'authorization_expired', final: true },
+    })
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([])
+    const retry = await pay(header)
+    expect(retry.status).toBe(402)
+    expect(retry.body).toMatchObject({ reason: 'authorization_expired' })
+  }, 30_000)
+})
+
+describe('an authorization someone else put on chain first, paying our payTo', () => {
+  it('is this call paid: 200 with the result and a receipt naming that transaction', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    // Front-run before the buyer's call arrives: verify finds the nonce used.
+    const frontRun = await submitOnChain(header)
+    const paid = await pay(header)
+    expect(paid.status).toBe(200)
+    expect(paid.body.result).toMatchObject({ verdict: expect.any(String) })
+    expect(paid.body.receipt).toMatchObject({ settlementTx: frontRun, payer: payer.address })
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([frontRun])
+    // The same authorization for another request is not a second call.
+    const reused = await pay(header, { ...EXAMPLE_BODY, value: '0x1' })
+    expect(reused.status).toBe(402)
+    expect(reused.body).toMatchObject({ reason: 'payment_reused' })
+  })
+})
+
+describe('GET /receipts/by-authorization/{payer}/{nonce}', () => {
+  it('finds the receipt of a settled payment from the authorization alone', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    const paid = await pay(header)
+    expect(paid.status).toBe(200)
+    // Any case of the address and nonce finds it.
+    const res = await stack.app.request(
+      `/receipts/by-authorization/${payer.address.toLowerCase()}/${nonceOf(header).toUpperCase().replace('0X', '0x')}`,
+    )
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual(paid.body.receipt)
+  })
+
+  it('says 404 for an unknown or unsettled payment and 422 for a malformed one', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const unknown = await stack.app.request(
+      `/receipts/by-authorization/${payer.address}/0x${'ab'.repeat(32)}`,
+    )
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toMatchObject({ error: 'not_found' })
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    await ownerDiedWhileSettling(header, 60_000)
+    const inFlight = await stack.app.request(
+      `/receipts/by-authorization/${payer.address}/${nonceOf(header)}`,
+    )
+    expect(inFlight.status).toBe(404)
+    expect(((await inFlight.json()) as { message: string }).message).toMatch(/settling/)
+    const bad = await stack.app.request(`/receipts/by-authorization/${payer.address}/0x12`)
+    expect(bad.status).toBe(422)
+    expect(await bad.json()).toMatchObject({ error: 'invalid_request' })
+  })
+})
+
+describe('the ledger', () => {
+  it('holds exactly what payTo received on chain during this file', async () => {
+    const [now = 0n] = await usdcBalances(chain, PAY_TO)
+    expect(await storage.ledger.settledTotal(PAY_TO)).toBe(now - payToAtStart)
+  })
+})
