@@ -84,6 +84,10 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name such as x-forwarded-for')
     .transform((v) => v.toLowerCase())
     .optional(),
+  INSTANCE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 of [A-Za-z0-9._:-]')
+    .optional(),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   READY_MAX_BLOCK_AGE_SECONDS: positiveInt(60, 86_400),
 })

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { Address } from 'viem'
 import { getAddress } from 'viem'
@@ -11,6 +12,7 @@ import {
 import { setUpOperations } from './adapters/metrics/operations-setup.js'
 import { createJinaReader } from './adapters/reader/jina-reader.js'
 import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
+import { SettlerInUseError } from './adapters/storage/settler-lease.js'
 import { createApp } from './app.js'
 import {
   type Config,
@@ -131,8 +133,13 @@ async function main(): Promise<void> {
   try {
     paymentServices = await startPaymentServices(paymentOptions(config, rpcUrl, devnet, logger))
   } catch (error) {
-    logger.fatal({ err: error }, 'cannot start the payment rail (ledger storage or facilitator)')
     await devnet?.stop()
+    if (error instanceof SettlerInUseError) {
+      // A configuration problem, reported like one (exit 2), not a crash.
+      process.stderr.write(`pre-send-guard: ${redactSecrets(error.message)}\n`)
+      process.exit(2)
+    }
+    logger.fatal({ err: error }, 'cannot start the payment rail (ledger storage or facilitator)')
     process.exit(1)
   }
   ledgerForMetrics = paymentServices.payments.ledger.unresolvedCount
@@ -325,6 +332,7 @@ function paymentOptions(
     rpcTimeoutMs: config.RPC_TIMEOUT_MS,
     // One settle at most: the facilitator's wait, its one retry of a pending answer, the RPC.
     drainTimeoutMs: 2 * config.FACILITATOR_TIMEOUT_MS + config.RPC_TIMEOUT_MS + 5_000,
+    instanceId: config.INSTANCE_ID ?? `${hostname()}:${config.PORT}`,
     logger,
   }
 }

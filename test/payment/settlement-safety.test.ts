@@ -550,6 +550,7 @@ describe('copies of a payment in progress', () => {
 describe('shutdown', () => {
   it('waits for paid calls in progress before closing the ledger', async () => {
     const services = await startPaymentServices({
+      instanceId: 'shutdown-test',
       facilitator: {
         kind: 'builtin',
         settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,

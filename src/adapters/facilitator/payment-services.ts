@@ -6,6 +6,7 @@ import { DEFAULT_PAYMENT_LEASE_MS } from '../../domain/payment/payment-ledger.js
 import type { PaymentLogger } from '../../domain/payment/payment-logger.js'
 import { startReconciler } from '../../domain/payment/reconcile-settlements.js'
 import { openStorage, type Storage, type StorageSetup } from '../storage/open-storage.js'
+import { holdSettlerLease, type SettlerLease } from '../storage/settler-lease.js'
 import { createFacilitator, type Facilitator, type FacilitatorSetup } from './facilitator-client.js'
 import { createFacilitatorReadiness, type FacilitatorReadiness } from './facilitator-readiness.js'
 import { createViemSettlementChain } from './settlement-chain.js'
@@ -33,6 +34,11 @@ export interface PaymentServicesOptions {
   idleChainClock?: boolean
   /** How long `close` waits for paid calls in progress before closing the ledger (ms). */
   drainTimeoutMs?: number
+  /**
+   * This instance's stable identity (`INSTANCE_ID`, default host:port): the built-in
+   * facilitator's settlement account is leased to it in a shared PostgreSQL ledger.
+   */
+  instanceId: string
 }
 
 /** The running payment side: what `createApp` needs, plus what to report and to close. */
@@ -65,6 +71,24 @@ export async function startPaymentServices(
       : options.storage,
   )
   const facilitator = createFacilitator(options.facilitator)
+  // Instances sharing one ledger never share a settlement account (their nonces would
+  // collide): the account is leased to one instance at a time. PGlite serves one instance.
+  let settlerLease: SettlerLease | undefined
+  if (facilitator.settlerAddress && storage.kind === 'postgres') {
+    try {
+      settlerLease = await holdSettlerLease({
+        sql: storage.sql,
+        schema: storage.schema,
+        settler: facilitator.settlerAddress,
+        instance: options.instanceId,
+        onRenewError: (error) =>
+          options.logger.warn({ err: error }, 'cannot renew the settlement account lease'),
+      })
+    } catch (error) {
+      await storage.close()
+      throw error
+    }
+  }
   const readiness = createFacilitatorReadiness({
     kind: facilitator.kind,
     ...(facilitator.url ? { url: facilitator.url } : {}),
@@ -115,6 +139,7 @@ export async function startPaymentServices(
           'paid calls still running at shutdown; the reconciler resolves them after restart',
         )
       }
+      await settlerLease?.release()
       await storage.close()
     },
   }

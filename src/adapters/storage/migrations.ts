@@ -81,6 +81,17 @@ CREATE INDEX payments_unresolved ON {{schema}}.payments (next_check_at)
 ALTER TABLE {{schema}}.payments ADD COLUMN lease_until timestamptz NOT NULL DEFAULT now();
 `,
   },
+  {
+    version: 4,
+    name: 'settler leases',
+    sql: `
+CREATE TABLE {{schema}}.settlers (
+  address     text PRIMARY KEY,
+  instance    text NOT NULL,
+  lease_until timestamptz NOT NULL
+);
+`,
+  },
 ]
 
 /** Quotes a schema name after checking it is a plain identifier. */
