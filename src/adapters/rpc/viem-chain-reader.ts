@@ -19,6 +19,7 @@ import type {
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { boundedFetch } from '../http/bounded-fetch.js'
+import { createSimulator } from './simulate-calls.js'
 
 /** OP-stack GasPriceOracle predeploy (same address on Base). */
 export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F' as const
@@ -154,7 +155,15 @@ export function createViemChainReader(options: { rpcUrl: string; timeoutMs: numb
     }
   }
 
+  const simulate = createSimulator({
+    send,
+    unavailable,
+    executionMessage: (error) => (isExecutionError(error) ? nodeMessage(error) : undefined),
+  })
+
   return {
+    simulate,
+
     async chainId() {
       const id = parse(uint64, await request('eth_chainId', 'eth_chainId', []), 'eth_chainId')
       return Number(id)
