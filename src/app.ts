@@ -7,6 +7,7 @@ import type { PageReader } from './domain/evidence/page-reader.js'
 import type { PaidPreflightDeps } from './domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflight } from './domain/preflight/run-preflight.js'
 import { notFound, onError, validationHook } from './http/errors.js'
+import { registerBaseBundlePreflight } from './routes/base-bundle-preflight.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
 import { registerPages } from './routes/pages.js'
@@ -74,6 +75,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   )
 
   registerBaseTransactionPreflight(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    preflight: () => deps.preflight,
+  })
+  registerBaseBundlePreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })

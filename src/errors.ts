@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'payment_in_progress'
   | 'ledger_unavailable'
   | 'service_starting'
+  | 'simulation_unavailable'
+  | 'simulation_refused'
   | 'internal_error'
 
 /** The one HTTP status for each error code. */
@@ -40,6 +42,8 @@ export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 50
     case 'target_error':
     // The reader declined the URL itself (its 451 for non-public or blocked targets).
     case 'reader_refused':
+    // The node ran a bundle and refused it as a whole (a value beyond the balance, say).
+    case 'simulation_refused':
       return 422
     case 'payment_required':
       return 402
@@ -49,6 +53,8 @@ export function statusForCode(code: ErrorCode): 402 | 404 | 405 | 422 | 500 | 50
       return 405
     case 'reader_unavailable':
     case 'facilitator_unavailable':
+    // The Base RPC offers no eth_simulateV1, which bundles and state overrides need.
+    case 'simulation_unavailable':
       return 502
     case 'rpc_unavailable':
     case 'service_starting':

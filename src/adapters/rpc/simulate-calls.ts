@@ -265,7 +265,11 @@ export function createSimulator(deps: SimulatorDeps) {
       // The node ran the calls and refused them as a whole (value beyond the balance, say).
       const refused = deps.executionMessage(error)
       if (refused !== undefined) {
-        return { available: false, reason: `the node refused to simulate: ${refused}`, refused: true }
+        return {
+          available: false,
+          reason: `the node refused to simulate: ${refused}`,
+          refused: true,
+        }
       }
       throw deps.unavailable('eth_simulateV1', error)
     }

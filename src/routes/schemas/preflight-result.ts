@@ -163,7 +163,7 @@ const AssetSchema = z
     decimals: z.number().int().nullable(),
   })
   .openapi('EffectAsset')
-const ChangeSchema = z
+export const ChangeSchema = z
   .object({
     asset: AssetSchema,
     direction: z.enum(['in', 'out']),
