@@ -101,10 +101,17 @@ function changeReport(change: NetChange, book: TokenBook): ChangeReport {
   }
 }
 
-/** `- 100 EFT, + 100 VSH`; raw amounts with the token address when units are unknown. */
+/**
+ * `- 100 EFT, + 100 VSH`: what goes out first, then what comes in (each in asset order); raw
+ * amounts with the token address when units are unknown.
+ */
 export function summarize(changes: readonly ChangeReport[]): string {
   if (changes.length === 0) return 'no change'
-  return changes
+  const ordered = [
+    ...changes.filter((c) => c.direction === 'out'),
+    ...changes.filter((c) => c.direction === 'in'),
+  ]
+  return ordered
     .map((c) => {
       const what = c.display ?? `${c.amount} (raw units) of ${c.asset.token ?? 'ETH'}`
       return `${c.direction === 'out' ? '-' : '+'} ${what}`
