@@ -3,6 +3,8 @@ import type { Address, Hex, LocalAccount } from 'viem'
 import { type ChallengeChecks, DEFAULT_MAX_PAYMENT } from './check-challenge.js'
 import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
 import {
+  type BundleResult,
+  BundleResultSchema,
   type Discovery,
   DiscoverySchema,
   type PageEvidence,
@@ -21,6 +23,7 @@ import { type ReceiptBinding, type ReceiptVerification, verifyReceipt } from './
 export const DISCOVERY_PATH = '/.well-known/x402'
 export const READ_ONLY_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflight'
 export const EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
+export const BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
 /** The paid route; discovery's `route` is used whenever discovery is at hand. */
 export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
 
@@ -33,6 +36,23 @@ export interface TransactionRequest {
   data: Hex
   /** Wei, hex (`0x0`). */
   value?: Hex
+}
+
+/** A bundle to check: 1-8 transactions simulated in order, optionally under state overrides. */
+export interface BundleRequest {
+  chainId?: '0x2105'
+  transactions: Omit<TransactionRequest, 'chainId'>[]
+  /** `eth_simulateV1`-shaped overrides by address; the answer is then `hypothetical`. */
+  stateOverrides?: Record<
+    Address,
+    {
+      balance?: Hex
+      nonce?: Hex
+      code?: Hex
+      state?: Record<Hex, Hex>
+      stateDiff?: Record<Hex, Hex>
+    }
+  >
 }
 
 /**
@@ -102,6 +122,8 @@ export interface GuardClient {
   discovery(): Promise<Discovery>
   /** The free read-only preflight: verdict, findings, call, gas, fees. */
   preflight(tx: TransactionRequest): Promise<PreflightResult>
+  /** The free bundle preflight: transactions in order at one block, net effects, one verdict. */
+  bundlePreflight(bundle: BundleRequest): Promise<BundleResult>
   /** POSTs to the paid route without payment and returns the 402 as received (no wallet). */
   unpaidChallenge(
     tx: TransactionRequest,
@@ -167,6 +189,12 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       const res = await postJson(READ_ONLY_PREFLIGHT_PATH, tx)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, PreflightResultSchema, 'preflight answer')
+    },
+
+    async bundlePreflight(bundle) {
+      const res = await postJson(BUNDLE_PREFLIGHT_PATH, bundle)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, BundleResultSchema, 'bundle preflight answer')
     },
 
     async unpaidChallenge(tx, opts = {}) {
