@@ -175,14 +175,22 @@ export async function preflightSequence(
     ...outcomes.flatMap((o) => (o.effects === undefined ? [] : effectTokens(o.effects))),
   ])
   const tokenList = allTokens.slice(0, TOKEN_METADATA_LIMIT)
+  // Only what an effect rule will judge: recipients the calldata declares are not read.
   const extraCode = unique(
-    outcomes.flatMap((o) => (o.effects === undefined ? [] : effectAddresses(o.effects, o.tx.from))),
+    outcomes.flatMap((o) =>
+      o.effects === undefined ? [] : effectAddresses(o.effects, o.tx, o.decoded),
+    ),
   )
     .filter((a) => !codes.has(a))
     .slice(0, EFFECT_CODE_LIMIT)
   const [l1Fees, tokens, extraCodes] = await Promise.all([
     Promise.all(unsigned.map((u) => chain.l1Fee(u, at))),
-    readTokenMetadata(chain, tokenList, at),
+    readTokenMetadata(
+      chain,
+      tokenList,
+      at,
+      simulation.available && simulation.source === 'eth_simulateV1',
+    ),
     Promise.all(extraCode.map((a) => chain.code(a, at))),
   ])
   extraCode.forEach((a, i) => {

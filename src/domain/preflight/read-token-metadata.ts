@@ -47,12 +47,43 @@ function decimalsOf(data: Hex): number | null {
 /**
  * `symbol` and `decimals` of each token at the pinned block, keyed by lower-case address. A
  * revert or odd answer is `null`, never a failure; RPC trouble throws (503) like every read.
+ * With `viaSimulate` (the node answered `eth_simulateV1` already) every read rides in one
+ * `eth_simulateV1` request (view calls change no state, so each sees the pinned block's);
+ * otherwise two `eth_call`s per token, in parallel.
  */
 export async function readTokenMetadata(
   chain: ChainReader,
   tokens: readonly Address[],
   at: BlockRef,
+  viaSimulate = false,
 ): Promise<Map<string, TokenMetadata>> {
+  if (tokens.length === 0) return new Map()
+  if (viaSimulate) {
+    const calls = tokens.flatMap((to) => [
+      { from: ZERO, to, data: SYMBOL, value: 0n },
+      { from: ZERO, to, data: DECIMALS, value: 0n },
+    ])
+    const simulated = await chain.simulate(calls, at)
+    if (simulated.available) {
+      const data = (i: number): Hex | undefined => {
+        const c = simulated.calls[i]
+        return c?.status === 'success' ? c.returnData : undefined
+      }
+      return new Map(
+        tokens.map((token, i) => {
+          const symbol = data(2 * i)
+          const decimals = data(2 * i + 1)
+          return [
+            token.toLowerCase(),
+            {
+              symbol: symbol === undefined ? null : symbolOf(symbol),
+              decimals: decimals === undefined ? null : decimalsOf(decimals),
+            },
+          ]
+        }),
+      )
+    }
+  }
   const ask = async (to: Address, data: Hex): Promise<Hex | undefined> => {
     const outcome = await chain.call({ from: ZERO, to, data, value: 0n }, at)
     return outcome.status === 'success' ? outcome.returnData : undefined

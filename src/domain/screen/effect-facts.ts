@@ -1,11 +1,12 @@
-import type { Address } from 'viem'
+import { type Address, zeroAddress } from 'viem'
+import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { ApprovalChange, Asset } from '../effects/decode-logs.js'
 import { assetKey, type ExecutionEffects, senderChanges } from '../effects/execution-effects.js'
 import { type TokenBook, tokenAmountText } from '../effects/token-amount.js'
 import type { ApprovalEffect } from './approval-effects.js'
 import { effectsOfSites } from './call-effects.js'
-import { type CallSite, hasCalldata } from './call-sites.js'
-import type { ScreenContext } from './context.js'
+import { type CallSite, callSites, hasCalldata } from './call-sites.js'
+import type { ScreenContext, TransactionInput } from './context.js'
 
 /** The execution effects when the simulation succeeded and was seen; else undefined. */
 export function seenEffects(ctx: ScreenContext): ExecutionEffects | undefined {
@@ -17,10 +18,10 @@ export function seenEffects(ctx: ScreenContext): ExecutionEffects | undefined {
  * Where the calldata says value goes: the target of a call without calldata (a plain ETH send)
  * and the recipient of every transfer the decoded calldata makes. Lower-case.
  */
-export function declaredRecipients(ctx: ScreenContext, sites: readonly CallSite[]): Set<string> {
+export function declaredRecipients(tx: TransactionInput, sites: readonly CallSite[]): Set<string> {
   const out = new Set<string>()
   const root = sites[0]
-  if (root !== undefined && !hasCalldata(root)) out.add(ctx.tx.to.toLowerCase())
+  if (root !== undefined && !hasCalldata(root)) out.add(tx.to.toLowerCase())
   for (const { effect } of effectsOfSites(sites, 'transfers')) out.add(effect.to.toLowerCase())
   return out
 }
@@ -38,11 +39,14 @@ function declaredApprovals(sites: readonly CallSite[]): Set<string> {
  * Grants of the sender's assets emitted during execution that the decoded calldata does not
  * show (same token and spender), in log order: the hidden approvals. Revokes are left out.
  */
-export function hiddenApprovals(ctx: ScreenContext, sites: readonly CallSite[]): ApprovalChange[] {
-  const effects = seenEffects(ctx)
+export function hiddenApprovals(
+  effects: ExecutionEffects | undefined,
+  sender: Address,
+  sites: readonly CallSite[],
+): ApprovalChange[] {
   if (effects === undefined) return []
   const declared = declaredApprovals(sites)
-  const me = ctx.tx.from.toLowerCase()
+  const me = sender.toLowerCase()
   const seen = new Set<string>()
   return effects.approvals.filter((a) => {
     if (a.revoke || a.owner.toLowerCase() !== me) return false
@@ -108,14 +112,25 @@ export function senderLosses(effects: ExecutionEffects, sender: Address): Sender
 }
 
 /**
- * The addresses whose code the effect rules consult (net gainers of what the sender lost and
- * spenders of approvals emitted), lower-case, deduplicated, in a fixed order.
+ * The addresses whose code the effect rules will consult: net gainers of what the sender lost
+ * that the calldata does not declare (`assets-to-no-code-recipient`) and spenders of approvals
+ * the calldata does not show (`approval-to-eoa` on hidden approvals). Lower-case, deduplicated,
+ * in a fixed order.
  */
-export function effectAddresses(effects: ExecutionEffects, sender: Address): Address[] {
+export function effectAddresses(
+  effects: ExecutionEffects,
+  tx: TransactionInput,
+  decoded: DecodedCall,
+): Address[] {
+  const sites = callSites(tx, decoded)
+  const declared = declaredRecipients(tx, sites)
   const out = new Set<string>()
-  for (const loss of senderLosses(effects, sender)) {
-    for (const g of loss.gainers) out.add(g.account.toLowerCase())
+  for (const loss of senderLosses(effects, tx.from)) {
+    for (const g of loss.gainers) {
+      const key = g.account.toLowerCase()
+      if (!declared.has(key) && key !== zeroAddress) out.add(key)
+    }
   }
-  for (const a of effects.approvals) out.add(a.spender.toLowerCase())
+  for (const a of hiddenApprovals(effects, tx.from, sites)) out.add(a.spender.toLowerCase())
   return [...out] as Address[]
 }

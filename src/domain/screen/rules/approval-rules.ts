@@ -3,7 +3,7 @@ import type { ApprovalEffect } from '../approval-effects.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import type { ScreenContext, TransactionInput } from '../context.js'
-import { asApprovalEffect, hiddenApprovals } from '../effect-facts.js'
+import { asApprovalEffect, hiddenApprovals, seenEffects } from '../effect-facts.js'
 import {
   codeOf,
   delegateOf,
@@ -34,7 +34,10 @@ function approvals(ctx: ScreenContext, sites: readonly CallSite[]) {
   const hidden =
     root === undefined
       ? []
-      : hiddenApprovals(ctx, sites).map((a) => ({ site: root, effect: asApprovalEffect(a) }))
+      : hiddenApprovals(seenEffects(ctx), ctx.tx.from, sites).map((a) => ({
+          site: root,
+          effect: asApprovalEffect(a),
+        }))
   return [...effectsOfSites(sites, 'approvals'), ...hidden]
 }
 
