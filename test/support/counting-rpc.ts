@@ -43,6 +43,9 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       await new Promise((r) => setTimeout(r, holdMs))
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(reply)
+    } catch {
+      // The upstream went away mid-request (a test closing its proxies): drop the connection.
+      res.destroy()
     } finally {
       inFlight--
     }
