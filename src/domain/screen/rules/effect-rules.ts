@@ -42,14 +42,14 @@ export const hiddenApproval: ScreenRule = {
   why: 'An approval a wrapper makes out of sight (a relayed permit, a delegated account) is the shape of approval phishing; the agent never saw what it grants.',
   example:
     "`relay(token, sender, spender, 2^256-1, …)` on an unknown contract that forwards the sender's EIP-2612 permit.",
-  evaluate({ ctx, sites }: RuleInput) {
+  evaluate({ ctx, sites, config }: RuleInput) {
     return hiddenApprovals(seenEffects(ctx), ctx.tx.from, sites).map((a) => {
       const what =
         a.amount === 'all'
           ? `every token of ${a.token}`
           : a.kind === 'erc721'
             ? `token id ${a.tokenId} of ${a.token}`
-            : `${tokenAmountText(a.amount, a.token, ctx.tokens, 2n ** 128n)} of token ${a.token}`
+            : `${tokenAmountText(a.amount, a.token, ctx.tokens, config.unlimitedAllowanceThreshold)} of token ${a.token}`
       return {
         detail: `A ${a.via} event emitted during execution lets ${a.spender} take ${what} from the sender; the decoded calldata shows no such approval.`,
       }
