@@ -7,7 +7,12 @@ import {
   executionEffects,
 } from '../effects/execution-effects.js'
 import type { TokenMetadata } from '../effects/token-amount.js'
-import { addressesOfInterest, standardProbeTargets } from '../screen/addresses-of-interest.js'
+import {
+  ADDRESSES_OF_INTEREST_LIMIT,
+  addressesOfInterest,
+  STANDARD_PROBE_LIMIT,
+  standardProbeTargets,
+} from '../screen/addresses-of-interest.js'
 import { calldataTokens } from '../screen/calldata-tokens.js'
 import type {
   CallOutcome,
@@ -34,6 +39,8 @@ import { readTokenMetadata, TOKEN_METADATA_LIMIT } from './read-token-metadata.j
 /** How many recent blocks the priority-fee suggestion looks at. */
 const FEE_HISTORY_BLOCKS = 5
 const FEE_HISTORY_PERCENTILE = 50
+/** Most addresses whose code one bundle reads in wave 2 (a lone transaction stays within 64). */
+export const BUNDLE_CODE_LIMIT = 2 * ADDRESSES_OF_INTEREST_LIMIT
 /** Most addresses named only by execution effects whose code is read (wave 3). */
 export const EFFECT_CODE_LIMIT = 16
 /**
@@ -104,10 +111,13 @@ export async function preflightSequence(
   // Under overrides eth_call/eth_estimateGas would read the real state: the simulation decides.
   const direct = overrides === undefined
   const senders = unique(txs.map((tx) => tx.from))
+  // Bounded over the whole bundle too: an address left out is reported (`screen-incomplete`).
   const watched = unique(
     txs.flatMap((tx, i) => [tx.from, tx.to, ...addressesOfInterest(tx, decoded[i] as DecodedCall)]),
-  )
-  const probes = unique(txs.flatMap((tx, i) => standardProbeTargets(tx, decoded[i] as DecodedCall)))
+  ).slice(0, BUNDLE_CODE_LIMIT)
+  const probes = unique(
+    txs.flatMap((tx, i) => standardProbeTargets(tx, decoded[i] as DecodedCall)),
+  ).slice(0, STANDARD_PROBE_LIMIT)
 
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
     await Promise.all([
