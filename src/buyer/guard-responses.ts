@@ -52,6 +52,14 @@ export const PreflightResultSchema = z.looseObject({
     totalCostMax: decimal,
     totalCostPlusValue: decimal,
   }),
+  /** What execution does; optional so answers of guards without effects still parse. */
+  effects: z
+    .looseObject({
+      available: z.boolean(),
+      reason: z.string().optional(),
+      senderNet: z.looseObject({ summary: z.string() }).optional(),
+    })
+    .optional(),
 })
 export type PreflightResult = z.infer<typeof PreflightResultSchema>
 
