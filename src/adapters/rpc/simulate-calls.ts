@@ -242,8 +242,11 @@ export function createSimulator(deps: SimulatorDeps) {
     calls: readonly CallRequest[],
     at: BlockRef,
     overrides?: StateOverrides,
+    reads: readonly CallRequest[] = [],
   ): Promise<Simulation> {
-    const blockStateCall: Record<string, unknown> = { calls: calls.map(callParams) }
+    const blockStateCall: Record<string, unknown> = {
+      calls: [...reads, ...calls].map(callParams),
+    }
     if (overrides !== undefined) blockStateCall.stateOverrides = wireOverrides(overrides)
     let raw: unknown
     try {
@@ -275,28 +278,31 @@ export function createSimulator(deps: SimulatorDeps) {
     }
     const parsed = simulateSchema.safeParse(raw)
     const results = parsed.success ? parsed.data[0]?.calls : undefined
-    if (results === undefined || results.length !== calls.length) {
+    if (results === undefined || results.length !== reads.length + calls.length) {
       throw deps.unavailable('eth_simulateV1', new Error('unexpected reply'))
     }
-    return {
+    const simulated = results.map((r): SimulatedCall => {
+      if (r.status === '0x1') {
+        const logs = (r.logs ?? []).map((l) => ({
+          address: l.address as Address,
+          topics: l.topics as Hex[],
+          data: l.data as Hex,
+        }))
+        return { status: 'success', returnData: r.returnData as Hex, gasUsed: r.gasUsed, logs }
+      }
+      return {
+        status: 'reverted',
+        revertData: (r.error?.data ?? r.returnData) as Hex,
+        message: bounded(r.error?.message ?? 'execution reverted'),
+        gasUsed: r.gasUsed,
+      }
+    })
+    const outcome: Simulation = {
       available: true,
       source: 'eth_simulateV1',
-      calls: results.map((r): SimulatedCall => {
-        if (r.status === '0x1') {
-          const logs = (r.logs ?? []).map((l) => ({
-            address: l.address as Address,
-            topics: l.topics as Hex[],
-            data: l.data as Hex,
-          }))
-          return { status: 'success', returnData: r.returnData as Hex, gasUsed: r.gasUsed, logs }
-        }
-        return {
-          status: 'reverted',
-          revertData: (r.error?.data ?? r.returnData) as Hex,
-          message: bounded(r.error?.message ?? 'execution reverted'),
-          gasUsed: r.gasUsed,
-        }
-      }),
+      calls: simulated.slice(reads.length),
     }
+    if (reads.length > 0) outcome.reads = simulated.slice(0, reads.length)
+    return outcome
   }
 }

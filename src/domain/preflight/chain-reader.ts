@@ -51,7 +51,13 @@ export type SimulatedCall =
  * still answers, without execution effects.
  */
 export type Simulation =
-  | { available: true; source: 'eth_simulateV1' | 'debug_traceCall'; calls: SimulatedCall[] }
+  | {
+      available: true
+      source: 'eth_simulateV1' | 'debug_traceCall'
+      calls: SimulatedCall[]
+      /** Results of the read-only `reads`, when they rode along (only with `eth_simulateV1`). */
+      reads?: SimulatedCall[]
+    }
   | {
       available: false
       reason: string
@@ -92,11 +98,14 @@ export interface ChainReader {
    * Runs the calls in order at the pinned block, each seeing the state the earlier ones left,
    * with native ETH moves traced as `Transfer` logs from `ETH_TRANSFER_EMITTER`. Node trouble
    * throws `RpcUnavailableError`; a node without the method is `available: false`.
+   * `reads` are view calls (token metadata) run first in the same block, so they cost no extra
+   * request; they change no state the calls see. They are dropped on the fallback path.
    */
   simulate(
     calls: readonly CallRequest[],
     at: BlockRef,
     overrides?: StateOverrides,
+    reads?: readonly CallRequest[],
   ): Promise<Simulation>
   /** L1 data fee (wei) the GasPriceOracle predeploy charges for this serialized transaction. */
   l1Fee(serializedTx: Hex, at: BlockRef): Promise<bigint>

@@ -34,7 +34,12 @@ import type {
 } from './chain-reader.js'
 import { computeFees, type FeeContext, suggestMaxFee, suggestPriorityFee } from './fees.js'
 import { probeTokenStandards } from './probe-token-standards.js'
-import { readTokenMetadata, TOKEN_METADATA_LIMIT } from './read-token-metadata.js'
+import {
+  metadataCalls,
+  metadataFromResults,
+  readTokenMetadata,
+  TOKEN_METADATA_LIMIT,
+} from './read-token-metadata.js'
 
 /** How many recent blocks the priority-fee suggestion looks at. */
 const FEE_HISTORY_BLOCKS = 5
@@ -118,10 +123,15 @@ export async function preflightSequence(
   const probes = unique(
     txs.flatMap((tx, i) => standardProbeTargets(tx, decoded[i] as DecodedCall)),
   ).slice(0, STANDARD_PROBE_LIMIT)
+  // Tokens the calldata names: their metadata rides in the simulation (no extra request).
+  const early = unique(txs.flatMap((tx, i) => calldataTokens(tx, decoded[i] as DecodedCall))).slice(
+    0,
+    TOKEN_METADATA_LIMIT,
+  )
 
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
     await Promise.all([
-      chain.simulate(txs, at, overrides),
+      chain.simulate(txs, at, overrides, metadataCalls(early)),
       direct ? chain.call(first, at) : undefined,
       direct ? chain.estimateGas(first, at) : undefined,
       Promise.all(senders.map((s) => chain.balance(s, at))),
@@ -181,10 +191,16 @@ export async function preflightSequence(
   })
 
   const allTokens = unique([
-    ...txs.flatMap((tx, i) => calldataTokens(tx, decoded[i] as DecodedCall)),
+    ...early,
     ...outcomes.flatMap((o) => (o.effects === undefined ? [] : effectTokens(o.effects))),
   ])
   const tokenList = allTokens.slice(0, TOKEN_METADATA_LIMIT)
+  const known =
+    simulation.available && simulation.reads !== undefined
+      ? metadataFromResults(early, simulation.reads)
+      : new Map<string, TokenMetadata>()
+  // Tokens only execution revealed (or all, when the reads could not ride along): wave 3.
+  const late = tokenList.filter((t) => !known.has(t))
   // Only what an effect rule will judge: recipients the calldata declares are not read.
   const extraCode = unique(
     outcomes.flatMap((o) =>
@@ -193,11 +209,11 @@ export async function preflightSequence(
   )
     .filter((a) => !codes.has(a))
     .slice(0, EFFECT_CODE_LIMIT)
-  const [l1Fees, tokens, extraCodes] = await Promise.all([
+  const [l1Fees, lateTokens, extraCodes] = await Promise.all([
     Promise.all(unsigned.map((u) => chain.l1Fee(u, at))),
     readTokenMetadata(
       chain,
-      tokenList,
+      late,
       at,
       simulation.available && simulation.source === 'eth_simulateV1',
     ),
@@ -206,6 +222,13 @@ export async function preflightSequence(
   extraCode.forEach((a, i) => {
     codes.set(a, extraCodes[i] ?? '0x')
   })
+  // One book in a fixed order (the token list's), so answers are byte-identical.
+  const tokens = new Map(
+    tokenList.map((t) => [
+      t,
+      known.get(t) ?? lateTokens.get(t) ?? { symbol: null, decimals: null },
+    ]),
+  )
 
   // What each sender can still spend as the sequence goes on (value and worst-case fees).
   const remaining = new Map(

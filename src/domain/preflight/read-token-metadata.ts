@@ -7,7 +7,7 @@ import {
   parseAbi,
 } from 'viem'
 import type { TokenMetadata } from '../effects/token-amount.js'
-import type { BlockRef, ChainReader } from './chain-reader.js'
+import type { BlockRef, CallRequest, ChainReader, SimulatedCall } from './chain-reader.js'
 
 /**
  * Most tokens whose `symbol`/`decimals` one preflight reads (two `eth_call`s each, in the wave
@@ -44,6 +44,38 @@ function decimalsOf(data: Hex): number | null {
   return value <= 77n ? Number(value) : null
 }
 
+/** The `symbol()` and `decimals()` calls of each token, in that order, from the zero address. */
+export function metadataCalls(tokens: readonly Address[]): CallRequest[] {
+  return tokens.flatMap((to) => [
+    { from: ZERO, to, data: SYMBOL, value: 0n },
+    { from: ZERO, to, data: DECIMALS, value: 0n },
+  ])
+}
+
+/** Metadata from the simulated results of {@link metadataCalls}; a failed call is `null`. */
+export function metadataFromResults(
+  tokens: readonly Address[],
+  results: readonly SimulatedCall[],
+): Map<string, TokenMetadata> {
+  const data = (i: number): Hex | undefined => {
+    const c = results[i]
+    return c?.status === 'success' ? c.returnData : undefined
+  }
+  return new Map(
+    tokens.map((token, i) => {
+      const symbol = data(2 * i)
+      const decimals = data(2 * i + 1)
+      return [
+        token.toLowerCase(),
+        {
+          symbol: symbol === undefined ? null : symbolOf(symbol),
+          decimals: decimals === undefined ? null : decimalsOf(decimals),
+        },
+      ]
+    }),
+  )
+}
+
 /**
  * `symbol` and `decimals` of each token at the pinned block, keyed by lower-case address. A
  * revert or odd answer is `null`, never a failure; RPC trouble throws (503) like every read.
@@ -59,30 +91,9 @@ export async function readTokenMetadata(
 ): Promise<Map<string, TokenMetadata>> {
   if (tokens.length === 0) return new Map()
   if (viaSimulate) {
-    const calls = tokens.flatMap((to) => [
-      { from: ZERO, to, data: SYMBOL, value: 0n },
-      { from: ZERO, to, data: DECIMALS, value: 0n },
-    ])
+    const calls = metadataCalls(tokens)
     const simulated = await chain.simulate(calls, at)
-    if (simulated.available) {
-      const data = (i: number): Hex | undefined => {
-        const c = simulated.calls[i]
-        return c?.status === 'success' ? c.returnData : undefined
-      }
-      return new Map(
-        tokens.map((token, i) => {
-          const symbol = data(2 * i)
-          const decimals = data(2 * i + 1)
-          return [
-            token.toLowerCase(),
-            {
-              symbol: symbol === undefined ? null : symbolOf(symbol),
-              decimals: decimals === undefined ? null : decimalsOf(decimals),
-            },
-          ]
-        }),
-      )
-    }
+    if (simulated.available) return metadataFromResults(tokens, simulated.calls)
   }
   const ask = async (to: Address, data: Hex): Promise<Hex | undefined> => {
     const outcome = await chain.call({ from: ZERO, to, data, value: 0n }, at)
