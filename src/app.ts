@@ -14,6 +14,7 @@ import type { BucketPolicy, BucketStore } from './domain/rate-limit/token-bucket
 import { AppError } from './errors.js'
 import { errorResponse, notFound, onError, validationHook } from './http/errors.js'
 import { rateLimit } from './http/rate-limit.js'
+import { registerBaseBundlePreflight } from './routes/base-bundle-preflight.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
@@ -202,6 +203,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     preflight: () => deps.preflight,
   })
   registerBaseTypedDataPreflight(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    preflight: () => deps.preflight,
+  })
+  registerBaseBundlePreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })

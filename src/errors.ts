@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'rate_limited'
   | 'not_ready'
   | 'unauthorized'
+  | 'simulation_unavailable'
+  | 'simulation_refused'
   | 'internal_error'
 
 /** The one HTTP status for each error code. */
@@ -60,6 +62,8 @@ export function statusForCode(
     case 'target_error':
     // The reader declined the URL itself (its 451 for non-public or blocked targets).
     case 'reader_refused':
+    // The node ran a bundle and refused it as a whole (a value beyond the balance, say).
+    case 'simulation_refused':
       return 422
     case 'unauthorized':
       return 401
@@ -74,6 +78,8 @@ export function statusForCode(
       return 429
     case 'reader_unavailable':
     case 'facilitator_unavailable':
+    // The Base RPC offers no eth_simulateV1, which bundles and state overrides need.
+    case 'simulation_unavailable':
       return 502
     case 'rpc_unavailable':
     case 'service_starting':

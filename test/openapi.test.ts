@@ -33,6 +33,25 @@ describe('the OpenAPI document', () => {
       '503',
     ])
     expect(statuses('/payanagent/v1/public-page-evidence')).toEqual(['200', '422', '429', '502'])
+    expect(statuses('/payanagent/v1/base-bundle-preflight')).toEqual([
+      '200',
+      '422',
+      '429',
+      '502',
+      '503',
+    ])
+  })
+
+  it('describes effects on the preflight answer and the bundle route', () => {
+    const { PreflightResult, BundlePreflightResult, BundlePreflightRequest } =
+      doc.components.schemas
+    expect(PreflightResult.properties.effects.$ref).toBe('#/components/schemas/ExecutionEffects')
+    expect(PreflightResult.required).toContain('effects')
+    expect(BundlePreflightResult.required).toEqual(
+      expect.arrayContaining(['verdict', 'hypothetical', 'transactions', 'netEffects']),
+    )
+    expect(BundlePreflightRequest.properties.transactions.maxItems).toBe(8)
+    expect(BundlePreflightRequest.additionalProperties).toBe(false)
   })
 
   it('uses one request schema for both preflight routes, strict, with the spec patterns', () => {

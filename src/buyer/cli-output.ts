@@ -175,6 +175,13 @@ export function describePreflight(r: PreflightResult): string[] {
     `block ${r.block.number} ${r.block.hash}`,
     call,
     `${gas}; max cost ${formatEther(BigInt(r.fees.totalCostMax))} ETH (L2 + L1 data fee); value + max cost ${formatEther(BigInt(r.fees.totalCostPlusValue))} ETH`,
+    ...(r.effects === undefined
+      ? []
+      : [
+          r.effects.available
+            ? `sender's net change: ${r.effects.senderNet?.summary ?? 'not reported'}`
+            : `effects: not visible (${r.effects.reason ?? 'no reason given'})`,
+        ]),
     r.findings.length === 0 ? 'findings: none' : 'findings:',
     ...r.findings.flatMap((f) => [
       `  [${f.severity}] ${f.id}${f.path ? ` at ${f.path}` : ''}: ${f.title}`,

@@ -3,6 +3,8 @@ import type { Address, Hex, LocalAccount } from 'viem'
 import { type ChallengeChecks, DEFAULT_MAX_PAYMENT } from './check-challenge.js'
 import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
 import {
+  type BundleResult,
+  BundleResultSchema,
   type Discovery,
   DiscoverySchema,
   type PageEvidence,
@@ -24,6 +26,7 @@ export const DISCOVERY_PATH = '/.well-known/x402'
 export const READ_ONLY_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflight'
 export const EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
 export const TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
+export const BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
 /** The paid route; discovery's `route` is used whenever discovery is at hand. */
 export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
 
@@ -51,6 +54,23 @@ export interface TypedDataRequest {
   chainId?: '0x2105'
   signer: Address
   typedData: TypedDataJson
+}
+
+/** A bundle to check: 1-8 transactions simulated in order, optionally under state overrides. */
+export interface BundleRequest {
+  chainId?: '0x2105'
+  transactions: Omit<TransactionRequest, 'chainId'>[]
+  /** `eth_simulateV1`-shaped overrides by address; the answer is then `hypothetical`. */
+  stateOverrides?: Record<
+    Address,
+    {
+      balance?: Hex
+      nonce?: Hex
+      code?: Hex
+      state?: Record<Hex, Hex>
+      stateDiff?: Record<Hex, Hex>
+    }
+  >
 }
 
 /**
@@ -122,6 +142,9 @@ export interface GuardClient {
   preflight(tx: TransactionRequest): Promise<PreflightResult>
   /** The free typed-data preflight: what a signature would grant, and a verdict. Signs nothing. */
   typedDataPreflight(request: TypedDataRequest): Promise<TypedDataResult>
+
+  /** The free bundle preflight: transactions in order at one block, net effects, one verdict. */
+  bundlePreflight(bundle: BundleRequest): Promise<BundleResult>
   /** POSTs to the paid route without payment and returns the 402 as received (no wallet). */
   unpaidChallenge(
     tx: TransactionRequest,
@@ -198,6 +221,12 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       const res = await postJson(TYPED_DATA_PREFLIGHT_PATH, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, TypedDataResultSchema, 'typed-data preflight answer')
+    },
+
+    async bundlePreflight(bundle) {
+      const res = await postJson(BUNDLE_PREFLIGHT_PATH, bundle)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, BundleResultSchema, 'bundle preflight answer')
     },
 
     async unpaidChallenge(tx, opts = {}) {

@@ -52,8 +52,33 @@ export const PreflightResultSchema = z.looseObject({
     totalCostMax: decimal,
     totalCostPlusValue: decimal,
   }),
+  /** What execution does; optional so answers of guards without effects still parse. */
+  effects: z
+    .looseObject({
+      available: z.boolean(),
+      reason: z.string().optional(),
+      senderNet: z.looseObject({ summary: z.string() }).optional(),
+    })
+    .optional(),
 })
 export type PreflightResult = z.infer<typeof PreflightResultSchema>
+
+/** A bundle preflight answer (`POST /payanagent/v1/base-bundle-preflight`). */
+export const BundleResultSchema = z.looseObject({
+  verdict: z.enum(['sign', 'review', 'block']),
+  hypothetical: z.boolean(),
+  environment: z.enum(['devnet', 'mainnet']),
+  block: z.looseObject({ number: z.string(), hash: hex, timestamp: z.string() }),
+  transactions: z.array(
+    z.looseObject({
+      verdict: z.enum(['sign', 'review', 'block']),
+      findings: z.array(FindingSchema),
+      fees: PreflightResultSchema.shape.fees,
+    }),
+  ),
+  netEffects: z.array(z.looseObject({ sender: address, summary: z.string() })),
+})
+export type BundleResult = z.infer<typeof BundleResultSchema>
 
 /** A signed PRE_SEND_PROOF_RECEIPT. Its `signer` is a claim: verify against discovery. */
 export const ReceiptSchema = z.looseObject({

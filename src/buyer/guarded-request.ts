@@ -1,5 +1,6 @@
 import { type Address, type Hex, hexToNumber, isAddress } from 'viem'
 import type { TransactionRequest, TypedDataJson } from './guard-client.js'
+import { isPlainObject } from './is-plain-object.js'
 import { notCheckable } from './pre-send-guard-errors.js'
 import { objectToGuardRequest, rawToGuardRequest } from './to-guard-request.js'
 
@@ -35,8 +36,9 @@ const TYPED_DATA_SIGNS = /^eth_signTypedData(?:_v[0-9]+)?$/
 
 /**
  * `inner` behind the guard's RPC method policy: a request that sends one transaction reaches
- * `inner` only after `check` resolved for it (`check` throws to refuse); typed data reaches it
- * only after `signatures.checkTypedData` resolved (refused without a policy); raw-hash
+ * `inner` only after `check` resolved for it (`check` throws to refuse); an EIP-5792
+ * `wallet_sendCalls` batch only after `checkBatch` resolved for all its calls, in order; typed
+ * data only after `signatures.checkTypedData` resolved (refused without a policy); raw-hash
  * `eth_sign` is refused unless allowed; any other method that sends or signs a transaction is
  * refused; everything else passes untouched.
  */
@@ -44,6 +46,7 @@ export function guardedRequest(
   inner: RequestFn,
   check: (transaction: TransactionRequest) => Promise<void>,
   signatures?: SignaturePolicy,
+  checkBatch?: (transactions: TransactionRequest[]) => Promise<void>,
 ): RequestFn {
   const chainId = async (): Promise<number> =>
     hexToNumber((await inner({ method: 'eth_chainId' })) as Hex)
@@ -64,6 +67,9 @@ export function guardedRequest(
     } else if (method === 'eth_sign') {
       if (!signatures?.allowRawSign) throw notCheckable('a raw-hash signature (eth_sign)')
       return
+    } else if (method === 'wallet_sendCalls' && checkBatch !== undefined) {
+      await checkBatch(await batchToGuardRequests(params[0], chainId))
+      return
     } else if (sendsOrSignsTransactions(method)) {
       throw notCheckable(method)
     } else {
@@ -76,6 +82,28 @@ export function guardedRequest(
     await guardRequest(args)
     return inner(args, requestOptions)
   }
+}
+
+/** Most calls one batch may carry: the bundle route's bound. */
+const MAX_BATCH_CALLS = 8
+
+/** EIP-5792 `wallet_sendCalls` params: every call as a transaction from the batch's `from`. */
+async function batchToGuardRequests(
+  batch: unknown,
+  chainId: () => Promise<number>,
+): Promise<TransactionRequest[]> {
+  if (!isPlainObject(batch)) throw notCheckable('a malformed batch of calls')
+  const { from, calls } = batch
+  if (!Array.isArray(calls) || calls.length === 0 || calls.length > MAX_BATCH_CALLS) {
+    throw notCheckable(`a batch of calls that is not 1 to ${MAX_BATCH_CALLS} calls`)
+  }
+  const out: TransactionRequest[] = []
+  for (const call of calls) {
+    if (!isPlainObject(call)) throw notCheckable('a malformed call in a batch')
+    const { to, data, value } = call
+    out.push(await objectToGuardRequest({ from, to, data, value, chainId: batch.chainId }, chainId))
+  }
+  return out
 }
 
 /** Methods that send or sign transactions other than the checked ones: refused. */

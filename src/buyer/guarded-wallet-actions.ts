@@ -6,7 +6,7 @@ import type { TransactionRequest } from './guard-client.js'
 import { GuardError } from './guard-error.js'
 import { notCheckable, PreSendGuardError } from './pre-send-guard-errors.js'
 import { toGuardRequest } from './to-guard-request.js'
-import type { GuardCheck } from './viem-guard.js'
+import type { BatchCheck, GuardCheck } from './viem-guard.js'
 
 /** What the named actions need of the wrapper. */
 export interface GuardedWalletActionsContext {
@@ -14,6 +14,8 @@ export interface GuardedWalletActionsContext {
   judge(transaction: TransactionRequest): Promise<GuardCheck | undefined>
   /** Asks the guard about a transaction; no verdict is acted on. */
   ask(transaction: TransactionRequest): Promise<GuardCheck>
+  /** Asks the bundle route about transactions in order; no verdict is acted on. */
+  askBatch(transactions: TransactionRequest[]): Promise<BatchCheck>
   approved: ApprovedSends
   lastCheck(): GuardCheck | undefined
   /** The parameters to send a checked transaction with (the guard's suggested fees, or not). */
@@ -58,8 +60,9 @@ export function guardedWalletActions(
     sendRawTransactionSync: (parameters: SendRawTransactionParameters) =>
       unwrap(() => base.sendRawTransactionSync(parameters as never)),
     deployContract: refuse('contract creation'),
-    sendCalls: refuse('a batch of calls (sendCalls)'),
-    sendCallsSync: refuse('a batch of calls (sendCallsSync)'),
+    // The transport checks `wallet_sendCalls` as one bundle; these only unwrap viem's errors.
+    sendCalls: (parameters: never) => unwrap(() => base.sendCalls(parameters)),
+    sendCallsSync: (parameters: never) => unwrap(() => base.sendCallsSync(parameters)),
     signTransaction: refuse('a transaction signed to be broadcast elsewhere (signTransaction)'),
     signAuthorization: refuse('an EIP-7702 authorization (signAuthorization)'),
     prepareAuthorization: refuse('an EIP-7702 authorization (prepareAuthorization)'),
@@ -84,6 +87,7 @@ export function guardedWalletActions(
         const transaction = await toGuardRequest(base, parameters)
         return context.ask(transaction)
       },
+      checkBatch: (transactions: TransactionRequest[]) => context.askBatch(transactions),
     },
   }
 }

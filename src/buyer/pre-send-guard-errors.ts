@@ -1,7 +1,7 @@
 import type { GuardError } from './guard-error.js'
 import type { Finding } from './guard-responses.js'
 import type { TypedDataCheck } from './typed-data-guard.js'
-import type { GuardCheck } from './viem-guard.js'
+import type { BatchCheck, GuardCheck } from './viem-guard.js'
 
 /** Base of every refusal by {@link withPreSendGuard}: nothing was sent. */
 export class PreSendGuardError extends Error {
@@ -11,9 +11,9 @@ export class PreSendGuardError extends Error {
 /** The guard's verdict was `block`: nothing was sent. */
 export class TransactionBlockedError extends PreSendGuardError {
   override name = 'TransactionBlockedError'
-  readonly check: GuardCheck
+  readonly check: GuardCheck | BatchCheck
   readonly findings: Finding[]
-  constructor(check: GuardCheck) {
+  constructor(check: GuardCheck | BatchCheck) {
     super(`the guard blocked this transaction: ${summary(check.findings, 'critical')}`)
     this.check = check
     this.findings = check.findings
@@ -23,9 +23,9 @@ export class TransactionBlockedError extends PreSendGuardError {
 /** The verdict was `review` and no `onReview` approved it: nothing was sent. */
 export class TransactionNeedsReviewError extends PreSendGuardError {
   override name = 'TransactionNeedsReviewError'
-  readonly check: GuardCheck
+  readonly check: GuardCheck | BatchCheck
   readonly findings: Finding[]
-  constructor(check: GuardCheck) {
+  constructor(check: GuardCheck | BatchCheck) {
     super(`the guard asks for a review: ${summary(check.findings, 'warning')}`)
     this.check = check
     this.findings = check.findings

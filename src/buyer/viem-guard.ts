@@ -8,7 +8,7 @@ import {
   type TransactionRequest,
 } from './guard-client.js'
 import { GuardError } from './guard-error.js'
-import type { Finding, PreflightResult } from './guard-responses.js'
+import type { BundleResult, Finding, PreflightResult } from './guard-responses.js'
 import { guardedRequest, type RequestFn } from './guarded-request.js'
 import { guardedWalletActions } from './guarded-wallet-actions.js'
 import { createPaidGuardCheck } from './paid-guard-check.js'
@@ -49,6 +49,20 @@ export interface GuardCheck {
   paid?: Pick<PaidPreflight, 'receipt' | 'settlement'> & { verification: ReceiptVerification }
 }
 
+/**
+ * What the guard said about a batch of calls (EIP-5792 `sendCalls`, or a list given to
+ * `preSendGuard.checkBatch`): asked of the free bundle route, which simulates them in order.
+ * Batches have no paid route: no receipt, whatever the mode.
+ */
+export interface BatchCheck {
+  mode: 'read-only'
+  transactions: TransactionRequest[]
+  verdict: BundleResult['verdict']
+  /** Every transaction's findings, in transaction order. */
+  findings: Finding[]
+  result: BundleResult
+}
+
 /** Options of {@link withPreSendGuard}. */
 export interface PreSendGuardOptions {
   /** A guard client, or the guard's base URL. Paid mode needs a client with a `payer`. */
@@ -62,6 +76,13 @@ export interface PreSendGuardOptions {
   onReview?: (check: GuardCheck) => boolean | Promise<boolean>
   /** Called with every check, before the verdict is acted on (keep receipts here). */
   onCheck?: (check: GuardCheck) => void
+  /**
+   * A batch's `onReview`: resolve exactly `true` to send a `review` batch anyway. Without it a
+   * batch judged `review` throws TransactionNeedsReviewError.
+   */
+  onBatchReview?: (check: BatchCheck) => boolean | Promise<boolean>
+  /** Called with every batch check, before its verdict is acted on. */
+  onBatchCheck?: (check: BatchCheck) => void
   /**
    * Default true: when the guard is down (unreachable, garbled, 5xx) throw
    * GuardUnavailableError rather than send blind. With false the transaction is sent unchecked
@@ -106,6 +127,11 @@ export interface PreSendGuardActions {
     lastCheck(): GuardCheck | undefined
     /** Asks the guard about a transaction without sending it (no verdict is acted on). */
     check(parameters: SendTransactionParameters): Promise<GuardCheck>
+    /**
+     * Asks the bundle route about transactions to be sent in this order (approve, then swap)
+     * without sending them; no verdict is acted on.
+     */
+    checkBatch(transactions: TransactionRequest[]): Promise<BatchCheck>
   }
 }
 
@@ -113,8 +139,9 @@ export interface PreSendGuardActions {
  * Puts the guard in front of a viem wallet client. The client is rebuilt on a guarded
  * transport: every transaction that leaves through it (`eth_sendTransaction`,
  * `wallet_sendTransaction`, `eth_sendRawTransaction(Sync)`, whichever action or `request` call
- * sends it) is first checked by the guard; batches (`wallet_sendCalls`) and anything else that
- * sends or signs a transaction are refused. `block` throws TransactionBlockedError, `review`
+ * sends it) is first checked by the guard; an EIP-5792 batch (`sendCalls`, `wallet_sendCalls`)
+ * is checked as a whole by the bundle route (calls simulated in order, one verdict); anything else
+ * that sends or signs a transaction is refused. `block` throws TransactionBlockedError, `review`
  * asks `onReview` (default: throw TransactionNeedsReviewError), `sign` sends. Nothing is sent
  * when anything throws.
  *
@@ -159,11 +186,43 @@ export function withPreSendGuard<client extends AnyWalletClient>(
     return { mode, transaction, verdict: result.verdict, findings: result.findings, result }
   }
 
+  async function askBatch(transactions: TransactionRequest[]): Promise<BatchCheck> {
+    const result = await guard.bundlePreflight({
+      transactions: transactions.map(({ chainId: _, ...tx }) => tx),
+    })
+    const findings = result.transactions.flatMap((t) => t.findings)
+    return { mode: 'read-only', transactions, verdict: result.verdict, findings, result }
+  }
+
   /** Checks one transaction; returns the check, or undefined when sending blind (fail-open). */
   async function judge(transaction: TransactionRequest): Promise<GuardCheck | undefined> {
-    let check: GuardCheck
+    return judgeWith(() => ask(transaction), {
+      onCheck: (check) => {
+        lastCheck = check
+        options.onCheck?.(check)
+      },
+      onReview: options.onReview,
+    })
+  }
+
+  /** Checks a batch as one bundle; acts on the bundle's verdict like {@link judge}. */
+  async function judgeBatch(transactions: TransactionRequest[]): Promise<void> {
+    await judgeWith(() => askBatch(transactions), {
+      onCheck: (check) => options.onBatchCheck?.(check),
+      onReview: options.onBatchReview,
+    })
+  }
+
+  async function judgeWith<C extends GuardCheck | BatchCheck>(
+    asking: () => Promise<C>,
+    hooks: {
+      onCheck: (check: C) => void
+      onReview: ((check: C) => boolean | Promise<boolean>) | undefined
+    },
+  ): Promise<C | undefined> {
+    let check: C
     try {
-      check = await ask(transaction)
+      check = await asking()
     } catch (error) {
       if (error instanceof GuardError && error.unavailable) {
         // Once a payment left, its outcome is unknown: never send blind, whatever failClosed says.
@@ -181,11 +240,10 @@ export function withPreSendGuard<client extends AnyWalletClient>(
         `the guard checked this on ${check.result.environment}, the wallet expects ${options.environment}`,
       )
     }
-    lastCheck = check
-    options.onCheck?.(check)
+    hooks.onCheck(check)
     if (check.verdict === 'block') throw new TransactionBlockedError(check)
     if (check.verdict === 'review') {
-      const approval = options.onReview ? await options.onReview(check) : false
+      const approval = hooks.onReview ? await hooks.onReview(check) : false
       if (approval !== true) throw new TransactionNeedsReviewError(check)
     }
     return check
@@ -219,6 +277,7 @@ export function withPreSendGuard<client extends AnyWalletClient>(
       },
       allowRawSign,
     },
+    judgeBatch,
   )
   // A local account signs typed data without the transport: its signTypedData is guarded too.
   const account = (walletClient as { account?: { type?: string } }).account
@@ -239,6 +298,7 @@ export function withPreSendGuard<client extends AnyWalletClient>(
     ...guardedWalletActions(base, {
       judge,
       ask,
+      askBatch,
       approved,
       lastCheck: () => lastCheck,
       fees: (parameters, check) =>

@@ -191,6 +191,7 @@ describe('check', () => {
     expect(review.code, review.stderr).toBe(EXIT.review)
     expect(review.stdout).toContain('verdict: REVIEW')
     expect(review.stdout).toContain('[warning] calldata-to-no-code')
+    expect(review.stdout).toContain("sender's net change: no change")
 
     expect(block.code, block.stderr).toBe(EXIT.block)
     expect(block.stdout).toContain('verdict: BLOCK')

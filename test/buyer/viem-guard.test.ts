@@ -25,7 +25,7 @@ import {
   TransactionNeedsReviewError,
   TransactionNotCheckableError,
 } from '../../src/buyer/pre-send-guard-errors.js'
-import { type GuardCheck, withPreSendGuard } from '../../src/buyer/viem-guard.js'
+import { type BatchCheck, type GuardCheck, withPreSendGuard } from '../../src/buyer/viem-guard.js'
 import { usdcBalances } from '../payment/paid-stack.js'
 import { preflightApp } from '../support/preflight-app.js'
 import { DEAD_URL, type ServedGuard, serveApp, startServedGuard } from '../support/served-guard.js'
@@ -287,6 +287,36 @@ describe('guard unavailable', () => {
   })
 })
 
+describe('batches (EIP-5792 sendCalls) go to the bundle route as one', () => {
+  it('a batch judged review is not sent; a benign one is asked about as a whole', async () => {
+    const nonce = await nonceOf(sender.address)
+    const batches: BatchCheck[] = []
+    const w = withPreSendGuard(wallet(), {
+      guard: guard.baseUrl,
+      onBatchCheck: (check) => batches.push(check),
+    })
+    const review = await w
+      .sendCalls({
+        calls: [
+          { to: recipient, value: 1n },
+          { to: recipient, data: '0x12345678' },
+        ],
+      })
+      .catch((e: unknown) => e)
+    expect(review).toBeInstanceOf(TransactionNeedsReviewError)
+    expect(batches[0]?.verdict).toBe('review')
+    expect(batches[0]?.result.transactions.map((t) => t.verdict)).toEqual(['sign', 'review'])
+    expect(await nonceOf(sender.address)).toBe(nonce)
+
+    const explicit = await w.preSendGuard.checkBatch([
+      { from: sender.address, to: recipient, data: '0x', value: '0x1' },
+      { from: sender.address, to: recipient, data: '0x', value: '0x2' },
+    ])
+    expect(explicit.verdict).toBe('sign')
+    expect(explicit.result.netEffects[0]?.summary).toBe('- 0.000000000000000003 ETH')
+  })
+})
+
 describe('not checkable', () => {
   it('refuses contract creation, batches and other chains without sending', async () => {
     const nonce = await nonceOf(sender.address)
@@ -294,9 +324,10 @@ describe('not checkable', () => {
     await expect(
       w.deployContract({ abi: [], bytecode: '0x6080', account: sender, chain: base }),
     ).rejects.toBeInstanceOf(TransactionNotCheckableError)
-    await expect(w.sendCalls({ calls: [{ to: recipient, value: 1n }] })).rejects.toBeInstanceOf(
-      TransactionNotCheckableError,
-    )
+    // More calls than a bundle holds cannot be judged as one.
+    await expect(
+      w.sendCalls({ calls: Array.from({ length: 9 }, () => ({ to: recipient, value: 1n })) }),
+    ).rejects.toBeInstanceOf(TransactionNotCheckableError)
 
     const onMainnet = withPreSendGuard(
       createWalletClient({ account: sender, chain: mainnet, transport: http(guard.devnet.rpcUrl) }),

@@ -51,6 +51,9 @@ describe('the recommended new-user flow', () => {
     expect(typeof discovery.title).toBe('string')
     expect(discovery.devnet.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(discovery.receipts.signer).toBe(DEVNET_ACCOUNTS.receiptSigner.address)
+    expect(discovery.freeRoutes.map((r: { path: string }) => r.path)).toContain(
+      '/payanagent/v1/base-bundle-preflight',
+    )
 
     // 2. The unpaid challenge, no wallet; it must match discovery before any money moves.
     const unpaid = await fetch(`${baseUrl}${discovery.route}`, {

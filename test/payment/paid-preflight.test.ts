@@ -181,6 +181,9 @@ describe('a paid call with @x402/fetch and the demo buyer', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as { result: Record<string, any>; receipt: Record<string, any> }
     expect(body.result.verdict).toBe('sign')
+    // The paid answer carries the same execution effects as the read-only one.
+    expect(body.result.effects).toMatchObject({ available: true, source: 'eth_simulateV1' })
+    expect(body.result.effects.senderNet).toEqual({ changes: [], summary: 'no change' })
 
     const settlement = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE') ?? '')
     expect(settlement).toMatchObject({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { startCountingRpc } from '../support/counting-rpc.js'
 import { startFaultyRpc } from '../support/faulty-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 
@@ -40,6 +41,7 @@ const METHODS = [
   'eth_getCode',
   'eth_getTransactionCount',
   'eth_feeHistory',
+  'eth_simulateV1',
 ]
 const HUGE = `0x${'f'.repeat(80)}`
 const FAULTS = {
@@ -70,10 +72,13 @@ describe('a broken read of the preflight is a 503, never a 500 or a hang', () =>
         'eth_getBalance',
         'eth_getCode',
         'eth_getTransactionCount',
+        'eth_simulateV1',
       ].includes(r.method),
     )
-    // eth_call x2 (the transaction, the GasPriceOracle), estimate, balance, nonce, code x2.
-    expect(stateReads.length).toBeGreaterThanOrEqual(7)
+    // eth_call x2 (the transaction, the GasPriceOracle), estimate, balance, nonce, code x2,
+    // eth_simulateV1.
+    expect(stateReads.length).toBeGreaterThanOrEqual(8)
+    expect(stateReads.map((r) => r.method)).toContain('eth_simulateV1')
     for (const read of stateReads)
       expect(read.params.at(-1), read.method).toEqual({ blockHash: block.hash })
     const history = rpc.seen.find((r) => r.method === 'eth_feeHistory')
@@ -118,5 +123,37 @@ describe('a broken read of the preflight is a 503, never a 500 or a hang', () =>
     }
     expect(body.verdict).toBe('block')
     expect(body.gas).toMatchObject({ success: false, message: expect.stringContaining('paused') })
+  })
+})
+
+describe('a node without eth_simulateV1 is not node trouble', () => {
+  it('a generic -32000 "not supported" answer falls back to debug_traceCall, pinned by hash: 200', async () => {
+    rpc.set('eth_simulateV1', {
+      kind: 'error',
+      code: -32000,
+      message: 'the method eth_simulateV1 is not supported',
+    })
+    rpc.seen.length = 0
+    const res = await postJson(app, PATH, request)
+    expect(res.status).toBe(200)
+    const answer = (await res.json()) as { block: { hash: string }; effects: unknown }
+    expect(answer.effects).toMatchObject({ available: true, source: 'debug_traceCall' })
+    const trace = rpc.seen.find((r) => r.method === 'debug_traceCall')
+    expect(trace?.params[1]).toEqual({ blockHash: answer.block.hash })
+    rpc.clear()
+  })
+
+  it('a debug_traceCall fallback answering garbage is a 503, like any read', async () => {
+    rpc.set('debug_traceCall', { kind: 'result', result: { weird: true } })
+    const proxy = await startCountingRpc(rpc.url, { holdMs: 0 })
+    try {
+      proxy.lack('eth_simulateV1')
+      const res = await postJson(preflightApp(proxy.url, { timeoutMs: 1000 }), PATH, request)
+      expect(res.status).toBe(503)
+      expect(await res.json()).toMatchObject({ error: 'rpc_unavailable' })
+    } finally {
+      await proxy.close()
+      rpc.clear()
+    }
   })
 })

@@ -3,6 +3,8 @@ import { encodeAbiParameters, encodeErrorResult, type Hex, parseAbi, toHex } fro
 import { describe, expect, it } from 'vitest'
 import { decodeCalldata } from '../../src/domain/calldata/decode-calldata.js'
 import { UNIVERSAL_ROUTER_COMMANDS } from '../../src/domain/calldata/universal-router-commands.js'
+import { executionEffects } from '../../src/domain/effects/execution-effects.js'
+import type { SimulatedLog } from '../../src/domain/preflight/chain-reader.js'
 import type { ScreenContext, TokenStandard } from '../../src/domain/screen/context.js'
 import { RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { screenTransaction } from '../../src/domain/screen/screen-transaction.js'
@@ -73,7 +75,61 @@ const revertData = encodeErrorResult({
 })
 
 /** For every rule: a context that fires it and a benign twin that differs in the one fact. */
+const word = (v: bigint | string) =>
+  `0x${(typeof v === 'string' ? v.slice(2) : v.toString(16)).toLowerCase().padStart(64, '0')}` as Hex
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
+const APPROVAL = '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925'
+const ETH = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE'
+const log = (address: string, topic: string, a: string, b: string, amount: bigint): SimulatedLog =>
+  ({ address, topics: [topic, word(a), word(b)], data: word(amount) }) as SimulatedLog
+/** A context whose simulated execution emitted `logs`, with effect-rule token metadata. */
+function executed(
+  tx: Parameters<typeof makeContext>[0],
+  logs: SimulatedLog[],
+  extra: Partial<ScreenContext> = {},
+) {
+  return makeContext(tx, {
+    execution: { available: true, effects: executionEffects(logs, SENDER) },
+    tokens: new Map([[TOKEN.toLowerCase(), { symbol: 'USDC', decimals: 6 }]]),
+    ...extra,
+  })
+}
+const UNKNOWN_CALL = '0xb6b55f25' as Hex
+
 const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
+  'hidden-approval': {
+    fires: executed({ to: SAFE, data: UNKNOWN_CALL }, [
+      log(TOKEN, APPROVAL, SENDER, SPENDER_CONTRACT, 5n),
+    ]),
+    // The same approval, shown by the calldata: one fact, reported by the calldata rules only.
+    benign: executed({ data: encode('approve', [SPENDER_CONTRACT, 5n]) }, [
+      log(TOKEN, APPROVAL, SENDER, SPENDER_CONTRACT, 5n),
+    ]),
+  },
+  'drain-shape': {
+    fires: executed({ to: SAFE, data: UNKNOWN_CALL }, [
+      log(TOKEN, TRANSFER, SENDER, SPENDER_CONTRACT, 250_000_000n),
+    ]),
+    benign: executed({ to: SAFE, data: UNKNOWN_CALL }, [
+      log(TOKEN, TRANSFER, SENDER, SAFE, 250_000_000n),
+      log(SAFE, TRANSFER, ZERO, SENDER, 250n),
+    ]),
+  },
+  'assets-to-no-code-recipient': {
+    fires: executed({ to: SAFE, data: UNKNOWN_CALL, value: 7n }, [
+      log(ETH, TRANSFER, SENDER, EOA, 7n),
+    ]),
+    // A plain ETH send to a person declares its recipient.
+    benign: executed({ to: EOA, data: '0x', value: 7n }, [log(ETH, TRANSFER, SENDER, EOA, 7n)]),
+  },
+  'execution-not-visible': {
+    fires: makeContext({ data: '0x' }, { execution: { available: false, reason: 'no method' } }),
+    benign: executed({ data: '0x' }, []),
+  },
+  'state-overridden': {
+    fires: makeContext({ data: '0x' }, { hypothetical: true }),
+    benign: makeContext({ data: '0x' }),
+  },
   'call-reverts': {
     fires: makeContext(
       { data: encode('transfer', [EOA, 2n]) },
@@ -230,6 +286,42 @@ describe('every rule fires on its case and not on the benign twin', () => {
       if (rule.severity !== 'info') expect(fired.verdict).toBe(expected[rule.severity])
     })
   }
+})
+
+describe('effect rules name assets, amounts and recipients in token units', () => {
+  it('drain-shape names the token amount, raw and in units, and the recipient', () => {
+    const { findings } = screenTransaction(
+      CASES['drain-shape']!.fires,
+      decodeCalldata(UNKNOWN_CALL, SAFE),
+      CONFIG,
+    )
+    expect(findings.find((f) => f.id === 'drain-shape')?.detail).toBe(
+      `The sender loses 250 USDC (250000000 raw units) of token ${TOKEN} to ${SPENDER_CONTRACT}, and receives nothing back.`,
+    )
+  })
+
+  it('a calldata approval also emitted during execution is one finding per rule, not two', () => {
+    const ctx = executed({ data: encode('approve', [EOA, MAX_UINT256]) }, [
+      log(TOKEN, APPROVAL, SENDER, EOA, MAX_UINT256),
+    ])
+    const { findings } = screenTransaction(ctx, decodeCalldata(ctx.tx.data, ctx.tx.to), CONFIG)
+    expect(findings.map((f) => f.id)).toEqual(['approval-to-eoa', 'unlimited-allowance'])
+    expect(findings[1]?.detail).toContain('unlimited USDC')
+  })
+
+  it('a hidden unlimited approval to an EOA is judged like a calldata one: block', () => {
+    const ctx = executed({ to: SAFE, data: UNKNOWN_CALL }, [
+      log(TOKEN, APPROVAL, SENDER, EOA, MAX_UINT256),
+    ])
+    const result = screenTransaction(ctx, decodeCalldata(UNKNOWN_CALL, SAFE), CONFIG)
+    expect(result.verdict).toBe('block')
+    expect(result.findings.map((f) => f.id)).toEqual([
+      'approval-to-eoa',
+      'hidden-approval',
+      'unlimited-allowance',
+      'calldata-not-decoded',
+    ])
+  })
 })
 
 describe('details name addresses and amounts', () => {

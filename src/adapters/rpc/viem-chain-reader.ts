@@ -21,6 +21,7 @@ import { RpcUnavailableError } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
 import { boundedFetch } from '../http/bounded-fetch.js'
 import { observedFetch, type RpcObserver } from '../http/observed-fetch.js'
+import { createSimulator } from './simulate-calls.js'
 
 /** OP-stack GasPriceOracle predeploy (same address on Base). */
 export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F' as const
@@ -166,7 +167,15 @@ export function createViemChainReader(options: {
     }
   }
 
+  const simulate = createSimulator({
+    send,
+    unavailable,
+    executionMessage: (error) => (isExecutionError(error) ? nodeMessage(error) : undefined),
+  })
+
   return {
+    simulate,
+
     async chainId() {
       const id = parse(uint64, await request('eth_chainId', 'eth_chainId', []), 'eth_chainId')
       return Number(id)

@@ -67,6 +67,12 @@ export function discoveryDocument(input: DiscoveryInputs) {
       },
       {
         method: 'POST',
+        path: '/payanagent/v1/base-bundle-preflight',
+        description:
+          'Read-only Base bundle preflight: 1-8 transactions simulated in order (approve then swap), optional state overrides, net effects and one verdict. No payment.',
+      },
+      {
+        method: 'POST',
         path: '/payanagent/v1/public-page-evidence',
         description: 'One public URL to bounded, SHA-256-hashed markdown. No payment.',
       },

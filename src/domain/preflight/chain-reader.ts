@@ -1,6 +1,12 @@
 import type { Address, Hex } from 'viem'
 import type { CallOutcome, GasOutcome } from '../screen/context.js'
 
+/**
+ * The address `eth_simulateV1` (with `traceTransfers`) names as the emitter of the ERC-20-shaped
+ * `Transfer` logs it reports for native ETH moves (execution-apis spec).
+ */
+export const ETH_TRANSFER_EMITTER: Address = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE'
+
 /** The block every read of one preflight is pinned to. */
 export interface PinnedBlock {
   number: bigint
@@ -27,6 +33,52 @@ export interface CallRequest {
   value: bigint
 }
 
+/** One log a simulated call emitted (or, with transfer tracing, one native ETH move). */
+export interface SimulatedLog {
+  address: Address
+  topics: Hex[]
+  data: Hex
+}
+
+/** One call of a simulation: a revert is data. Logs are empty for a reverted call. */
+export type SimulatedCall =
+  | { status: 'success'; returnData: Hex; gasUsed: bigint; logs: SimulatedLog[] }
+  | { status: 'reverted'; revertData: Hex; message: string; gasUsed: bigint }
+
+/**
+ * What simulating the calls in order produced. `available: false` when the node offers neither
+ * `eth_simulateV1` nor a usable `debug_traceCall` (or cannot sequence a bundle): the preflight
+ * still answers, without execution effects.
+ */
+export type Simulation =
+  | {
+      available: true
+      source: 'eth_simulateV1' | 'debug_traceCall'
+      calls: SimulatedCall[]
+      /** Results of the read-only `reads`, when they rode along (only with `eth_simulateV1`). */
+      reads?: SimulatedCall[]
+    }
+  | {
+      available: false
+      reason: string
+      /** The node executed and refused the calls as a whole; absent when it lacks the method. */
+      refused?: true
+    }
+
+/** State one address is assumed to have, in `eth_simulateV1`'s shape (hex quantities as bigint). */
+export interface StateOverride {
+  balance?: bigint
+  nonce?: number
+  code?: Hex
+  /** Full storage replacement: slot -> 32-byte value. */
+  state?: Record<Hex, Hex>
+  /** Storage patch: slot -> 32-byte value. */
+  stateDiff?: Record<Hex, Hex>
+}
+
+/** Overrides by checksummed address. */
+export type StateOverrides = Readonly<Record<Address, StateOverride>>
+
 /**
  * The read-only chain access the preflight needs. Implementations never send a transaction.
  * Expected outcomes (a revert, a failed estimate) are values; transport trouble throws
@@ -42,6 +94,19 @@ export interface ChainReader {
   nonce(address: Address, at: BlockRef): Promise<number>
   /** Priority-fee rewards (wei) at the given percentile over the `count` blocks ending at `block`. */
   priorityFeeRewards(count: number, at: BlockRef, percentile: number): Promise<bigint[]>
+  /**
+   * Runs the calls in order at the pinned block, each seeing the state the earlier ones left,
+   * with native ETH moves traced as `Transfer` logs from `ETH_TRANSFER_EMITTER`. Node trouble
+   * throws `RpcUnavailableError`; a node without the method is `available: false`.
+   * `reads` are view calls (token metadata) run first in the same block, so they cost no extra
+   * request; they change no state the calls see. They are dropped on the fallback path.
+   */
+  simulate(
+    calls: readonly CallRequest[],
+    at: BlockRef,
+    overrides?: StateOverrides,
+    reads?: readonly CallRequest[],
+  ): Promise<Simulation>
   /** L1 data fee (wei) the GasPriceOracle predeploy charges for this serialized transaction. */
   l1Fee(serializedTx: Hex, at: BlockRef): Promise<bigint>
 }

@@ -1,31 +1,17 @@
-import { type Address, type Hex, serializeTransaction, slice } from 'viem'
-import { RpcUnavailableError } from '../../errors.js'
-import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
+import { type Hex, slice } from 'viem'
+import type { DecodedCall } from '../calldata/decode-calldata.js'
+import { type EffectsReport, effectsReport } from '../effects/effects-report.js'
 import { type DecodedRevert, decodeRevert } from '../revert/decode-revert.js'
-import { addressesOfInterest, standardProbeTargets } from '../screen/addresses-of-interest.js'
-import type {
-  Finding,
-  ScreenConfig,
-  ScreenContext,
-  TransactionInput,
-  Verdict,
-} from '../screen/context.js'
-import { screenTransaction } from '../screen/screen-transaction.js'
-import type { ChainReader } from './chain-reader.js'
-import { computeFees, suggestMaxFee, suggestPriorityFee } from './fees.js'
-import { probeTokenStandards } from './probe-token-standards.js'
+import type { Finding, TransactionInput, Verdict } from '../screen/context.js'
+import {
+  type PreflightDeps,
+  preflightSequence,
+  type SequenceOutcome,
+  type TransactionOutcome,
+} from './preflight-sequence.js'
+import { TOKEN_METADATA_LIMIT } from './read-token-metadata.js'
 
-/** How many recent blocks the priority-fee suggestion looks at. */
-const FEE_HISTORY_BLOCKS = 5
-const FEE_HISTORY_PERCENTILE = 50
-
-/** What the preflight needs beyond the transaction. */
-export interface PreflightDeps {
-  chain: ChainReader
-  chainId: number
-  environment: 'devnet' | 'mainnet'
-  screen: ScreenConfig
-}
+export type { PreflightDeps } from './preflight-sequence.js'
 
 /** Revert data as reported: raw bytes, selector and the decoded form. */
 export interface RevertReport {
@@ -34,14 +20,10 @@ export interface RevertReport {
   decoded: DecodedRevert
 }
 
-/** The read-only preflight answer. Every wei amount is a decimal string (uint256 exceeds JSON numbers). */
-export interface PreflightResult {
+/** One transaction's simulation, gas, fees, decoding, findings and effects, as answered. */
+export interface TransactionReport {
   verdict: Verdict
   findings: Finding[]
-  environment: 'devnet' | 'mainnet'
-  chainId: Hex
-  network: string
-  block: { number: string; hash: Hex; timestamp: string }
   transaction: { from: Hex; to: Hex; data: Hex; value: string }
   call:
     | { success: true; returnData: Hex }
@@ -62,6 +44,16 @@ export interface PreflightResult {
     totalCostPlusValue: string
   }
   decoded: DecodedCall
+  /** What execution does to assets and approvals (additive; see docs/effects.md). */
+  effects: EffectsReport
+}
+
+/** The read-only preflight answer. Every wei amount is a decimal string (uint256 exceeds JSON numbers). */
+export interface PreflightResult extends TransactionReport {
+  environment: 'devnet' | 'mainnet'
+  chainId: Hex
+  network: string
+  block: { number: string; hash: Hex; timestamp: string }
 }
 
 function revertReport(data: Hex): RevertReport {
@@ -72,85 +64,25 @@ function revertReport(data: Hex): RevertReport {
   }
 }
 
-/**
- * Simulates a transaction at one pinned block and screens it. Sends nothing: only reads.
- * The same input at the same block yields the same verdict and findings.
- */
-export async function runPreflight(
-  deps: PreflightDeps,
-  tx: TransactionInput,
-): Promise<PreflightResult> {
-  const { chain } = deps
-  // Resolve `latest` once so every read below describes the same state.
-  const block = await chain.latestBlock()
-  const at = { number: block.number, hash: block.hash }
-  const decoded = decodeCalldata(tx.data, tx.to)
-  const watched = [
-    ...new Set([tx.from, tx.to, ...addressesOfInterest(tx, decoded)].map((a) => a.toLowerCase())),
-  ] as Address[]
-
-  const [call, gas, balance, nonce, rewards, codeList, tokenStandards] = await Promise.all([
-    chain.call(tx, at),
-    chain.estimateGas(tx, at),
-    chain.balance(tx.from, at),
-    chain.nonce(tx.from, at),
-    chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
-    Promise.all(watched.map((address) => chain.code(address, at))),
-    probeTokenStandards(chain, standardProbeTargets(tx, decoded), at),
-  ])
-  const codes = new Map<string, Hex>(watched.map((address, i) => [address, codeList[i] ?? '0x']))
-
-  const gasUsed = gas.status === 'success' ? gas.gas : 0n
-  const maxPriorityFeePerGas = suggestPriorityFee(rewards)
-  let unsigned: Hex
-  try {
-    unsigned = serializeTransaction({
-      chainId: deps.chainId,
-      type: 'eip1559',
-      nonce,
-      gas: gasUsed,
-      maxFeePerGas: suggestMaxFee(block.baseFeePerGas, maxPriorityFeePerGas),
-      maxPriorityFeePerGas,
-      to: tx.to,
-      value: tx.value,
-      data: tx.data,
-    })
-  } catch (error) {
-    // Our inputs are validated, so only implausible fee facts from the node can land here.
-    throw new RpcUnavailableError('Base RPC reported fee values no transaction can carry', error)
-  }
-  const l1DataFee = await chain.l1Fee(unsigned, at)
-  const fees = computeFees({
-    gas: gasUsed,
-    value: tx.value,
-    baseFeePerGas: block.baseFeePerGas,
-    maxPriorityFeePerGas,
-    l1DataFee,
-  })
-
-  const context: ScreenContext = {
-    tx,
-    call,
-    gas,
-    fees,
-    sender: { balance, code: codes.get(tx.from.toLowerCase()) ?? '0x' },
-    block: { number: block.number, timestamp: block.timestamp, gasLimit: block.gasLimit },
-    codes,
-    tokenStandards,
-  }
-  const { verdict, findings } = screenTransaction(context, decoded, deps.screen)
-
+/** One transaction of a sequence as answered; `effects` from its own simulated logs. */
+export function transactionReport(
+  sequence: SequenceOutcome,
+  o: TransactionOutcome,
+): TransactionReport {
+  const { tx, call, gas, fees } = o
+  const sim = sequence.simulation
+  const effects: EffectsReport = !sim.available
+    ? { available: false, reason: sim.reason }
+    : effectsReport(
+        o.effects ?? { moves: [], approvals: [], net: [] },
+        tx.from,
+        sim.source,
+        sequence.tokens,
+        { limit: TOKEN_METADATA_LIMIT, omitted: sequence.tokensOmitted },
+      )
   return {
-    verdict,
-    findings,
-    environment: deps.environment,
-    chainId: `0x${deps.chainId.toString(16)}`,
-    network: `eip155:${deps.chainId}`,
-    block: {
-      number: block.number.toString(),
-      hash: block.hash,
-      timestamp: block.timestamp.toString(),
-    },
+    verdict: o.verdict,
+    findings: o.findings,
     transaction: { from: tx.from, to: tx.to, data: tx.data, value: tx.value.toString() },
     call:
       call.status === 'success'
@@ -169,7 +101,7 @@ export async function runPreflight(
       baseFeePerGas: fees.baseFeePerGas.toString(),
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
       maxFeePerGas: fees.maxFeePerGas.toString(),
-      gasLimit: gasUsed.toString(),
+      gasLimit: o.gasLimit.toString(),
       l2ExecutionCost: fees.l2ExecutionCost.toString(),
       l2ExecutionCostMax: fees.l2ExecutionCostMax.toString(),
       l1DataFee: fees.l1DataFee.toString(),
@@ -177,6 +109,48 @@ export async function runPreflight(
       totalCostMax: fees.totalCostMax.toString(),
       totalCostPlusValue: fees.totalCostPlusValue.toString(),
     },
+    decoded: o.decoded,
+    effects,
+  }
+}
+
+/** Chain, network and block fields every answer carries. */
+export function chainFields(deps: PreflightDeps, sequence: SequenceOutcome) {
+  const { block } = sequence
+  return {
+    environment: deps.environment,
+    chainId: `0x${deps.chainId.toString(16)}` as Hex,
+    network: `eip155:${deps.chainId}`,
+    block: {
+      number: block.number.toString(),
+      hash: block.hash,
+      timestamp: block.timestamp.toString(),
+    },
+  }
+}
+
+/**
+ * Simulates a transaction at one pinned block and screens it. Sends nothing: only reads.
+ * The same input at the same block yields a byte-identical answer, effects included.
+ */
+export async function runPreflight(
+  deps: PreflightDeps,
+  tx: TransactionInput,
+): Promise<PreflightResult> {
+  const sequence = await preflightSequence(deps, [tx])
+  const outcome = sequence.outcomes[0] as TransactionOutcome
+  const report = transactionReport(sequence, outcome)
+  // Field order of the answer before effects existed, effects last (additive).
+  const { verdict, findings, transaction, call, gas, fees, decoded, effects } = report
+  return {
+    verdict,
+    findings,
+    ...chainFields(deps, sequence),
+    transaction,
+    call,
+    gas,
+    fees,
     decoded,
+    effects,
   }
 }

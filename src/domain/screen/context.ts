@@ -1,4 +1,6 @@
 import type { Address, Hex } from 'viem'
+import type { ExecutionEffects } from '../effects/execution-effects.js'
+import type { TokenBook } from '../effects/token-amount.js'
 
 /** The transaction as the agent intends to send it (already validated and normalised). */
 export interface TransactionInput {
@@ -52,6 +54,17 @@ export interface ScreenContext {
    * screen judges conservatively (an `approve(spender, 0)` is not taken for an ERC-20 revoke).
    */
   tokenStandards?: ReadonlyMap<string, TokenStandard>
+  /**
+   * What execution did (from `eth_simulateV1` or a `debug_traceCall` trace): asset moves and
+   * approvals, or why the node could not show them. Absent: not looked at (the effect rules stay
+   * silent). Addresses the effect rules judge (net gainers of the sender's assets, spenders of
+   * approvals emitted) have their code in `codes` too, bounded.
+   */
+  execution?: { available: true; effects: ExecutionEffects } | { available: false; reason: string }
+  /** ERC-20 `symbol`/`decimals` of the tokens findings name, read at the pinned block. */
+  tokens?: TokenBook
+  /** The answer assumes state overrides the caller supplied: its verdict is hypothetical. */
+  hypothetical?: boolean
 }
 
 /**

@@ -6,6 +6,13 @@ import {
 } from './rules/approval-rules.js'
 import { calldataNotDecoded, screenIncomplete } from './rules/decoding-rules.js'
 import {
+  assetsToNoCodeRecipient,
+  drainShape,
+  executionNotVisible,
+  hiddenApproval,
+  stateOverridden,
+} from './rules/effect-rules.js'
+import {
   ownershipRenounce,
   ownershipTransfer,
   proxyAdminChange,
@@ -51,8 +58,13 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   proxyUpgradeToNoCode,
   proxyAdminChange,
   safeDelegatecall,
+  hiddenApproval,
+  drainShape,
+  assetsToNoCodeRecipient,
   screenIncomplete,
   calldataNotDecoded,
+  executionNotVisible,
+  stateOverridden,
 ]
 
 /** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */

@@ -150,6 +150,85 @@ const DecodedCallSchema = z.custom<DecodedCall>().openapi('DecodedCall', {
   ],
 })
 
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+const AssetSchema = z
+  .object({
+    standard: z.enum(['eth', 'erc20', 'erc721', 'erc1155']),
+    token: address.nullable().openapi({ description: 'Null for ETH.' }),
+    tokenId: z.string().nullable().openapi({ description: 'ERC-721/1155 id, decimal string.' }),
+    symbol: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Read at the pinned block; null when unreadable.' }),
+    decimals: z.number().int().nullable(),
+  })
+  .openapi('EffectAsset')
+export const ChangeSchema = z
+  .object({
+    asset: AssetSchema,
+    direction: z.enum(['in', 'out']),
+    amount: z
+      .string()
+      .regex(/^[0-9]+$/)
+      .openapi({ description: 'Raw amount, decimal string.' }),
+    display: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Human amount, e.g. `1,250.5 USDC`; null when units are unknown.' }),
+  })
+  .openapi('AssetChange')
+const AccountChangesSchema = z
+  .object({ account: address, isSender: z.boolean(), changes: z.array(ChangeSchema) })
+  .openapi('AccountChanges')
+const ApprovalChangeSchema = z
+  .object({
+    kind: z.enum(['erc20', 'erc721', 'operator', 'permit2']),
+    token: address,
+    owner: address,
+    spender: address,
+    amount: z.string().openapi({ description: 'Raw allowance, or `all` for operator grants.' }),
+    tokenId: z.string().nullable(),
+    expiration: z.string().nullable().openapi({ description: 'Permit2 expiration (unix s).' }),
+    revoke: z.boolean(),
+    ownerIsSender: z.boolean(),
+    via: z.enum(['Approval', 'ApprovalForAll', 'Permit2 Approval', 'Permit2 Permit']),
+    display: z.string().nullable(),
+  })
+  .openapi('ApprovalChange')
+
+/** What execution does to assets and approvals. */
+export const EffectsSchema = z
+  .union([
+    z.object({
+      available: z.literal(true),
+      source: z.enum(['eth_simulateV1', 'debug_traceCall']),
+      assetChanges: z.array(AccountChangesSchema).openapi({
+        description:
+          'Net change per account whose holdings change (the sender first, then by address), per asset.',
+      }),
+      approvalChanges: z.array(ApprovalChangeSchema).openapi({
+        description:
+          'Every Approval, ApprovalForAll and Permit2 Approval/Permit emitted, in order.',
+      }),
+      senderNet: z.object({
+        changes: z.array(ChangeSchema),
+        summary: z.string().openapi({ example: '- 100 EFT, + 100 VSH' }),
+      }),
+      tokenMetadata: z.object({
+        limit: z.number().int(),
+        omitted: z
+          .number()
+          .int()
+          .openapi({ description: 'Tokens whose symbol/decimals were not read (over the limit).' }),
+      }),
+    }),
+    z.object({ available: z.literal(false), reason: z.string() }),
+  ])
+  .openapi('ExecutionEffects', {
+    description:
+      'Asset and approval changes the simulated execution produces (eth_simulateV1 with traced ETH transfers, or a debug_traceCall callTracer trace). `available: false` when the node offers neither.',
+  })
+
 /** The read-only preflight answer (spec 2.4). */
 export const PreflightResultSchema = z
   .object({
@@ -201,5 +280,6 @@ export const PreflightResultSchema = z
       })
       .openapi('FeeContext'),
     decoded: DecodedCallSchema,
+    effects: EffectsSchema,
   })
   .openapi('PreflightResult')

@@ -9,7 +9,7 @@ const address = (description: string) =>
     .openapi({ description, example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })
 
 /** Fields shared by both preflight routes (spec 2.1). */
-const fields = {
+export const fields = {
   chainId: z
     .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })
     .optional()

@@ -1,7 +1,9 @@
+import { tokenAmountText } from '../../effects/token-amount.js'
 import type { ApprovalEffect } from '../approval-effects.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
-import type { TransactionInput } from '../context.js'
+import type { ScreenContext, TransactionInput } from '../context.js'
+import { asApprovalEffect, hiddenApprovals, seenEffects } from '../effect-facts.js'
 import {
   codeOf,
   delegateOf,
@@ -13,11 +15,35 @@ import {
   type ScreenRule,
 } from '../screen-rule.js'
 
-function describe(a: ApprovalEffect, site: CallSite, tx: TransactionInput): string {
-  return `${grant(a)}${heldBy(a.byCaller, site, tx)}`
+function describe(
+  a: ApprovalEffect,
+  site: CallSite,
+  tx: TransactionInput,
+  ctx: ScreenContext,
+  unlimited: bigint,
+): string {
+  return `${grant(a, ctx, unlimited)}${heldBy(a.byCaller, site, tx)}`
 }
 
-function grant(a: ApprovalEffect): string {
+/**
+ * Every approval the rules judge: the decoded calldata's, then those emitted during execution
+ * that the calldata does not show (`hidden-approval`), judged alike and located at the top level.
+ */
+function approvals(ctx: ScreenContext, sites: readonly CallSite[]) {
+  const root = sites[0]
+  const hidden =
+    root === undefined
+      ? []
+      : hiddenApprovals(seenEffects(ctx), ctx.tx.from, sites).map((a) => ({
+          site: root,
+          effect: asApprovalEffect(a),
+        }))
+  return [...effectsOfSites(sites, 'approvals'), ...hidden]
+}
+
+function grant(a: ApprovalEffect, ctx: ScreenContext, unlimited: bigint): string {
+  const amount = (raw: bigint | undefined) =>
+    raw === undefined ? '' : tokenAmountText(raw, a.token, ctx.tokens, unlimited)
   switch (a.kind) {
     case 'operator':
       return `${a.via} gives ${a.spender} every token of collection ${a.token}`
@@ -27,9 +53,9 @@ function grant(a: ApprovalEffect): string {
       if (a.amount === 0n) {
         return `${a.via}(${a.spender}, 0) on ${a.token} revokes an allowance if it is an ERC-20 token, but lets ${a.spender} take token id 0 if it is an ERC-721 (its standard is not known)`
       }
-      return `${a.via} lets ${a.spender} spend ${a.amount} (raw units) of token ${a.token}`
+      return `${a.via} lets ${a.spender} spend ${amount(a.amount)} of token ${a.token}`
     default:
-      return `${a.via} lets ${a.spender} spend ${a.amount} (raw units) of token ${a.token}`
+      return `${a.via} lets ${a.spender} spend ${amount(a.amount)} of token ${a.token}`
   }
 }
 
@@ -44,7 +70,7 @@ export const unlimitedAllowance: ScreenRule = {
   example: '`approve(router, 2^256-1)` on USDC.',
   evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
+    for (const { site, effect: approval } of approvals(ctx, sites)) {
       if (approval.revoke || approval.amount === undefined) continue
       if (approval.amount < config.unlimitedAllowanceThreshold) continue
       // The shared approve selector: for an ERC-721 the value is a token id, not an amount.
@@ -55,7 +81,7 @@ export const unlimitedAllowance: ScreenRule = {
       hits.push(
         hitAt(
           site,
-          `${describe(approval, site, ctx.tx)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.`,
+          `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.`,
         ),
       )
     }
@@ -74,7 +100,7 @@ export const permit2LongExpiry: ScreenRule = {
   example: 'Permit2 `permit` with `expiration` = 2^48-1 (year 8.9 million).',
   evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
+    for (const { site, effect: approval } of approvals(ctx, sites)) {
       if (approval.kind !== 'permit2' || approval.revoke || approval.expiration === undefined)
         continue
       // Permit2 stores expiration 0 as "this block".
@@ -84,7 +110,7 @@ export const permit2LongExpiry: ScreenRule = {
       hits.push(
         hitAt(
           site,
-          `${describe(approval, site, ctx.tx)} until ${approval.expiration} (unix), ${ahead} s after block ${ctx.block.number}; the limit is ${config.permit2ExpiryWarnSeconds} s.`,
+          `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)} until ${approval.expiration} (unix), ${ahead} s after block ${ctx.block.number}; the limit is ${config.permit2ExpiryWarnSeconds} s.`,
         ),
       )
     }
@@ -102,16 +128,21 @@ export const approvalToEoa: ScreenRule = {
   why: 'Protocols spend through contracts; an allowance to a key-controlled account is the usual shape of an approval phishing drain.',
   example:
     '`approve(0xEOA, 2^256-1)`, `setApprovalForAll(0xEOA, true)`, or `approve(0xEOA, 0)` on an NFT collection (token id 0).',
-  evaluate({ ctx, sites }: RuleInput) {
+  evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
+    for (const { site, effect: approval } of approvals(ctx, sites)) {
       if (approval.revoke) continue
       const code = codeOf(ctx, approval.spender)
       if (code === undefined || !isKeyAccount(code)) continue
       const delegate = delegateOf(code)
       const what =
         delegate === undefined ? 'has no code' : `is an EIP-7702 account delegated to ${delegate}`
-      hits.push(hitAt(site, `${describe(approval, site, ctx.tx)}; ${approval.spender} ${what}.`))
+      hits.push(
+        hitAt(
+          site,
+          `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}; ${approval.spender} ${what}.`,
+        ),
+      )
     }
     return hits
   },
@@ -125,11 +156,16 @@ export const approvalForAll: ScreenRule = {
   checks: '`setApprovalForAll(operator, true)` on an ERC-721 or ERC-1155 contract.',
   why: 'The operator can move every token of the collection the sender holds, including ones acquired later.',
   example: '`setApprovalForAll(marketplace, true)` on an NFT collection.',
-  evaluate({ ctx, sites }: RuleInput) {
+  evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
-    for (const { site, effect: approval } of effectsOfSites(sites, 'approvals')) {
+    for (const { site, effect: approval } of approvals(ctx, sites)) {
       if (approval.kind !== 'operator' || approval.revoke) continue
-      hits.push(hitAt(site, `${describe(approval, site, ctx.tx)}.`))
+      hits.push(
+        hitAt(
+          site,
+          `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}.`,
+        ),
+      )
     }
     return hits
   },

@@ -1,7 +1,8 @@
+import { tokenAmountText } from '../../effects/token-amount.js'
 import { BURN_ADDRESSES } from '../burn-addresses.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
-import type { TransactionInput } from '../context.js'
+import type { ScreenContext } from '../context.js'
 import {
   codeOf,
   heldBy,
@@ -13,10 +14,14 @@ import {
 } from '../screen-rule.js'
 import type { TransferEffect } from '../transfer-effects.js'
 
-function describe(t: TransferEffect, site: CallSite, tx: TransactionInput): string {
+function describe(t: TransferEffect, site: CallSite, ctx: ScreenContext): string {
   const token = t.token === undefined ? '' : ` of token ${t.token}`
   const from = t.from === undefined ? '' : ` from ${t.from}`
-  return `${t.via} moves ${t.amount} (raw units)${token}${from}${heldBy(t.byCaller, site, tx)} to ${t.to}`
+  // A plain integer of a known token gets its units; token ids, lists and bounds stay raw.
+  const amount = /^[0-9]+$/.test(t.amount)
+    ? tokenAmountText(BigInt(t.amount), t.token, ctx.tokens)
+    : `${t.amount} (raw units)`
+  return `${t.via} moves ${amount}${token}${from}${heldBy(t.byCaller, site, ctx.tx)} to ${t.to}`
 }
 
 /** Tokens sent to the token contract itself. */
@@ -33,7 +38,7 @@ export const transferToTokenContract: ScreenRule = {
     for (const { site, effect: transfer } of effectsOfSites(sites, 'transfers')) {
       if (transfer.token === undefined) continue
       if (transfer.to.toLowerCase() !== transfer.token.toLowerCase()) continue
-      hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, the token contract itself.`))
+      hits.push(hitAt(site, `${describe(transfer, site, ctx)}, the token contract itself.`))
     }
     return hits
   },
@@ -52,7 +57,7 @@ export const transferToBurnAddress: ScreenRule = {
     const hits: RuleHit[] = []
     for (const { site, effect: transfer } of effectsOfSites(sites, 'transfers')) {
       if (!BURN_ADDRESSES.has(transfer.to.toLowerCase())) continue
-      hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, a burn address.`))
+      hits.push(hitAt(site, `${describe(transfer, site, ctx)}, a burn address.`))
     }
     return hits
   },
@@ -76,7 +81,7 @@ export const pullTransferToNoCode: ScreenRule = {
       if (transfer.from?.toLowerCase() === site.caller.toLowerCase()) continue
       const code = codeOf(ctx, transfer.to)
       if (code === undefined || !isKeyAccount(code)) continue
-      hits.push(hitAt(site, `${describe(transfer, site, ctx.tx)}, which has no contract code.`))
+      hits.push(hitAt(site, `${describe(transfer, site, ctx)}, which has no contract code.`))
     }
     return hits
   },

@@ -1,0 +1,308 @@
+import {
+  type Address,
+  type Hex,
+  HttpRequestError,
+  numberToHex,
+  pad,
+  RpcError,
+  RpcRequestError,
+  toHex,
+} from 'viem'
+import { z } from 'zod'
+import {
+  type BlockRef,
+  type CallRequest,
+  ETH_TRANSFER_EMITTER,
+  type SimulatedCall,
+  type SimulatedLog,
+  type Simulation,
+  type StateOverrides,
+} from '../../domain/preflight/chain-reader.js'
+import type { RpcUnavailableError } from '../../errors.js'
+
+/** keccak256("Transfer(address,address,uint256)"): the topic of the synthetic ETH moves. */
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
+/** Most logs one simulation may report; more is garbage (or a griefing contract). */
+const MAX_LOGS = 2048
+/** Most call frames walked in a `debug_traceCall` tree. */
+const MAX_FRAMES = 4096
+const MAX_MESSAGE_CHARS = 300
+
+const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+const quantity = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{1,64}$/)
+  .transform((v) => BigInt(v))
+const logSchema = z.object({
+  address,
+  topics: z.array(hex.refine((t) => t.length === 66)).max(4),
+  data: hex,
+})
+const callResultSchema = z.object({
+  status: z.enum(['0x0', '0x1']),
+  returnData: hex,
+  gasUsed: quantity,
+  logs: z.array(logSchema).max(MAX_LOGS).optional(),
+  error: z
+    .object({ code: z.number().optional(), message: z.string().optional(), data: hex.optional() })
+    .optional(),
+})
+const simulateSchema = z.array(z.object({ calls: z.array(callResultSchema) })).length(1)
+
+interface Frame {
+  type: string
+  from: string
+  to?: string | undefined
+  value?: string | undefined
+  gasUsed: string
+  output?: string | undefined
+  error?: string | undefined
+  logs?:
+    | { address: string; topics: string[]; data: string; position?: string | undefined }[]
+    | undefined
+  calls?: Frame[] | undefined
+}
+const frameSchema: z.ZodType<Frame> = z.lazy(() =>
+  z.object({
+    type: z.string(),
+    from: address,
+    to: address.optional(),
+    value: hex.optional(),
+    gasUsed: hex,
+    output: hex.optional(),
+    error: z.string().optional(),
+    logs: z
+      .array(
+        z.object({
+          address,
+          topics: z.array(hex.refine((t) => t.length === 66)).max(4),
+          data: hex,
+          position: hex.optional(),
+        }),
+      )
+      .optional(),
+    calls: z.array(frameSchema).optional(),
+  }),
+)
+
+/** What the simulator needs from the reader: raw JSON-RPC and its error mapping. */
+export interface SimulatorDeps {
+  send(method: string, params: unknown[]): Promise<unknown>
+  unavailable(what: string, error: unknown): RpcUnavailableError
+  /** The node's words when the error says execution failed (not node trouble); else undefined. */
+  executionMessage(error: unknown): string | undefined
+}
+
+/**
+ * A node's way of saying it does not offer a method: JSON-RPC -32601, or a generic error (or an
+ * HTTP error page) whose words say the method is not supported.
+ */
+export function isMethodMissing(error: unknown): boolean {
+  const MISSING =
+    /method\b.*\b(?:not found|not supported|not available|does not exist|unsupported|not allowed|disabled)|not (?:supported|implemented)|unsupported method|unknown method/i
+  if (error instanceof RpcError || error instanceof RpcRequestError) {
+    if (error.code === -32601) return true
+    return MISSING.test(`${error.details ?? ''} ${error.shortMessage}`)
+  }
+  if (error instanceof HttpRequestError) {
+    return MISSING.test(`${error.details ?? ''} ${JSON.stringify(error.body ?? '')}`)
+  }
+  return false
+}
+
+function bounded(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > MAX_MESSAGE_CHARS ? `${flat.slice(0, MAX_MESSAGE_CHARS)}…` : flat
+}
+
+function callParams(request: CallRequest) {
+  return {
+    from: request.from,
+    to: request.to,
+    data: request.data,
+    value: numberToHex(request.value),
+  }
+}
+
+/** Overrides in the wire shape, addresses and slots in code-unit order so requests are stable. */
+function wireOverrides(overrides: StateOverrides): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {}
+  for (const key of Object.keys(overrides).sort()) {
+    const o = overrides[key as Address]
+    if (o === undefined) continue
+    const entry: Record<string, unknown> = {}
+    if (o.balance !== undefined) entry.balance = numberToHex(o.balance)
+    if (o.nonce !== undefined) entry.nonce = numberToHex(o.nonce)
+    if (o.code !== undefined) entry.code = o.code
+    if (o.state !== undefined) entry.state = sortedSlots(o.state)
+    if (o.stateDiff !== undefined) entry.stateDiff = sortedSlots(o.stateDiff)
+    out[key] = entry
+  }
+  return out
+}
+
+function sortedSlots(slots: Record<Hex, Hex>): Record<string, Hex> {
+  const out: Record<string, Hex> = {}
+  for (const slot of Object.keys(slots).sort()) out[slot] = slots[slot as Hex] as Hex
+  return out
+}
+
+function ethMove(from: string, to: string, value: bigint): SimulatedLog {
+  return {
+    address: ETH_TRANSFER_EMITTER,
+    topics: [TRANSFER_TOPIC, pad(from as Hex), pad(to as Hex)],
+    data: pad(toHex(value)),
+  }
+}
+
+/**
+ * The logs and ETH moves of a `callTracer` tree in execution order: a frame's own value move,
+ * then its logs interleaved with its child calls by each log's `position` (child calls made
+ * before it). Frames that failed are skipped with their subtree: their state was rolled back.
+ */
+function frameLogs(frame: Frame, out: SimulatedLog[], budget: { frames: number }): void {
+  if (--budget.frames < 0) throw new Error('call tree too large')
+  if (frame.error !== undefined) return
+  const value = frame.value === undefined ? 0n : BigInt(frame.value)
+  if (value > 0n && frame.to !== undefined && frame.type !== 'DELEGATECALL') {
+    out.push(ethMove(frame.from, frame.to, value))
+  }
+  const calls = frame.calls ?? []
+  const logs = frame.logs ?? []
+  let next = 0
+  for (const log of logs) {
+    const position = log.position === undefined ? 0 : Number(BigInt(log.position))
+    while (next < calls.length && next < position) frameLogs(calls[next++] as Frame, out, budget)
+    out.push({
+      address: log.address as Address,
+      topics: log.topics as Hex[],
+      data: log.data as Hex,
+    })
+  }
+  while (next < calls.length) frameLogs(calls[next++] as Frame, out, budget)
+}
+
+/**
+ * `simulate` for the viem reader: `eth_simulateV1` pinned by block hash (EIP-1898; anvil and geth
+ * accept the object there), validation off, transfers traced. Where the node lacks it, a single
+ * call without overrides falls back to `debug_traceCall` with `callTracer` (`withLog`), one more
+ * request on such nodes only; otherwise the simulation is `available: false`.
+ */
+export function createSimulator(deps: SimulatorDeps) {
+  const fallback = async (request: CallRequest, at: BlockRef): Promise<Simulation> => {
+    let raw: unknown
+    try {
+      raw = await deps.send('debug_traceCall', [
+        callParams(request),
+        { blockHash: at.hash },
+        { tracer: 'callTracer', tracerConfig: { withLog: true } },
+      ])
+    } catch (error) {
+      if (isMethodMissing(error)) {
+        return {
+          available: false,
+          reason: 'the Base RPC offers neither eth_simulateV1 nor debug_traceCall',
+        }
+      }
+      throw deps.unavailable('debug_traceCall', error)
+    }
+    const parsed = frameSchema.safeParse(raw)
+    if (!parsed.success) throw deps.unavailable('debug_traceCall', new Error('unexpected reply'))
+    const root = parsed.data
+    const gasUsed = BigInt(root.gasUsed)
+    if (root.error !== undefined) {
+      const call: SimulatedCall = {
+        status: 'reverted',
+        revertData: (root.output ?? '0x') as Hex,
+        message: bounded(root.error),
+        gasUsed,
+      }
+      return { available: true, source: 'debug_traceCall', calls: [call] }
+    }
+    const logs: SimulatedLog[] = []
+    try {
+      frameLogs(root, logs, { frames: MAX_FRAMES })
+    } catch (error) {
+      throw deps.unavailable('debug_traceCall', error)
+    }
+    if (logs.length > MAX_LOGS) {
+      throw deps.unavailable('debug_traceCall', new Error(`more than ${MAX_LOGS} logs`))
+    }
+    const call: SimulatedCall = {
+      status: 'success',
+      returnData: (root.output ?? '0x') as Hex,
+      gasUsed,
+      logs,
+    }
+    return { available: true, source: 'debug_traceCall', calls: [call] }
+  }
+
+  return async function simulate(
+    calls: readonly CallRequest[],
+    at: BlockRef,
+    overrides?: StateOverrides,
+    reads: readonly CallRequest[] = [],
+  ): Promise<Simulation> {
+    const blockStateCall: Record<string, unknown> = {
+      calls: [...reads, ...calls].map(callParams),
+    }
+    if (overrides !== undefined) blockStateCall.stateOverrides = wireOverrides(overrides)
+    let raw: unknown
+    try {
+      raw = await deps.send('eth_simulateV1', [
+        { blockStateCalls: [blockStateCall], traceTransfers: true, validation: false },
+        { blockHash: at.hash },
+      ])
+    } catch (error) {
+      if (isMethodMissing(error)) {
+        if (calls.length === 1 && overrides === undefined && calls[0] !== undefined) {
+          return await fallback(calls[0], at)
+        }
+        return {
+          available: false,
+          reason:
+            'the Base RPC does not offer eth_simulateV1, which sequencing calls or overriding state needs',
+        }
+      }
+      // The node ran the calls and refused them as a whole (value beyond the balance, say).
+      const refused = deps.executionMessage(error)
+      if (refused !== undefined) {
+        return {
+          available: false,
+          reason: `the node refused to simulate: ${refused}`,
+          refused: true,
+        }
+      }
+      throw deps.unavailable('eth_simulateV1', error)
+    }
+    const parsed = simulateSchema.safeParse(raw)
+    const results = parsed.success ? parsed.data[0]?.calls : undefined
+    if (results === undefined || results.length !== reads.length + calls.length) {
+      throw deps.unavailable('eth_simulateV1', new Error('unexpected reply'))
+    }
+    const simulated = results.map((r): SimulatedCall => {
+      if (r.status === '0x1') {
+        const logs = (r.logs ?? []).map((l) => ({
+          address: l.address as Address,
+          topics: l.topics as Hex[],
+          data: l.data as Hex,
+        }))
+        return { status: 'success', returnData: r.returnData as Hex, gasUsed: r.gasUsed, logs }
+      }
+      return {
+        status: 'reverted',
+        revertData: (r.error?.data ?? r.returnData) as Hex,
+        message: bounded(r.error?.message ?? 'execution reverted'),
+        gasUsed: r.gasUsed,
+      }
+    })
+    const outcome: Simulation = {
+      available: true,
+      source: 'eth_simulateV1',
+      calls: simulated.slice(reads.length),
+    }
+    if (reads.length > 0) outcome.reads = simulated.slice(0, reads.length)
+    return outcome
+  }
+}

@@ -1,0 +1,343 @@
+import { type Address, type Hex, serializeTransaction } from 'viem'
+import { RpcUnavailableError } from '../../errors.js'
+import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
+import {
+  type ExecutionEffects,
+  effectTokens,
+  executionEffects,
+} from '../effects/execution-effects.js'
+import type { TokenMetadata } from '../effects/token-amount.js'
+import {
+  ADDRESSES_OF_INTEREST_LIMIT,
+  addressesOfInterest,
+  STANDARD_PROBE_LIMIT,
+  standardProbeTargets,
+} from '../screen/addresses-of-interest.js'
+import { calldataTokens } from '../screen/calldata-tokens.js'
+import type {
+  CallOutcome,
+  Finding,
+  GasOutcome,
+  ScreenConfig,
+  ScreenContext,
+  TransactionInput,
+  Verdict,
+} from '../screen/context.js'
+import { effectAddresses } from '../screen/effect-facts.js'
+import { screenTransaction } from '../screen/screen-transaction.js'
+import type {
+  BlockRef,
+  ChainReader,
+  PinnedBlock,
+  Simulation,
+  StateOverrides,
+} from './chain-reader.js'
+import { computeFees, type FeeContext, suggestMaxFee, suggestPriorityFee } from './fees.js'
+import { probeTokenStandards } from './probe-token-standards.js'
+import {
+  metadataCalls,
+  metadataFromResults,
+  readTokenMetadata,
+  TOKEN_METADATA_LIMIT,
+} from './read-token-metadata.js'
+
+/** How many recent blocks the priority-fee suggestion looks at. */
+const FEE_HISTORY_BLOCKS = 5
+const FEE_HISTORY_PERCENTILE = 50
+/** Most addresses whose code one bundle reads in wave 2 (a lone transaction stays within 64). */
+export const BUNDLE_CODE_LIMIT = 2 * ADDRESSES_OF_INTEREST_LIMIT
+/** Most addresses named only by execution effects whose code is read (wave 3). */
+export const EFFECT_CODE_LIMIT = 16
+/**
+ * Gas limit for a transaction whose gas comes from the simulation (a later bundle transaction,
+ * or any under overrides, which `eth_estimateGas` cannot see): gasUsed x 13/10. Refunds can hide
+ * up to a fifth of the gas a transaction needs up front (EIP-3529) and EIP-150 keeps back 1/64
+ * at each nested call, so gasUsed alone may be too little.
+ */
+export const SIMULATED_GAS_MARGIN = { numerator: 13n, denominator: 10n }
+
+/** What the preflight needs beyond the transaction. */
+export interface PreflightDeps {
+  chain: ChainReader
+  chainId: number
+  environment: 'devnet' | 'mainnet'
+  screen: ScreenConfig
+}
+
+/** One transaction of a sequence, simulated and screened. */
+export interface TransactionOutcome {
+  tx: TransactionInput
+  decoded: DecodedCall
+  call: CallOutcome
+  gas: GasOutcome
+  /** Where the gas figure comes from: `eth_estimateGas`, or the simulation with the margin. */
+  gasSource: 'estimate' | 'simulation'
+  gasLimit: bigint
+  fees: FeeContext
+  verdict: Verdict
+  findings: Finding[]
+  /** Execution effects; undefined when the simulation was not available. */
+  effects: ExecutionEffects | undefined
+}
+
+/** A sequence of transactions simulated at one pinned block. */
+export interface SequenceOutcome {
+  block: PinnedBlock
+  simulation: Simulation
+  outcomes: TransactionOutcome[]
+  tokens: Map<string, TokenMetadata>
+  /** Tokens whose metadata was not read because of {@link TOKEN_METADATA_LIMIT}. */
+  tokensOmitted: number
+}
+
+function unique(addresses: readonly string[]): Address[] {
+  return [...new Set(addresses.map((a) => a.toLowerCase()))] as Address[]
+}
+
+/**
+ * Simulates transactions in order at one pinned block and screens each, in three sequential
+ * RPC waves whatever the count: (1) the block; (2) `eth_simulateV1` of the whole sequence beside
+ * `eth_call`/`eth_estimateGas` of the first transaction (when no overrides apply), balances,
+ * nonces, fee history, code and token-standard probes; (3) the L1 data fee of each transaction
+ * beside token metadata and the code of addresses only execution named. Sends nothing.
+ */
+export async function preflightSequence(
+  deps: PreflightDeps,
+  txs: readonly TransactionInput[],
+  overrides?: StateOverrides,
+): Promise<SequenceOutcome> {
+  const { chain } = deps
+  // Resolve `latest` once so every read below describes the same state.
+  const block = await chain.latestBlock()
+  const at: BlockRef = { number: block.number, hash: block.hash }
+  const decoded = txs.map((tx) => decodeCalldata(tx.data, tx.to))
+  const first = txs[0]
+  if (first === undefined) throw new Error('preflightSequence needs at least one transaction')
+  // Under overrides eth_call/eth_estimateGas would read the real state: the simulation decides.
+  const direct = overrides === undefined
+  const senders = unique(txs.map((tx) => tx.from))
+  // Bounded over the whole bundle too: an address left out is reported (`screen-incomplete`).
+  const watched = unique(
+    txs.flatMap((tx, i) => [tx.from, tx.to, ...addressesOfInterest(tx, decoded[i] as DecodedCall)]),
+  ).slice(0, BUNDLE_CODE_LIMIT)
+  const probes = unique(
+    txs.flatMap((tx, i) => standardProbeTargets(tx, decoded[i] as DecodedCall)),
+  ).slice(0, STANDARD_PROBE_LIMIT)
+  // Tokens the calldata names: their metadata rides in the simulation (no extra request).
+  const early = unique(txs.flatMap((tx, i) => calldataTokens(tx, decoded[i] as DecodedCall))).slice(
+    0,
+    TOKEN_METADATA_LIMIT,
+  )
+
+  const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
+    await Promise.all([
+      chain.simulate(txs, at, overrides, metadataCalls(early)),
+      direct ? chain.call(first, at) : undefined,
+      direct ? chain.estimateGas(first, at) : undefined,
+      Promise.all(senders.map((s) => chain.balance(s, at))),
+      Promise.all(senders.map((s) => chain.nonce(s, at))),
+      chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
+      Promise.all(watched.map((address) => chain.code(address, at))),
+      probeTokenStandards(chain, probes, at),
+    ])
+  const codes = new Map<string, Hex>(watched.map((address, i) => [address, codeList[i] ?? '0x']))
+  // Code the caller overrides is the code the simulation ran: the rules must judge that one.
+  for (const [address, o] of Object.entries(overrides ?? {})) {
+    if (o.code !== undefined) codes.set(address.toLowerCase(), o.code)
+  }
+  // Without a simulation only a lone transaction on the real state can be judged.
+  if (!simulation.available && (!direct || txs.length > 1)) {
+    throw new SimulationUnavailableError(simulation.reason, simulation.refused === true)
+  }
+
+  const outcomes = txs.map((tx, i) => {
+    const simulated = simulation.available ? simulation.calls[i] : undefined
+    const call: CallOutcome =
+      i === 0 && call0 !== undefined
+        ? call0
+        : toCallOutcome(simulated as NonNullable<typeof simulated>)
+    const gasFromEstimate = i === 0 && gas0 !== undefined
+    const gas: GasOutcome = gasFromEstimate
+      ? (gas0 as GasOutcome)
+      : simulatedGas(simulated as NonNullable<typeof simulated>)
+    const effects =
+      simulated?.status === 'success' ? executionEffects(simulated.logs, tx.from) : undefined
+    return { tx, decoded: decoded[i] as DecodedCall, call, gas, gasFromEstimate, effects }
+  })
+
+  const maxPriorityFeePerGas = suggestPriorityFee(rewards)
+  const maxFeePerGas = suggestMaxFee(block.baseFeePerGas, maxPriorityFeePerGas)
+  const nonceOf = new Map(senders.map((s, i) => [s, nonces[i] ?? 0]))
+  const unsigned = outcomes.map((o) => {
+    const key = o.tx.from.toLowerCase()
+    const nonce = nonceOverride(overrides, o.tx.from) ?? nonceOf.get(key as Address) ?? 0
+    nonceOf.set(key as Address, nonce + 1)
+    try {
+      return serializeTransaction({
+        chainId: deps.chainId,
+        type: 'eip1559',
+        nonce,
+        gas: o.gas.status === 'success' ? o.gas.gas : 0n,
+        maxFeePerGas,
+        maxPriorityFeePerGas,
+        to: o.tx.to,
+        value: o.tx.value,
+        data: o.tx.data,
+      })
+    } catch (error) {
+      // Our inputs are validated, so only implausible fee facts from the node can land here.
+      throw new RpcUnavailableError('Base RPC reported fee values no transaction can carry', error)
+    }
+  })
+
+  const allTokens = unique([
+    ...early,
+    ...outcomes.flatMap((o) => (o.effects === undefined ? [] : effectTokens(o.effects))),
+  ])
+  const tokenList = allTokens.slice(0, TOKEN_METADATA_LIMIT)
+  const known =
+    simulation.available && simulation.reads !== undefined
+      ? metadataFromResults(early, simulation.reads)
+      : new Map<string, TokenMetadata>()
+  // Tokens only execution revealed (or all, when the reads could not ride along): wave 3.
+  const late = tokenList.filter((t) => !known.has(t))
+  // Only what an effect rule will judge: recipients the calldata declares are not read.
+  const extraCode = unique(
+    outcomes.flatMap((o) =>
+      o.effects === undefined ? [] : effectAddresses(o.effects, o.tx, o.decoded),
+    ),
+  )
+    .filter((a) => !codes.has(a))
+    .slice(0, EFFECT_CODE_LIMIT)
+  const [l1Fees, lateTokens, extraCodes] = await Promise.all([
+    Promise.all(unsigned.map((u) => chain.l1Fee(u, at))),
+    readTokenMetadata(
+      chain,
+      late,
+      at,
+      simulation.available && simulation.source === 'eth_simulateV1',
+    ),
+    Promise.all(extraCode.map((a) => chain.code(a, at))),
+  ])
+  extraCode.forEach((a, i) => {
+    codes.set(a, extraCodes[i] ?? '0x')
+  })
+  // One book in a fixed order (the token list's), so answers are byte-identical.
+  const tokens = new Map(
+    tokenList.map((t) => [
+      t,
+      known.get(t) ?? lateTokens.get(t) ?? { symbol: null, decimals: null },
+    ]),
+  )
+
+  // What each sender can still spend as the sequence goes on (value and worst-case fees).
+  const remaining = new Map(
+    senders.map((s, i) => [
+      s,
+      (overrides === undefined ? undefined : overrides[checksumKey(overrides, s)]?.balance) ??
+        balances[i] ??
+        0n,
+    ]),
+  )
+  const screened = outcomes.map((o, i): TransactionOutcome => {
+    const gasLimit = o.gas.status === 'success' ? o.gas.gas : 0n
+    const fees = computeFees({
+      gas: gasLimit,
+      value: o.tx.value,
+      baseFeePerGas: block.baseFeePerGas,
+      maxPriorityFeePerGas,
+      l1DataFee: l1Fees[i] ?? 0n,
+    })
+    const key = o.tx.from.toLowerCase() as Address
+    const balance = remaining.get(key) ?? 0n
+    remaining.set(key, balance - fees.totalCostPlusValue)
+    const context: ScreenContext = {
+      tx: o.tx,
+      call: o.call,
+      gas: o.gas,
+      fees,
+      sender: { balance: balance < 0n ? 0n : balance, code: codes.get(key) ?? '0x' },
+      block: { number: block.number, timestamp: block.timestamp, gasLimit: block.gasLimit },
+      codes,
+      tokenStandards,
+      execution:
+        o.effects !== undefined
+          ? { available: true, effects: o.effects }
+          : simulation.available
+            ? { available: true, effects: { moves: [], approvals: [], net: [] } }
+            : { available: false, reason: simulation.reason },
+      tokens,
+    }
+    if (!direct) context.hypothetical = true
+    const { verdict, findings } = screenTransaction(context, o.decoded, deps.screen)
+    return {
+      tx: o.tx,
+      decoded: o.decoded,
+      call: o.call,
+      gas: o.gas,
+      gasSource: o.gasFromEstimate ? 'estimate' : 'simulation',
+      gasLimit,
+      fees,
+      verdict,
+      findings,
+      effects: o.effects,
+    }
+  })
+  return {
+    block,
+    simulation,
+    outcomes: screened,
+    tokens,
+    tokensOmitted: allTokens.length - tokenList.length,
+  }
+}
+
+function nonceOverride(
+  overrides: StateOverrides | undefined,
+  address: Address,
+): number | undefined {
+  return overrides === undefined ? undefined : overrides[checksumKey(overrides, address)]?.nonce
+}
+
+/** The override key matching `address` case-insensitively (overrides are keyed checksummed). */
+function checksumKey(overrides: StateOverrides, address: string): Address {
+  const wanted = address.toLowerCase()
+  return (Object.keys(overrides).find((k) => k.toLowerCase() === wanted) ?? address) as Address
+}
+
+function toCallOutcome(
+  simulated: NonNullable<Simulation & { available: true }>['calls'][number],
+): CallOutcome {
+  return simulated.status === 'success'
+    ? { status: 'success', returnData: simulated.returnData }
+    : { status: 'reverted', revertData: simulated.revertData, message: simulated.message }
+}
+
+function simulatedGas(
+  simulated: NonNullable<Simulation & { available: true }>['calls'][number],
+): GasOutcome {
+  if (simulated.status !== 'success') {
+    return simulated.revertData === '0x'
+      ? { status: 'failed', message: simulated.message }
+      : { status: 'failed', message: simulated.message, revertData: simulated.revertData }
+  }
+  const { numerator, denominator } = SIMULATED_GAS_MARGIN
+  return {
+    status: 'success',
+    gas: (simulated.gasUsed * numerator + denominator - 1n) / denominator,
+  }
+}
+
+/**
+ * The node cannot sequence transactions or apply overrides (`refused`: it ran them and refused
+ * them as a whole, e.g. a value beyond the balance): the bundle cannot be judged.
+ */
+export class SimulationUnavailableError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly refused: boolean,
+  ) {
+    super(`Bundles need eth_simulateV1: ${reason}`)
+    this.name = 'SimulationUnavailableError'
+  }
+}

@@ -1,0 +1,112 @@
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  hexToString,
+  parseAbi,
+} from 'viem'
+import type { TokenMetadata } from '../effects/token-amount.js'
+import type { BlockRef, CallRequest, ChainReader, SimulatedCall } from './chain-reader.js'
+
+/**
+ * Most tokens whose `symbol`/`decimals` one preflight reads (two `eth_call`s each, in the wave
+ * that already waits for the L1 fee). Tokens beyond it show raw amounts; the answer says how many.
+ */
+export const TOKEN_METADATA_LIMIT = 16
+
+const ABI = parseAbi([
+  'function symbol() view returns (string)',
+  'function decimals() view returns (uint8)',
+])
+const SYMBOL = encodeFunctionData({ abi: ABI, functionName: 'symbol' })
+const DECIMALS = encodeFunctionData({ abi: ABI, functionName: 'decimals' })
+const ZERO: Address = '0x0000000000000000000000000000000000000000'
+/** A symbol longer than this, or with control characters, is not shown: it is someone's trick. */
+const MAX_SYMBOL_CHARS = 32
+
+function symbolOf(data: Hex): string | null {
+  let text: string | undefined
+  try {
+    text = decodeFunctionResult({ abi: ABI, functionName: 'symbol', data })
+  } catch {
+    // Some old tokens (MKR) return bytes32.
+    if (data.length === 66) text = hexToString(data).replace(/\0+$/, '')
+  }
+  if (text === undefined || text.length === 0 || text.length > MAX_SYMBOL_CHARS) return null
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  return /[\u0000-\u001f\u007f-\u009f\s]/.test(text) ? null : text
+}
+
+function decimalsOf(data: Hex): number | null {
+  if (data.length !== 66) return null
+  const value = BigInt(data)
+  return value <= 77n ? Number(value) : null
+}
+
+/** The `symbol()` and `decimals()` calls of each token, in that order, from the zero address. */
+export function metadataCalls(tokens: readonly Address[]): CallRequest[] {
+  return tokens.flatMap((to) => [
+    { from: ZERO, to, data: SYMBOL, value: 0n },
+    { from: ZERO, to, data: DECIMALS, value: 0n },
+  ])
+}
+
+/** Metadata from the simulated results of {@link metadataCalls}; a failed call is `null`. */
+export function metadataFromResults(
+  tokens: readonly Address[],
+  results: readonly SimulatedCall[],
+): Map<string, TokenMetadata> {
+  const data = (i: number): Hex | undefined => {
+    const c = results[i]
+    return c?.status === 'success' ? c.returnData : undefined
+  }
+  return new Map(
+    tokens.map((token, i) => {
+      const symbol = data(2 * i)
+      const decimals = data(2 * i + 1)
+      return [
+        token.toLowerCase(),
+        {
+          symbol: symbol === undefined ? null : symbolOf(symbol),
+          decimals: decimals === undefined ? null : decimalsOf(decimals),
+        },
+      ]
+    }),
+  )
+}
+
+/**
+ * `symbol` and `decimals` of each token at the pinned block, keyed by lower-case address. A
+ * revert or odd answer is `null`, never a failure; RPC trouble throws (503) like every read.
+ * With `viaSimulate` (the node answered `eth_simulateV1` already) every read rides in one
+ * `eth_simulateV1` request (view calls change no state, so each sees the pinned block's);
+ * otherwise two `eth_call`s per token, in parallel.
+ */
+export async function readTokenMetadata(
+  chain: ChainReader,
+  tokens: readonly Address[],
+  at: BlockRef,
+  viaSimulate = false,
+): Promise<Map<string, TokenMetadata>> {
+  if (tokens.length === 0) return new Map()
+  if (viaSimulate) {
+    const calls = metadataCalls(tokens)
+    const simulated = await chain.simulate(calls, at)
+    if (simulated.available) return metadataFromResults(tokens, simulated.calls)
+  }
+  const ask = async (to: Address, data: Hex): Promise<Hex | undefined> => {
+    const outcome = await chain.call({ from: ZERO, to, data, value: 0n }, at)
+    return outcome.status === 'success' ? outcome.returnData : undefined
+  }
+  const read = await Promise.all(
+    tokens.map(async (token): Promise<TokenMetadata> => {
+      const [symbol, decimals] = await Promise.all([ask(token, SYMBOL), ask(token, DECIMALS)])
+      return {
+        symbol: symbol === undefined ? null : symbolOf(symbol),
+        decimals: decimals === undefined ? null : decimalsOf(decimals),
+      }
+    }),
+  )
+  return new Map(tokens.map((token, i) => [token.toLowerCase(), read[i] as TokenMetadata]))
+}

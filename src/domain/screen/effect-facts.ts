@@ -1,0 +1,136 @@
+import { type Address, zeroAddress } from 'viem'
+import type { DecodedCall } from '../calldata/decode-calldata.js'
+import type { ApprovalChange, Asset } from '../effects/decode-logs.js'
+import { assetKey, type ExecutionEffects, senderChanges } from '../effects/execution-effects.js'
+import { type TokenBook, tokenAmountText } from '../effects/token-amount.js'
+import type { ApprovalEffect } from './approval-effects.js'
+import { effectsOfSites } from './call-effects.js'
+import { type CallSite, callSites, hasCalldata } from './call-sites.js'
+import type { ScreenContext, TransactionInput } from './context.js'
+
+/** The execution effects when the simulation succeeded and was seen; else undefined. */
+export function seenEffects(ctx: ScreenContext): ExecutionEffects | undefined {
+  if (ctx.execution?.available !== true || ctx.call.status !== 'success') return undefined
+  return ctx.execution.effects
+}
+
+/**
+ * Where the calldata says value goes: the target of a call without calldata (a plain ETH send)
+ * and the recipient of every transfer the decoded calldata makes. Lower-case.
+ */
+export function declaredRecipients(tx: TransactionInput, sites: readonly CallSite[]): Set<string> {
+  const out = new Set<string>()
+  const root = sites[0]
+  if (root !== undefined && !hasCalldata(root)) out.add(tx.to.toLowerCase())
+  for (const { effect } of effectsOfSites(sites, 'transfers')) out.add(effect.to.toLowerCase())
+  return out
+}
+
+/** `token:spender` keys (lower-case) of every approval the decoded calldata shows. */
+function declaredApprovals(sites: readonly CallSite[]): Set<string> {
+  const out = new Set<string>()
+  for (const { effect } of effectsOfSites(sites, 'approvals')) {
+    out.add(`${effect.token.toLowerCase()}:${effect.spender.toLowerCase()}`)
+  }
+  return out
+}
+
+/**
+ * Grants of the sender's assets emitted during execution that the decoded calldata does not
+ * show (same token and spender), in log order: the hidden approvals. Revokes are left out.
+ */
+export function hiddenApprovals(
+  effects: ExecutionEffects | undefined,
+  sender: Address,
+  sites: readonly CallSite[],
+): ApprovalChange[] {
+  if (effects === undefined) return []
+  const declared = declaredApprovals(sites)
+  const me = sender.toLowerCase()
+  const seen = new Set<string>()
+  return effects.approvals.filter((a) => {
+    if (a.revoke || a.owner.toLowerCase() !== me) return false
+    const key = `${a.token.toLowerCase()}:${a.spender.toLowerCase()}`
+    if (declared.has(key) || seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/** A hidden approval in the calldata approvals' shape, so the approval rules judge it alike. */
+export function asApprovalEffect(a: ApprovalChange): ApprovalEffect {
+  const via = `${a.via} event during execution (not in the calldata)`
+  const effect: ApprovalEffect = {
+    kind: a.kind,
+    token: a.token,
+    spender: a.spender,
+    byCaller: true,
+    revoke: a.revoke,
+    via,
+  }
+  if (a.amount !== 'all' && a.kind !== 'erc721') effect.amount = a.amount
+  if (a.tokenId !== undefined) effect.tokenId = a.tokenId
+  if (a.expiration !== undefined) effect.expiration = a.expiration
+  return effect
+}
+
+/** `250 EFT (… raw units) of token 0x…`, `1.5 ETH`, `token id 7 of collection 0x…`. */
+export function describeAsset(asset: Asset, amount: bigint, book: TokenBook | undefined): string {
+  switch (asset.standard) {
+    case 'eth':
+      return `${tokenAmountText(amount, 'eth', new Map([['eth', { symbol: 'ETH', decimals: 18 }]]))}`
+    case 'erc20':
+      return `${tokenAmountText(amount, asset.token, book)} of token ${asset.token}`
+    case 'erc721':
+      return `token id ${asset.tokenId} of collection ${asset.token}`
+    case 'erc1155':
+      return `${amount} of id ${asset.tokenId} of ${asset.token}`
+  }
+}
+
+/** One asset the sender lost, and the accounts that ended up with it (net gainers). */
+export interface SenderLoss {
+  asset: Asset
+  amount: bigint
+  gainers: { account: Address; amount: bigint }[]
+}
+
+/** What the sender lost, asset by asset, with who gained each (the sender excluded). */
+export function senderLosses(effects: ExecutionEffects, sender: Address): SenderLoss[] {
+  const me = sender.toLowerCase()
+  return senderChanges(effects, sender)
+    .filter((c) => c.delta < 0n)
+    .map((c) => {
+      const key = assetKey(c.asset)
+      const gainers = effects.net.flatMap((account) => {
+        if (account.account.toLowerCase() === me) return []
+        const change = account.changes.find((x) => assetKey(x.asset) === key && x.delta > 0n)
+        return change === undefined ? [] : [{ account: account.account, amount: change.delta }]
+      })
+      return { asset: c.asset, amount: -c.delta, gainers }
+    })
+}
+
+/**
+ * The addresses whose code the effect rules will consult: net gainers of what the sender lost
+ * that the calldata does not declare (`assets-to-no-code-recipient`) and spenders of approvals
+ * the calldata does not show (`approval-to-eoa` on hidden approvals). Lower-case, deduplicated,
+ * in a fixed order.
+ */
+export function effectAddresses(
+  effects: ExecutionEffects,
+  tx: TransactionInput,
+  decoded: DecodedCall,
+): Address[] {
+  const sites = callSites(tx, decoded)
+  const declared = declaredRecipients(tx, sites)
+  const out = new Set<string>()
+  for (const loss of senderLosses(effects, tx.from)) {
+    for (const g of loss.gainers) {
+      const key = g.account.toLowerCase()
+      if (!declared.has(key) && key !== zeroAddress) out.add(key)
+    }
+  }
+  for (const a of hiddenApprovals(effects, tx.from, sites)) out.add(a.spender.toLowerCase())
+  return [...out] as Address[]
+}

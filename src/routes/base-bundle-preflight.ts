@@ -1,0 +1,88 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
+import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
+import { AppError } from '../errors.js'
+import { jsonBody } from '../http/json-body.js'
+import { BundleRequestSchema, OVERRIDE_LIMITS, toStateOverrides } from './schemas/bundle-request.js'
+import { errorResponses } from './schemas/error-body.js'
+import { ChangeSchema, PreflightResultSchema } from './schemas/preflight-result.js'
+import { toTransactionInput } from './schemas/transaction-request.js'
+
+export const BASE_BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
+
+const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
+
+/** The bundle answer. */
+export const BundleResultSchema = z
+  .object({
+    verdict: z
+      .enum(['sign', 'review', 'block'])
+      .openapi({ description: 'The worst verdict of the transactions.' }),
+    hypothetical: z.boolean().openapi({
+      description:
+        'True when stateOverrides were applied: every figure and the verdict describe a hypothetical state, not the chain.',
+    }),
+    environment: z.enum(['devnet', 'mainnet']),
+    chainId: z.string(),
+    network: z.string(),
+    block: z.object({ number: z.string(), hash: hex, timestamp: z.string() }),
+    transactions: z.array(
+      PreflightResultSchema.omit({ environment: true, chainId: true, network: true, block: true }),
+    ),
+    netEffects: z
+      .array(
+        z.object({
+          sender: z.string(),
+          changes: z.array(ChangeSchema),
+          summary: z.string().openapi({ example: '- 100 TKA, + 90.66 TKB' }),
+        }),
+      )
+      .openapi({ description: "Each sender's net change over the whole bundle." }),
+  })
+  .openapi('BundlePreflightResult')
+
+/** Builds the route definition; `maxBodyBytes` guards the body before validation. */
+export function baseBundlePreflightRoute(maxBodyBytes: number) {
+  return createRoute({
+    method: 'post',
+    path: BASE_BUNDLE_PREFLIGHT_PATH,
+    tags: ['preflight'],
+    summary: 'Read-only Base bundle preflight: transactions simulated in order, with one verdict',
+    description: `Simulates 1 to 8 transactions in order at one pinned block with eth_simulateV1 (each sees the state the earlier ones left: approve then swap), optionally under eth_simulateV1-shaped state overrides (at most ${OVERRIDE_LIMITS.addresses} addresses, ${OVERRIDE_LIMITS.slotsPerAddress} slots each, ${OVERRIDE_LIMITS.slots} in all, ${OVERRIDE_LIMITS.codeBytes} code bytes each). Each transaction gets its call, gas, fees, findings and effects; the bundle its net effects per sender and the worst verdict. Gas for the first transaction is eth_estimateGas; for later ones (and all under overrides) the simulated gasUsed x 1.3. Free; never broadcasts.`,
+    middleware: jsonBody(maxBodyBytes),
+    request: {
+      body: { required: true, content: { 'application/json': { schema: BundleRequestSchema } } },
+    },
+    responses: {
+      200: {
+        description: 'Per-transaction results, net effects and the overall verdict.',
+        content: { 'application/json': { schema: BundleResultSchema } },
+      },
+      ...errorResponses({
+        422: 'Invalid bundle (bad transaction, more than 8, overrides beyond the bounds), or the node refused to simulate it as a whole (`simulation_refused`).',
+        502: 'The Base RPC does not offer eth_simulateV1, which bundles need (`simulation_unavailable`).',
+        429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
+        503: 'The Base RPC is temporarily unavailable. Retry-After is set.',
+      }),
+    },
+  })
+}
+
+/** Mounts the read-only bundle preflight. */
+export function registerBaseBundlePreflight(
+  app: OpenAPIHono,
+  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+): void {
+  app.openapi(baseBundlePreflightRoute(deps.maxBodyBytes), async (c) => {
+    const body = c.req.valid('json')
+    const overrides = toStateOverrides(body.stateOverrides)
+    if (overrides !== undefined && 'duplicate' in overrides) {
+      throw new AppError('invalid_request', 'an address is overridden twice', {
+        issues: [{ path: `stateOverrides.${overrides.duplicate}`, message: 'given twice' }],
+      })
+    }
+    const txs = body.transactions.map((t) => toTransactionInput(t))
+    const result = await runBundlePreflight(deps.preflight(), txs, overrides)
+    return c.json(result, 200)
+  })
+}

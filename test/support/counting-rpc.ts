@@ -1,0 +1,74 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/**
+ * A real JSON-RPC proxy on loopback that counts requests and sequential waves: each reply is
+ * held `holdMs`, so requests sent together arrive within that window while a request that
+ * depends on an earlier reply arrives after it. A request arriving when nothing is in flight
+ * starts a new wave. `missing` methods are answered JSON-RPC -32601 "method not found".
+ */
+export async function startCountingRpc(upstream: string, options: { holdMs?: number } = {}) {
+  const holdMs = options.holdMs ?? 150
+  const missing = new Set<string>()
+  const methods: string[] = []
+  let waves = 0
+  let inFlight = 0
+  const server = http.createServer(async (req, res) => {
+    if (inFlight === 0) waves++
+    inFlight++
+    try {
+      const chunks: Buffer[] = []
+      for await (const chunk of req) chunks.push(chunk as Buffer)
+      const body = Buffer.concat(chunks).toString('utf8')
+      const message = JSON.parse(body) as { id: unknown; method: string }
+      methods.push(message.method)
+      let reply: string
+      if (missing.has(message.method)) {
+        reply = JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: {
+            code: -32601,
+            message: `the method ${message.method} does not exist/is not available`,
+          },
+        })
+      } else {
+        const forwarded = await fetch(upstream, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+        reply = await forwarded.text()
+      }
+      await new Promise((r) => setTimeout(r, holdMs))
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(reply)
+    } catch {
+      // The upstream went away mid-request (a test closing its proxies): drop the connection.
+      res.destroy()
+    } finally {
+      inFlight--
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Methods received, in arrival order, since the last reset. */
+    methods,
+    get waves() {
+      return waves
+    },
+    reset() {
+      methods.length = 0
+      waves = 0
+    },
+    /** Answer these methods "method not found" from now on. */
+    lack(...names: string[]) {
+      for (const n of names) missing.add(n)
+    },
+    async close() {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    },
+  }
+}
