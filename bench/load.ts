@@ -8,7 +8,6 @@
  * LOAD_SECONDS and LOAD_CLIENTS override the duration (60) and concurrency (64). Needs
  * PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
  */
-import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { x402Client } from '@x402/core/client'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
@@ -178,24 +177,27 @@ async function one(kind: Kind, instance: string, client: string): Promise<void> 
   }
 }
 
-// RSS of each instance's service process (tsx runs it as a child of the pid we hold).
-function rssKb(pid: number): number {
+// Each instance's own figures from its /metrics: resident memory, and V8's used heap (whose
+// low points, right after collections, show whether anything is retained).
+async function memory(base: string): Promise<{ rss: number; heap: number }> {
   try {
-    const out = execFileSync('ps', ['-o', 'rss=', '--ppid', String(pid), '-p', String(pid)], {
-      encoding: 'utf8',
-    })
-    return Math.max(...out.split('\n').map((l) => Number(l.trim()) || 0))
+    const text = await (
+      await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5_000) })
+    ).text()
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
+    return {
+      rss: value('process_resident_memory_bytes'),
+      heap: value('nodejs_heap_size_used_bytes'),
+    }
   } catch {
-    return 0
+    return { rss: Number.NaN, heap: Number.NaN }
   }
 }
-const rss: { t: number; kb: number[] }[] = []
+const samples: { t: number; memory: { rss: number; heap: number }[] }[] = []
 const t0 = Date.now()
-const sampler = setInterval(() => {
-  rss.push({
-    t: (Date.now() - t0) / 1000,
-    kb: instances.map((i) => rssKb(i.process.child.pid ?? 0)),
-  })
+const sampler = setInterval(async () => {
+  const t = (Date.now() - t0) / 1000
+  samples.push({ t, memory: await Promise.all(instances.map((i) => memory(i.base))) })
 }, 1_000)
 
 const end = t0 + SECONDS * 1000
@@ -246,16 +248,20 @@ console.log(
   `  errors: ${errorCount}${errorCount ? ` (${[...errors.entries()].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}; 429s: ${limited}`,
 )
 const half = SECONDS / 2
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
 for (const [i] of instances.entries()) {
-  const mean = (from: number, to: number) => {
-    const xs = rss.filter((s) => s.t >= from && s.t < to).map((s) => s.kb[i] ?? 0)
-    return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
-  }
+  const of = (from: number, to: number, pick: 'rss' | 'heap') =>
+    samples
+      .filter((s) => s.t >= from && s.t < to)
+      .map((s) => s.memory[i]?.[pick] ?? Number.NaN)
+      .filter((x) => Number.isFinite(x))
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
   // Warm-up excluded: the first 5 s load code paths and fill caches.
-  const first = mean(5, half)
-  const second = mean(half, SECONDS + 1)
+  const first = mean(of(5, half, 'rss'))
+  const second = mean(of(half, SECONDS + 1, 'rss'))
+  const heapFloor = (xs: number[]) => Math.min(...xs)
   console.log(
-    `  instance ${i} RSS: first half ${(first / 1024).toFixed(0)} MB, second half ${(second / 1024).toFixed(0)} MB, growth ${(((second - first) / first) * 100).toFixed(1)} %`,
+    `  instance ${i}: RSS mean ${mb(first)} first half, ${mb(second)} second half (growth ${(((second - first) / first) * 100).toFixed(1)} %); used-heap floor ${mb(heapFloor(of(5, half, 'heap')))} -> ${mb(heapFloor(of(half, SECONDS + 1, 'heap')))}`,
   )
 }
 console.log(
