@@ -33,7 +33,7 @@ import {
   transferToBurnAddress,
   transferToTokenContract,
 } from './rules/transfer-rules.js'
-import type { RuleDescription, ScreenRule } from './screen-rule.js'
+import { describeRule, type RuleDescription, type ScreenRule } from './screen-rule.js'
 
 /** Every rule the screen runs, in catalogue order (the order of `docs/rules.md`). */
 export const SCREEN_RULES: readonly ScreenRule[] = [
@@ -68,13 +68,4 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
 ]
 
 /** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */
-export const RULES: readonly RuleDescription[] = SCREEN_RULES.map(
-  ({ id, severity, title, checks, why, example }) => ({
-    id,
-    severity,
-    title,
-    checks,
-    why,
-    example,
-  }),
-)
+export const RULES: readonly RuleDescription[] = SCREEN_RULES.map(describeRule)

@@ -86,3 +86,15 @@ export function heldBy(
   if (!byCaller || callerIsSender(site, tx)) return ''
   return ` (tokens held by ${site.caller}, the contract that makes this call, not by the sender)`
 }
+
+/** A rule as catalogue data (what the docs and the catalogue test compare), without its check. */
+export function describeRule({
+  id,
+  severity,
+  title,
+  checks,
+  why,
+  example,
+}: RuleDescription): RuleDescription {
+  return { id, severity, title, checks, why, example }
+}

@@ -1,4 +1,4 @@
-import type { RuleDescription } from '../screen/screen-rule.js'
+import { describeRule, type RuleDescription } from '../screen/screen-rule.js'
 import {
   typedDataDomainMismatch,
   typedDataForeignChain,
@@ -33,13 +33,5 @@ export const TYPED_DATA_RULES: readonly TypedDataRule[] = [
  * The typed-data rules as catalogue data (documented in `docs/rules.md` after the transaction
  * rules, `RULES` of `rule-catalogue.ts`); the catalogue test checks both against the docs.
  */
-export const TYPED_DATA_RULE_CATALOGUE: readonly RuleDescription[] = TYPED_DATA_RULES.map(
-  ({ id, severity, title, checks, why, example }) => ({
-    id,
-    severity,
-    title,
-    checks,
-    why,
-    example,
-  }),
-)
+export const TYPED_DATA_RULE_CATALOGUE: readonly RuleDescription[] =
+  TYPED_DATA_RULES.map(describeRule)
