@@ -199,6 +199,12 @@ describe.runIf(havePostgres)('several instances on one PostgreSQL', () => {
     const survivorNonce = await chain.getTransactionCount({ address: survivorSettler })
     await test.mine({ blocks: 1 })
     await test.setAutomine(true)
+    // What the dead instance had broadcast is now mined; a call it had not yet broadcast (a
+    // loaded machine) is left for the survivor to settle itself, once.
+    let chargedByDead = 0
+    for (const header of headers) {
+      chargedByDead += (await settlementsOf(chain, buyer.address, nonceOf(header))).length
+    }
 
     // Nobody retries: the survivor's reconciler takes over once the dead owner's lease lapses.
     const started = Date.now()
@@ -210,8 +216,10 @@ describe.runIf(havePostgres)('several instances on one PostgreSQL', () => {
       await new Promise((resolve) => setTimeout(resolve, 500))
     }
     const resolvedMs = Date.now() - started
-    // Resolved from the chain: the survivor sent nothing of its own.
-    expect(await chain.getTransactionCount({ address: survivorSettler })).toBe(survivorNonce)
+    // No double work: the survivor sent a settlement only for what the dead one had not sent.
+    expect(await chain.getTransactionCount({ address: survivorSettler })).toBe(
+      survivorNonce + (CALLS - chargedByDead),
+    )
     for (const header of headers) {
       const txs = await settlementsOf(chain, buyer.address, nonceOf(header))
       expect(txs).toHaveLength(1)
@@ -223,7 +231,7 @@ describe.runIf(havePostgres)('several instances on one PostgreSQL', () => {
     const [payToNow = 0n] = await usdcBalances(chain, payTo)
     expect(ledger.total).toBe(payToNow)
     console.info(
-      `instances: the survivor resolved ${CALLS} payments ${resolvedMs} ms after the kill`,
+      `instances: the survivor resolved ${CALLS} payments (${CALLS - chargedByDead} sent by itself) ${resolvedMs} ms after the kill`,
     )
   }, 180_000)
 })

@@ -62,7 +62,9 @@ describe('a broken read of the preflight is a 503, never a 500 or a hang', () =>
   it('answers 200 through the proxy when nothing is broken, every state read pinned by hash', async () => {
     rpc.clear()
     rpc.seen.length = 0
-    const res = await postJson(app, PATH, request)
+    // The fault cases need a short deadline to stay quick; the healthy one must not race it on
+    // a loaded machine (it is about pinning, not speed).
+    const res = await postJson(preflightApp(rpc.url, { timeoutMs: 10_000 }), PATH, request)
     expect(res.status).toBe(200)
     const { block } = (await res.json()) as { block: { number: string; hash: string } }
     const stateReads = rpc.seen.filter((r) =>
