@@ -19,6 +19,7 @@ import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
 import { redactSecrets } from '../secrets.js'
+import { paidRouteBazaar } from './paid-route-bazaar.js'
 import { ReceiptSchema } from './receipts.js'
 import { errorResponses } from './schemas/error-body.js'
 import { PreflightResultSchema } from './schemas/preflight-result.js'
@@ -87,6 +88,18 @@ export interface PaidRouteDeps {
   onOutcome?: (outcome: string, reason: string | undefined, settleMs: number | undefined) => void
 }
 
+/**
+ * The paid operation's `x-payment-info` in the OpenAPI document: a fixed price in USD, paid
+ * over x402 (the 402's PAYMENT-REQUIRED carries the exact offer: USDC on eip155:8453).
+ */
+export const PAYMENT_INFO = {
+  price: { mode: 'fixed', currency: 'USD', amount: PRICE.replace(/^\$/, '') },
+  protocols: [{ x402: { network: PAYMENT_NETWORK, x402Version: 2 } }],
+} as const
+
+/** The x402 extensions every 402 of the paid route declares (built once: they never change). */
+const PAID_ROUTE_EXTENSIONS: Record<string, unknown> = { ...paidRouteBazaar() }
+
 /** The paid route's path (spec 4.1). */
 export const TRANSACTION_PREFLIGHT_PATH = PAID_PREFLIGHT_PATH
 
@@ -100,6 +113,8 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
     description:
       'Simulates the transaction (never broadcasts) like the read-only preflight and returns the result with an EIP-712 signed receipt. Without payment: 402 with the x402 v2 PAYMENT-REQUIRED header. Order: body validated (422), payment decoded and verified (402), preflight run (503 if the RPC is down: nothing charged), payment settled (402 if the facilitator refuses it before sending anything: no result; 503 settlement_pending when the outcome is unknown), 200 with PAYMENT-RESPONSE. Retrying with the same PAYMENT-SIGNATURE returns the stored answer and is never charged twice.',
     middleware: jsonBody(maxBodyBytes),
+    // What OpenAPI-reading x402 indexers (x402scan) look for on a paid operation.
+    'x-payment-info': PAYMENT_INFO,
     request: {
       headers: z.object({
         'payment-signature': z.string().optional().openapi({
@@ -179,7 +194,11 @@ async function challenge(
   outcome: Challenge,
 ) {
   const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
-  const paymentRequired = await paid.rail.paymentRequired(paidResource(baseUrl), outcome.reason)
+  const paymentRequired = await paid.rail.paymentRequired(
+    paidResource(baseUrl),
+    outcome.reason,
+    PAID_ROUTE_EXTENSIONS,
+  )
   c.header('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired))
   if (outcome.settlement)
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
