@@ -14,6 +14,10 @@ import type {
   PaidPreflightOutcome,
   PhaseTimings,
 } from '../domain/payment/paid-preflight-outcome.js'
+import {
+  PAYMENT_IDENTIFIER,
+  paymentIdentifierDeclaration,
+} from '../domain/payment/payment-identifier.js'
 import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
 import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
@@ -97,8 +101,16 @@ export const PAYMENT_INFO = {
   protocols: [{ x402: { network: PAYMENT_NETWORK, x402Version: 2 } }],
 } as const
 
-/** The x402 extensions every 402 of the paid route declares (built once: they never change). */
-const PAID_ROUTE_EXTENSIONS: Record<string, unknown> = { ...paidRouteBazaar() }
+/** The paid route's bazaar declaration (built once: it never changes). */
+const BAZAAR = paidRouteBazaar()
+
+/** The x402 extensions every 402 of the paid route declares: bazaar and payment-identifier. */
+function paidRouteExtensions(paid: PaidPreflightDeps): Record<string, unknown> {
+  return {
+    ...BAZAAR,
+    [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration(paid.paymentIdentifierRequired ?? false),
+  }
+}
 
 /** The paid route's path (spec 4.1). */
 export const TRANSACTION_PREFLIGHT_PATH = PAID_PREFLIGHT_PATH
@@ -137,6 +149,8 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: ChallengeSchema } },
       },
       ...errorResponses({
+        400: 'x402 payment-identifier: `invalid_payment_identifier` (an id outside 16-128 of [A-Za-z0-9_-]) or `payment_identifier_required` (the service requires one and the payment has none). Nothing was charged.',
+        409: '`payment_identifier_conflict`: the payment-identifier already names another payment or another request body. Nothing was charged; the first call keeps its answer.',
         422: 'Invalid transaction input; no payment is looked at.',
         429: 'Too many requests from this client (rate limit on the free routes; a call carrying PAYMENT-SIGNATURE is never refused by it). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         431: '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
@@ -197,7 +211,7 @@ async function challenge(
   const paymentRequired = await paid.rail.paymentRequired(
     paidResource(baseUrl),
     outcome.reason,
-    PAID_ROUTE_EXTENSIONS,
+    paidRouteExtensions(paid),
   )
   c.header('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired))
   if (outcome.settlement)

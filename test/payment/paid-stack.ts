@@ -92,6 +92,7 @@ export async function paidApp(options: {
       | 'leaseMs'
       | 'confirmTimeoutMs'
       | 'chain'
+      | 'paymentIdentifierRequired'
     >
   >
   /** Operator settings of the app (rate limits, metrics, readiness). */
