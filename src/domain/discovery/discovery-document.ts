@@ -63,6 +63,8 @@ export function discoveryDocument(input: DiscoveryInputs) {
     resource: paidResource(baseUrl),
     ...urls,
     openapiUrl: `${baseUrl}/openapi.json`,
+    // The same routes as MCP tools (the paid one under x402's MCP convention).
+    mcp: { url: `${baseUrl}/mcp`, transport: 'streamable-http' },
     freeRoutes: [
       {
         method: 'POST',
