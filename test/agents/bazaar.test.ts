@@ -117,7 +117,7 @@ describe('paying a route that declares bazaar', () => {
     expect(settlement.success).toBe(true)
     expect(signatures).toHaveLength(1)
     const payload = decodePaymentSignatureHeader(signatures[0]!)
-    expect(Object.keys(payload.extensions ?? {})).toEqual(['bazaar'])
+    expect(Object.keys(payload.extensions ?? {}).sort()).toEqual(['bazaar', 'payment-identifier'])
     // A facilitator settling this payment catalogues the route from the echo.
     const discovered = extractDiscoveryInfo(payload, payload.accepted)
     expect(discovered).toMatchObject({ resourceUrl: paidUrl, method: 'POST', x402Version: 2 })
