@@ -18,6 +18,7 @@ import { registerBaseBundlePreflight } from './routes/base-bundle-preflight.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
+import { registerMcp } from './routes/mcp.js'
 import { registerOperations } from './routes/operations.js'
 import { registerPages } from './routes/pages.js'
 import {
@@ -238,6 +239,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       devnet: deps.devnet,
     })
   }
+  registerMcp(app, { maxBodyBytes: deps.maxBodyBytes, paid: payments !== undefined })
   registerPages(app, {
     publicBaseUrl: deps.publicBaseUrl,
     environment: deps.environment,

@@ -62,6 +62,8 @@ const envSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a plain lower-case identifier')
     .default('pre_send_guard'),
   PAYMENT_LEASE_MS: z.coerce.number().int().min(1_000).max(MAX_TIMEOUT_MS).default(15_000),
+  // The 402 declares x402's payment-identifier extension; `true` makes its id mandatory.
+  PAYMENT_IDENTIFIER_REQUIRED: z.enum(['true', 'false']).default('false'),
   DATA_DIR: z.string().min(1).default('.data'),
 
   // Only a Jina-compatible reader exists (r.jina.ai or a self-hosted jina-ai/reader).

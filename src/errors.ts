@@ -31,16 +31,26 @@ export type ErrorCode =
   | 'unauthorized'
   | 'simulation_unavailable'
   | 'simulation_refused'
+  | 'invalid_payment_identifier'
+  | 'payment_identifier_required'
+  | 'payment_identifier_conflict'
   | 'internal_error'
 
 /** The one HTTP status for each error code. */
 export function statusForCode(
   code: ErrorCode,
-): 400 | 401 | 402 | 404 | 405 | 408 | 422 | 429 | 431 | 500 | 502 | 503 {
+): 400 | 401 | 402 | 404 | 405 | 408 | 409 | 422 | 429 | 431 | 500 | 502 | 503 {
   switch (code) {
     // Refused by the HTTP server before the app (not valid HTTP/1.1).
     case 'malformed_request':
+    // The x402 payment-identifier extension's statuses (its spec's, not ours): an id outside
+    // 16-128 of [A-Za-z0-9_-], or none where the server requires one.
+    case 'invalid_payment_identifier':
+    case 'payment_identifier_required':
       return 400
+    // The payment-identifier already names another payment or another request body.
+    case 'payment_identifier_conflict':
+      return 409
     // The request's headers or body did not arrive within the server's timeouts.
     case 'request_timeout':
       return 408

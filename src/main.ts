@@ -326,6 +326,7 @@ function paymentOptions(
           schema: config.DATABASE_SCHEMA,
         },
     leaseMs: config.PAYMENT_LEASE_MS,
+    paymentIdentifierRequired: config.PAYMENT_IDENTIFIER_REQUIRED === 'true',
     // An idle anvil makes no blocks: judge expiry by the wall clock too (devnet only).
     ...(devnet ? { idleChainClock: true } : {}),
     rpcUrl,

@@ -21,6 +21,28 @@ describe('the OpenAPI document', () => {
     expect(doc.info.version).toBe('1.2.0')
   })
 
+  it('marks the paid operation, and only it, with x-payment-info for x402 indexers', async () => {
+    const paid = doc.paths['/simulate/transaction-preflight'].post
+    expect(paid['x-payment-info']).toEqual({
+      price: { mode: 'fixed', currency: 'USD', amount: '0.01' },
+      protocols: [{ x402: { network: 'eip155:8453', x402Version: 2 } }],
+    })
+    const marked = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(
+      ([path, item]) =>
+        Object.entries(item)
+          .filter(([, operation]) => operation?.['x-payment-info'])
+          .map(([method]) => `${method.toUpperCase()} ${path}`),
+    )
+    expect(marked).toEqual(['POST /simulate/transaction-preflight'])
+    // Discovery lists the same resource by absolute URL (x402scan reads `version`, `resources`).
+    const discovery = (await (await fetch(`${guard.baseUrl}/.well-known/x402`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(discovery.version).toBe(1)
+    expect(discovery.resources).toEqual([`${guard.baseUrl}/simulate/transaction-preflight`])
+  })
+
   it('describes the three POST routes with their documented statuses', () => {
     const statuses = (path: string) => Object.keys(doc.paths[path]?.post?.responses ?? {}).sort()
     expect(statuses('/simulate/transaction-preflight')).toEqual(

@@ -16,6 +16,16 @@ export const DEFAULT_MAX_PAYMENT = 10_000n
  */
 export const MAX_TIMEOUT_SECONDS = 600
 
+/**
+ * x402 extensions the kit accepts on a 402: they describe the route (`bazaar`) or key retries
+ * (`payment-identifier`) and ask the buyer to sign nothing. Any other extension is refused
+ * (erc20ApprovalGasSponsoring, say, asks for a signed approve transaction).
+ */
+export const INFORMATIONAL_EXTENSIONS: ReadonlySet<string> = new Set([
+  'bazaar',
+  'payment-identifier',
+])
+
 /** Names of the checks, stable like error codes. */
 export type ChallengeCheckName =
   | 'status_402'
@@ -30,6 +40,7 @@ export type ChallengeCheckName =
   | 'scheme'
   | 'transfer_method'
   | 'extensions'
+  | 'bazaar'
   | 'max_timeout'
   | 'onboarding_url'
   | 'price_matches_amount'
@@ -62,7 +73,8 @@ export interface CheckChallengeOptions {
  * the status is 402, `error` is `payment_required`, route, network and price match discovery,
  * and `quickstartUrl` or `browserDemoUrl` is present. Also checks every x402 offer in the
  * `PAYMENT-REQUIRED` header pays discovery's payTo, asset and amount, with the `exact` scheme
- * as an EIP-3009 authorization (no Permit2, no x402 extensions) valid for at most
+ * as an EIP-3009 authorization (no Permit2, no x402 extension but the informational
+ * {@link INFORMATIONAL_EXTENSIONS}; a `bazaar` one must describe a JSON POST) valid for at most
  * {@link MAX_TIMEOUT_SECONDS}, that discovery's price is its amount of USDC, and that the amount
  * is within the buyer's cap.
  *
@@ -158,12 +170,24 @@ export function checkChallenge(
     `offer extra.assetTransferMethod ${list(methods.map((m) => (m === undefined ? '(none)' : String(m))))}, expected none or "eip3009"`,
   )
   const extensions = offer?.extensions === undefined ? [] : Object.keys(offer.extensions)
+  const unknown = extensions.filter((key) => !INFORMATIONAL_EXTENSIONS.has(key))
   add(
     'extensions',
-    offer !== undefined && extensions.length === 0,
+    offer !== undefined && unknown.length === 0,
     offer === undefined
       ? 'no offer'
-      : `extensions ${list(extensions)}, expected none (the kit signs nothing else)`,
+      : `extensions ${list(extensions)}, expected none but ${list([...INFORMATIONAL_EXTENSIONS])} (the kit signs nothing else)`,
+  )
+  const bazaar = offer?.extensions?.bazaar
+  const bazaarProblem = bazaar === undefined ? undefined : bazaarShapeProblem(bazaar)
+  add(
+    'bazaar',
+    offer !== undefined && bazaarProblem === undefined,
+    offer === undefined
+      ? 'no offer'
+      : bazaar === undefined
+        ? 'no bazaar extension (optional)'
+        : (bazaarProblem ?? 'bazaar describes a JSON POST with a body example and a JSON Schema'),
   )
   const timeouts = accepts.map((a) => a.maxTimeoutSeconds)
   add(
@@ -196,6 +220,30 @@ export function checkChallenge(
     `offer amount ${list(accepts.map((a) => a.amount))}, cap ${maxPayment}`,
   )
   return { ok: checks.every((c) => c.ok), checks }
+}
+
+/**
+ * What is wrong with a `bazaar` extension, or undefined: it must be `{info, schema}` with
+ * `info.input` a JSON POST (`{type: "http", method: "POST", bodyType: "json", body: {...}}`)
+ * and `schema` a JSON Schema object. The kit sends the body it was given, never the example.
+ */
+function bazaarShapeProblem(bazaar: unknown): string | undefined {
+  if (!isObject(bazaar)) return 'bazaar is not an object'
+  const { info, schema } = bazaar
+  if (!isObject(info) || !isObject(info.input)) return 'bazaar.info.input is missing'
+  const { type, method, bodyType, body } = info.input
+  if (type !== 'http') return `bazaar input type ${show(type)}, expected "http"`
+  if (method !== 'POST') return `bazaar input method ${show(method)}, expected "POST"`
+  if (bodyType !== 'json') return `bazaar input bodyType ${show(bodyType)}, expected "json"`
+  if (!isObject(body)) return 'bazaar input body example is not a JSON object'
+  if (info.output !== undefined && !isObject(info.output)) return 'bazaar output is not an object'
+  if (!isObject(schema) || schema.type !== 'object')
+    return 'bazaar schema is not a JSON Schema object'
+  return undefined
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** `$1.23` -> 1230000 USDC atomic units (6 decimals); undefined when it is not that shape. */

@@ -14,11 +14,16 @@ import type {
   PaidPreflightOutcome,
   PhaseTimings,
 } from '../domain/payment/paid-preflight-outcome.js'
+import {
+  PAYMENT_IDENTIFIER,
+  paymentIdentifierDeclaration,
+} from '../domain/payment/payment-identifier.js'
 import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
 import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
 import { redactSecrets } from '../secrets.js'
+import { paidRouteBazaar } from './paid-route-bazaar.js'
 import { ReceiptSchema } from './receipts.js'
 import { errorResponses } from './schemas/error-body.js'
 import { PreflightResultSchema } from './schemas/preflight-result.js'
@@ -87,6 +92,26 @@ export interface PaidRouteDeps {
   onOutcome?: (outcome: string, reason: string | undefined, settleMs: number | undefined) => void
 }
 
+/**
+ * The paid operation's `x-payment-info` in the OpenAPI document: a fixed price in USD, paid
+ * over x402 (the 402's PAYMENT-REQUIRED carries the exact offer: USDC on eip155:8453).
+ */
+export const PAYMENT_INFO = {
+  price: { mode: 'fixed', currency: 'USD', amount: PRICE.replace(/^\$/, '') },
+  protocols: [{ x402: { network: PAYMENT_NETWORK, x402Version: 2 } }],
+} as const
+
+/** The paid route's bazaar declaration (built once: it never changes). */
+const BAZAAR = paidRouteBazaar()
+
+/** The x402 extensions every 402 of the paid route declares: bazaar and payment-identifier. */
+function paidRouteExtensions(paid: PaidPreflightDeps): Record<string, unknown> {
+  return {
+    ...BAZAAR,
+    [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration(paid.paymentIdentifierRequired ?? false),
+  }
+}
+
 /** The paid route's path (spec 4.1). */
 export const TRANSACTION_PREFLIGHT_PATH = PAID_PREFLIGHT_PATH
 
@@ -100,6 +125,8 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
     description:
       'Simulates the transaction (never broadcasts) like the read-only preflight and returns the result with an EIP-712 signed receipt. Without payment: 402 with the x402 v2 PAYMENT-REQUIRED header. Order: body validated (422), payment decoded and verified (402), preflight run (503 if the RPC is down: nothing charged), payment settled (402 if the facilitator refuses it before sending anything: no result; 503 settlement_pending when the outcome is unknown), 200 with PAYMENT-RESPONSE. Retrying with the same PAYMENT-SIGNATURE returns the stored answer and is never charged twice.',
     middleware: jsonBody(maxBodyBytes),
+    // What OpenAPI-reading x402 indexers (x402scan) look for on a paid operation.
+    'x-payment-info': PAYMENT_INFO,
     request: {
       headers: z.object({
         'payment-signature': z.string().optional().openapi({
@@ -122,6 +149,8 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: ChallengeSchema } },
       },
       ...errorResponses({
+        400: 'x402 payment-identifier: `invalid_payment_identifier` (an id outside 16-128 of [A-Za-z0-9_-]) or `payment_identifier_required` (the service requires one and the payment has none). Nothing was charged.',
+        409: '`payment_identifier_conflict`: the payment-identifier already names another payment or another request body. Nothing was charged; the first call keeps its answer.',
         422: 'Invalid transaction input; no payment is looked at.',
         429: 'Too many requests from this client (rate limit on the free routes; a call carrying PAYMENT-SIGNATURE is never refused by it). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         431: '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
@@ -179,7 +208,11 @@ async function challenge(
   outcome: Challenge,
 ) {
   const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
-  const paymentRequired = await paid.rail.paymentRequired(paidResource(baseUrl), outcome.reason)
+  const paymentRequired = await paid.rail.paymentRequired(
+    paidResource(baseUrl),
+    outcome.reason,
+    paidRouteExtensions(paid),
+  )
   c.header('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired))
   if (outcome.settlement)
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))

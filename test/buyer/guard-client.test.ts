@@ -189,6 +189,7 @@ describe('checkChallenge', () => {
       'scheme',
       'transfer_method',
       'extensions',
+      'bazaar',
       'max_timeout',
       'onboarding_url',
       'price_matches_amount',
@@ -239,6 +240,7 @@ describe('checkChallenge', () => {
       'scheme',
       'transfer_method',
       'extensions',
+      'bazaar',
       'max_timeout',
       'within_spend_cap',
     ])

@@ -6,6 +6,7 @@ import { createGuardClient, type TransactionRequest } from '../../src/buyer/guar
 import { GuardError } from '../../src/buyer/guard-error.js'
 import type { Discovery } from '../../src/buyer/guard-responses.js'
 import { verifyReceipt } from '../../src/buyer/verify-receipt.js'
+import { paidRouteBazaar } from '../../src/routes/paid-route-bazaar.js'
 import { DEAD_URL } from '../support/served-guard.js'
 import {
   type FakeGuard,
@@ -58,7 +59,13 @@ describe('a crafted 402', () => {
       { offer: { extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'permit2' } } },
       ['transfer_method'],
     ],
-    ['an unknown extension', { extensions: { bazaar: { info: {} } } }, ['extensions']],
+    ['an unknown extension', { extensions: { 'sign-in-with-x': { info: {} } } }, ['extensions']],
+    ['a bazaar without an input', { extensions: { bazaar: { info: {} } } }, ['bazaar']],
+    [
+      'a bazaar describing a GET',
+      { extensions: { bazaar: { info: { input: { type: 'http', method: 'GET' } }, schema: {} } } },
+      ['bazaar'],
+    ],
     ['another scheme', { offer: { scheme: 'upto' } }, ['scheme']],
     ['a day-long authorization', { offer: { maxTimeoutSeconds: 86_400 } }, ['max_timeout']],
     ['no maxTimeoutSeconds', { offer: { maxTimeoutSeconds: undefined } }, ['max_timeout']],
@@ -85,6 +92,24 @@ describe('a crafted 402', () => {
       'signature',
     ])
     expect(fake.payments[0]!.payload.extensions ?? {}).toEqual({})
+  })
+})
+
+describe('a 402 with informational extensions', () => {
+  it('pays an offer declaring bazaar and payment-identifier, signing only the authorization', async () => {
+    const bazaar = paidRouteBazaar().bazaar
+    const { fake, client } = await guardWith({
+      extensions: { bazaar, 'payment-identifier': { info: { required: false } } },
+    })
+    const paid = await client.paidPreflight(tx)
+    expect(paid.challenge?.checks.find((c) => c.name === 'bazaar')).toMatchObject({ ok: true })
+    expect(fake.payments).toHaveLength(1)
+    expect(Object.keys(fake.payments[0]!.payload.payload).sort()).toEqual([
+      'authorization',
+      'signature',
+    ])
+    // x402's client echoes what the server declared; nothing else rides along.
+    expect(fake.payments[0]!.payload.extensions?.bazaar).toEqual(bazaar)
   })
 })
 

@@ -45,7 +45,8 @@ describe('the recommended new-user flow', () => {
       payTo: DEVNET_ACCOUNTS.payTo.address,
       quickstartUrl: `${baseUrl}/quickstart`,
       browserDemoUrl: `${baseUrl}/first-unpaid-402#browser-demo`,
-      resources: ['POST /simulate/transaction-preflight'],
+      version: 1,
+      resources: [`${baseUrl}/simulate/transaction-preflight`],
       environment: 'devnet',
     })
     expect(typeof discovery.title).toBe('string')

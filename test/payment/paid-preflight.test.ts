@@ -97,6 +97,11 @@ describe('the unpaid challenge', () => {
           extra: { name: 'USD Coin', version: '2' },
         },
       ],
+      // Informational only (test/agents/bazaar.test.ts checks it): nothing in it is signed.
+      extensions: {
+        bazaar: expect.objectContaining({ info: expect.any(Object) }),
+        'payment-identifier': expect.objectContaining({ info: { required: false } }),
+      },
     })
     // Our offer is exactly what @x402/evm derives from "$0.01" on Base.
     const derived = await new ExactEvmServerScheme().parsePrice('$0.01', 'eip155:8453')

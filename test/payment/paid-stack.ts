@@ -34,6 +34,7 @@ import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
 import { type AppDeps, createApp } from '../../src/app.js'
 import type { DevnetDescription } from '../../src/domain/discovery/discovery-document.js'
+import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
@@ -92,12 +93,15 @@ export async function paidApp(options: {
       | 'leaseMs'
       | 'confirmTimeoutMs'
       | 'chain'
+      | 'paymentIdentifierRequired'
     >
   >
   /** Operator settings of the app (rate limits, metrics, readiness). */
   operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'metricsToken' | 'readyMaxBlockAgeSeconds'>
   /** Sees every RPC request of the preflight's chain reader (metrics). */
   observeRpc?: RpcObserver
+  /** The evidence route's reader (default: one on a dead port). */
+  reader?: PageReader
 }) {
   const readiness: FacilitatorReadiness = createFacilitatorReadiness({
     kind: options.facilitator.kind,
@@ -124,7 +128,7 @@ export async function paidApp(options: {
       environment: 'devnet',
       screen: DEFAULT_SCREEN_CONFIG,
     },
-    reader: createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
+    reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
     payments: {
       rail,
       ledger: options.ledger,

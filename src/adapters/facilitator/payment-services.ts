@@ -26,6 +26,8 @@ export interface PaymentServicesOptions {
   reconcileIntervalMs?: number
   /** Owner lease of a payment (ms, default 15 s): a dead owner's payments are taken over after it. */
   leaseMs?: number
+  /** Every payment must carry an x402 payment-identifier id (`PAYMENT_IDENTIFIER_REQUIRED`). */
+  paymentIdentifierRequired?: boolean
   /**
    * Judge authorization expiry by the later of the chain head's time and the wall clock: for
    * the devnet, whose idle anvil makes no blocks (its next block is stamped with the wall
@@ -123,6 +125,7 @@ export async function startPaymentServices(
       logger: options.logger,
       inFlight,
       leaseMs,
+      ...(options.paymentIdentifierRequired ? { paymentIdentifierRequired: true } : {}),
     },
     facilitator,
     readiness,

@@ -102,8 +102,8 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
 
   return {
     requirements,
-    paymentRequired: (resource, error) =>
-      server.createPaymentRequiredResponse([requirements], resource, error),
+    paymentRequired: (resource, error, extensions) =>
+      server.createPaymentRequiredResponse([requirements], resource, error, extensions),
 
     async verify(payload): Promise<VerifyOutcome> {
       const matched = match(payload)

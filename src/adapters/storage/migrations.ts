@@ -92,6 +92,17 @@ CREATE TABLE {{schema}}.settlers (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'x402 payment-identifier',
+    sql: `
+-- The x402 payment-identifier extension's id, when the buyer sent one. Unique per payer, so two
+-- payments can never hold one id (the second is a 409), and a buyer cannot block another's ids.
+ALTER TABLE {{schema}}.payments ADD COLUMN payment_identifier text;
+CREATE UNIQUE INDEX payments_payment_identifier ON {{schema}}.payments (payer, payment_identifier)
+  WHERE payment_identifier IS NOT NULL;
+`,
+  },
 ]
 
 /** Quotes a schema name after checking it is a plain identifier. */

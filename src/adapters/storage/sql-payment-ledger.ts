@@ -44,12 +44,13 @@ interface PaymentRow {
   next_check_at: Date | string
   reconcile_attempts: number
   lease_until: Date | string
+  payment_identifier: string | null
 }
 
 const COLUMNS = `id, network, asset, payer, nonce, pay_to, amount::text AS amount,
   valid_before::text AS valid_before, payload_hash, payload, request_hash, status, attempts, result,
   settlement_tx, settle_response, receipt_id, failure, created_at, updated_at, next_check_at,
-  reconcile_attempts, lease_until`
+  reconcile_attempts, lease_until, payment_identifier`
 
 /** Milliseconds as a PostgreSQL interval, for durations passed as `$n` parameters. */
 const ms = (param: string) => `make_interval(secs => ${param}::float8 / 1000)`
@@ -74,6 +75,17 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
     return rows[0] ? toRecord(rows[0]) : undefined
   }
 
+  const findByIdentifier = async (
+    payer: Address,
+    identifier: string,
+  ): Promise<PaymentRecord | undefined> => {
+    const { rows } = await db.query<PaymentRow>(
+      `SELECT ${COLUMNS} FROM ${payments} WHERE payer = $1 AND payment_identifier = $2`,
+      [payer, identifier],
+    )
+    return rows[0] ? toRecord(rows[0]) : undefined
+  }
+
   return {
     async claim(payment: NewPayment, leaseMs = DEFAULT_PAYMENT_LEASE_MS): Promise<ClaimResult> {
       const values = [
@@ -89,12 +101,15 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         JSON.stringify(payment.payload),
         payment.requestHash,
         leaseMs,
+        payment.identifier ?? null,
       ]
-      // Whoever inserts first owns the payment; the unique authorization turns others away.
+      // Whoever inserts first owns the payment; the unique authorization turns others away, and
+      // so does a payment-identifier another payment of this payer already holds.
       const inserted = await db.query(
         `INSERT INTO ${payments} (id, network, asset, payer, nonce, pay_to, amount, valid_before,
-           payload_hash, payload, request_hash, status, lease_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'verifying', now() + ${ms('$12')})
+           payload_hash, payload, request_hash, status, lease_until, payment_identifier)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'verifying', now() + ${ms('$12')},
+           $13)
          ON CONFLICT DO NOTHING RETURNING id`,
         values,
       )
@@ -109,7 +124,8 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
            amount = $7, valid_before = $8, payload_hash = $9, payload = $10, request_hash = $11,
            result = NULL, settlement_tx = NULL, settle_response = NULL, failure = NULL,
            updated_at = now(), next_check_at = now(), reconcile_attempts = 0,
-           lease_until = now() + ${ms('$12')}
+           lease_until = now() + ${ms('$12')},
+           payment_identifier = COALESCE(payment_identifier, $13)
          WHERE id = $1
            AND ((status = 'failed' AND (failure IS NULL OR failure NOT LIKE '%"final":true%'))
              OR (status IN ('verifying', 'verified') AND lease_until <= now()
@@ -119,7 +135,11 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         values,
       )
       if (reclaimed.rows.length > 0) return { claimed: true }
-      const existing = await get(payment.id)
+      const existing =
+        (await get(payment.id)) ??
+        // No row under this authorization: the insert met the payment-identifier of another
+        // payment (a concurrent claim that won); the caller answers 409 for it.
+        (payment.identifier ? await findByIdentifier(payment.payer, payment.identifier) : undefined)
       if (!existing) throw new Error(`payment ${payment.id} conflicts but cannot be read`)
       return { claimed: false, existing }
     },
@@ -162,6 +182,7 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
     },
 
     get,
+    findByIdentifier,
 
     // Only a lease still held is renewed: one released (the payment left flight) or run out
     // (someone may have taken over) stays so, even if a renewal was already on its way.
@@ -274,6 +295,7 @@ function toRecord(row: PaymentRow): PaymentRecord {
     nextCheckAt: new Date(row.next_check_at),
     reconcileAttempts: Number(row.reconcile_attempts),
     leaseUntil: new Date(row.lease_until),
+    ...(row.payment_identifier === null ? {} : { identifier: row.payment_identifier }),
   }
 }
 
@@ -298,6 +320,7 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
     claim: wrap('claim', ledger.claim),
     transition: wrap('transition', ledger.transition),
     get: wrap('get', ledger.get),
+    findByIdentifier: wrap('findByIdentifier', ledger.findByIdentifier),
     renewLease: wrap('renewLease', ledger.renewLease),
     takeOver: wrap('takeOver', ledger.takeOver),
     leaseUnresolved: wrap('leaseUnresolved', ledger.leaseUnresolved),

@@ -33,7 +33,9 @@ export interface DiscoveryInputs {
 /**
  * The `/.well-known/x402` document: the spec's fields (2.7), the exact x402 v2 offer the unpaid
  * 402 will carry (so a client can check the challenge against it before paying), the fields
- * x402scan reads (`version`, `resources`), how to verify receipts, and on the devnet its RPC URL.
+ * x402scan-style indexers read (`version: 1`, `resources` as absolute URLs), where the OpenAPI
+ * document is (its paid operation carries `x-payment-info`), how to verify receipts, and on
+ * the devnet its RPC URL.
  */
 export function discoveryDocument(input: DiscoveryInputs) {
   const { baseUrl } = input
@@ -54,11 +56,15 @@ export function discoveryDocument(input: DiscoveryInputs) {
     asset: input.requirements.asset,
     amount: input.requirements.amount,
     payTo: input.requirements.payTo,
-    resources: [`POST ${PAID_PREFLIGHT_PATH}`],
+    // x402scan-style indexers read `version` and `resources` as the absolute URLs of the paid
+    // resources; each answers an unpaid call with the 402 carrying `extensions.bazaar`.
+    resources: [`${baseUrl}${PAID_PREFLIGHT_PATH}`],
     accepts: [input.requirements],
     resource: paidResource(baseUrl),
     ...urls,
     openapiUrl: `${baseUrl}/openapi.json`,
+    // The same routes as MCP tools (the paid one under x402's MCP convention).
+    mcp: { url: `${baseUrl}/mcp`, transport: 'streamable-http' },
     freeRoutes: [
       {
         method: 'POST',

@@ -9,6 +9,7 @@ import type { InFlightTracker } from './in-flight.js'
 import { issueReceipt } from './issue-receipt.js'
 import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
 import { paymentId } from './payment-id.js'
+import { assertSameIdentifiedCall, readPaymentIdentifier } from './payment-identifier.js'
 import type { NewPayment, PaymentFailure, PaymentStatus } from './payment-ledger.js'
 import type { SettleOutcome, VerifyOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
@@ -40,6 +41,11 @@ export interface PaidPreflightDeps extends Omit<StoredAnswerDeps, 'recover'>, Re
    * that answers after the receipt (the built-in one) costs one read.
    */
   confirmTimeoutMs?: number
+  /**
+   * Every payment must carry an x402 payment-identifier id (400 `payment_identifier_required`
+   * without one). Default false: the extension is declared, optional.
+   */
+  paymentIdentifierRequired?: boolean
 }
 
 const DEFAULT_CONFIRM_TIMEOUT_MS = 5_000
@@ -93,6 +99,16 @@ async function paidPreflight(
   // The same payment is the same signed authorization, whatever else the header carried.
   const payloadHash = canonicalJsonHash(inner)
   const copy = { id, payloadHash, received, requestHash }
+  // x402 payment-identifier: an id names one payment of one request; the same id with another
+  // payment or body is a 409 before anything is claimed, verified or charged.
+  const identifier = readPaymentIdentifier(received, deps.paymentIdentifierRequired ?? false)
+  const identified = identifier
+    ? { identifier, paymentId: id, payloadHash, requestHash }
+    : undefined
+  if (identified) {
+    const holder = await deps.ledger.findByIdentifier(authorization.payer, identified.identifier)
+    if (holder) assertSameIdentifiedCall(holder, identified)
+  }
   const stored = { ...deps, recover: (paymentId: string) => recoverPayment(deps, paymentId) }
   const payment: NewPayment = {
     id,
@@ -106,6 +122,7 @@ async function paidPreflight(
     payloadHash,
     payload,
     requestHash,
+    ...(identifier ? { identifier } : {}),
   }
 
   // The time window is judged only for a payment we do not hold: a stored payment's retry
@@ -129,7 +146,11 @@ async function paidPreflight(
   }
 
   const claim = await deps.ledger.claim(payment, deps.leaseMs)
-  if (!claim.claimed) return answerCopy(stored, claim.existing, copy, timings)
+  if (!claim.claimed) {
+    // A concurrent payment claimed this identifier first (the ledger keeps one per payer).
+    if (identified && claim.existing.id !== id) assertSameIdentifiedCall(claim.existing, identified)
+    return answerCopy(stored, claim.existing, copy, timings)
+  }
   return withLease(deps, id, () => ownPayment(deps, request, payment, timings))
 }
 

@@ -66,6 +66,11 @@ export interface NewPayment {
   payload: PaymentPayload
   /** keccak256 of the canonical request body: a payment buys one request. */
   requestHash: Hex
+  /**
+   * The x402 `payment-identifier` id the buyer sent, if any: unique per payer, so one id never
+   * names two payments (see `findByIdentifier`).
+   */
+  identifier?: string
 }
 
 /** One row of the ledger. */
@@ -138,6 +143,8 @@ export interface PaymentLedger {
    */
   transition(id: string, from: readonly PaymentStatus[], update: PaymentUpdate): Promise<boolean>
   get(id: string): Promise<PaymentRecord | undefined>
+  /** The payment `payer` sent under the x402 payment-identifier `identifier`, if any. */
+  findByIdentifier(payer: Address, identifier: string): Promise<PaymentRecord | undefined>
   /**
    * Extends the owner's lease to `leaseMs` from now while the payment is unresolved and the
    * lease is still held; false when it was released or ran out (the owner lost it).

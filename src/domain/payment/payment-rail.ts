@@ -71,8 +71,16 @@ export type SettleOutcome =
  */
 export interface PaymentRail {
   readonly requirements: PaymentRequirements
-  /** The x402 v2 PaymentRequired for the PAYMENT-REQUIRED header; `error` carries the reason. */
-  paymentRequired(resource: ResourceInfo, error: string): Promise<PaymentRequired>
+  /**
+   * The x402 v2 PaymentRequired for the PAYMENT-REQUIRED header; `error` carries the reason and
+   * `extensions` (bazaar, payment-identifier) ride beside the offer. Extensions never change
+   * `accepts`: what the buyer signs is the offer alone.
+   */
+  paymentRequired(
+    resource: ResourceInfo,
+    error: string,
+    extensions?: Record<string, unknown>,
+  ): Promise<PaymentRequired>
   /** @throws {FacilitatorUnavailableError} when the facilitator cannot answer. */
   verify(payload: PaymentPayload): Promise<VerifyOutcome>
   settle(payload: PaymentPayload): Promise<SettleOutcome>
