@@ -7,10 +7,12 @@ import {
   getAddress,
   type Hex,
   http,
+  keccak256,
   maxUint256,
   parseAbi,
   parseAbiParameters,
   parseEther,
+  toBytes,
   toHex,
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -38,6 +40,8 @@ const DEAD: Address = '0x000000000000000000000000000000000000dEaD'
 const OPERATOR: Address = '0x000000000000000000000000000000000000bEEF'
 const PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
 const MAX_UINT160 = 2n ** 160n - 1n
+const ADMIN_ROLE: Hex = `0x${'00'.repeat(32)}`
+const MINTER_ROLE = keccak256(toBytes('MINTER_ROLE'))
 
 const extraAbi = parseAbi([
   'function approve(address token, address spender, uint160 amount, uint48 expiration)',
@@ -59,6 +63,7 @@ let proxy: Deployed
 let impl2: Deployed
 let safe: Deployed
 let reverter: Deployed
+let roles: Deployed
 let delegated: Address
 let poor: Address
 let blockTimestamp: bigint
@@ -132,6 +137,7 @@ beforeAll(async () => {
     deploy(rpc, 'Reverter', [], testAccount(2)),
   ])
   const impl = await deploy(rpc, 'TestUUPS', [], owner)
+  roles = await deploy(rpc, 'TestAccessControl', [OWNER], owner)
   const proxyContract = await deploy(
     rpc,
     'ERC1967Proxy',
@@ -322,6 +328,67 @@ function cases(): Record<
     'safe-delegatecall': {
       fires: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 1) },
       verdict: 'block',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'admin-role-grant-to-eoa': {
+      fires: { to: roles.address, data: call(roles, 'grantRole', [ADMIN_ROLE, PERSON]) },
+      verdict: 'block',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    'role-grant': {
+      fires: { to: roles.address, data: call(roles, 'grantRole', [MINTER_ROLE, PERSON]) },
+      verdict: 'review',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    'admin-role-renounce': {
+      fires: { to: roles.address, data: call(roles, 'renounceRole', [ADMIN_ROLE, OWNER]) },
+      verdict: 'block',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    'role-revoke': {
+      fires: { to: roles.address, data: call(roles, 'renounceRole', [MINTER_ROLE, OWNER]) },
+      verdict: 'review',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    // Safe management runs only as the Safe: execTransaction calls the Safe itself.
+    'safe-owner-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'addOwnerWithThreshold', [PERSON, 1n]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-threshold-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'changeThreshold', [1n]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-module-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'enableModule', [reverter.address]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-guard-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'setGuard', [reverter.address]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-fallback-handler-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'setFallbackHandler', [reverter.address]), 0),
+      },
+      verdict: 'review',
       benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
     },
     'screen-incomplete': {

@@ -1,5 +1,13 @@
 import fc from 'fast-check'
-import { encodeAbiParameters, encodeErrorResult, type Hex, parseAbi, toHex } from 'viem'
+import {
+  encodeAbiParameters,
+  encodeErrorResult,
+  type Hex,
+  keccak256,
+  parseAbi,
+  toBytes,
+  toHex,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeCalldata } from '../../src/domain/calldata/decode-calldata.js'
 import { UNIVERSAL_ROUTER_COMMANDS } from '../../src/domain/calldata/universal-router-commands.js'
@@ -31,6 +39,9 @@ import {
   TOKEN,
   ZERO,
 } from './fixtures.js'
+
+const ADMIN_ROLE: Hex = `0x${'00'.repeat(32)}`
+const MINTER_ROLE = keccak256(toBytes('MINTER_ROLE'))
 
 function screen(ctx: ScreenContext) {
   return screenTransaction(ctx, decodeCalldata(ctx.tx.data, ctx.tx.to), CONFIG)
@@ -253,6 +264,51 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
   'proxy-admin-change': {
     fires: makeContext({ to: SAFE, data: encode('changeAdmin', [SPENDER_CONTRACT]) }),
     benign: makeContext({ to: SAFE, data: encode('deposit', []) }),
+  },
+  'admin-role-grant-to-eoa': {
+    fires: makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, EOA]) }),
+    benign: makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, SPENDER_CONTRACT]) }),
+  },
+  'role-grant': {
+    fires: makeContext({ to: SAFE, data: encode('grantRole', [MINTER_ROLE, SPENDER_CONTRACT]) }),
+    benign: makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, EOA]) }),
+  },
+  'admin-role-renounce': {
+    fires: makeContext({ to: SAFE, data: encode('renounceRole', [ADMIN_ROLE, SENDER]) }),
+    benign: makeContext({ to: SAFE, data: encode('renounceRole', [MINTER_ROLE, SENDER]) }),
+  },
+  'role-revoke': {
+    fires: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, EOA]) }),
+    benign: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, SENDER]) }),
+  },
+  'safe-owner-change': {
+    fires: makeContext({
+      to: SAFE,
+      data: safeExec(SAFE, encode('addOwnerWithThreshold', [EOA, 1n]), 0),
+    }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
+  },
+  'safe-threshold-change': {
+    fires: makeContext({ to: SAFE, data: safeExec(SAFE, encode('changeThreshold', [1n]), 0) }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
+  },
+  'safe-module-change': {
+    fires: makeContext({ to: SAFE, data: encode('enableModule', [EOA]) }),
+    benign: makeContext({ to: SAFE, data: encode('transfer', [EOA, 1n]) }),
+  },
+  'safe-guard-change': {
+    fires: makeContext({
+      to: SAFE,
+      data: safeExec(SAFE, encode('setGuard', [SPENDER_CONTRACT]), 0),
+    }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
+  },
+  'safe-fallback-handler-change': {
+    fires: makeContext({
+      to: SAFE,
+      data: safeExec(SAFE, encode('setFallbackHandler', [SPENDER_CONTRACT]), 0),
+    }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
   },
   'safe-delegatecall': {
     fires: makeContext({ to: SAFE, data: safeExec(SPENDER_CONTRACT, '0x12345678', 1) }),
@@ -921,5 +977,38 @@ describe('container call sites say whose tokens they move', () => {
       for (const f of screen(makeContext({ to, data })).findings)
         expect(f.detail).not.toContain('held by')
     }
+  })
+})
+
+describe('who gains power', () => {
+  it('names well-known roles, the account and whether it has code', () => {
+    const grant = screen(makeContext({ to: SAFE, data: encode('grantRole', [MINTER_ROLE, EOA]) }))
+    expect(grant.findings).toMatchObject([
+      {
+        id: 'role-grant',
+        detail: `grantRole gives MINTER_ROLE (${MINTER_ROLE}) of ${SAFE} to ${EOA} (no code: an externally owned account).`,
+      },
+    ])
+    const admin = screen(makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, EOA]) }))
+    // One fact, one finding: the admin grant to a key account is not also a plain role grant.
+    expect(admin.findings.map((f) => f.id)).toEqual(['admin-role-grant-to-eoa'])
+    expect(admin.verdict).toBe('block')
+  })
+
+  it('Safe owner changes inside execTransaction carry a path and name the owner and threshold', () => {
+    const res = screen(
+      makeContext({ to: SAFE, data: safeExec(SAFE, encode('swapOwner', [ZERO, SENDER, EOA]), 0) }),
+    )
+    expect(res.findings).toMatchObject([
+      {
+        id: 'safe-owner-change',
+        path: 'execTransaction[0].swapOwner',
+        detail: `On Safe ${SAFE}, swapOwner replaces owner ${SENDER} with ${EOA} (no code: an externally owned account).`,
+      },
+    ])
+    const remove = screen(
+      makeContext({ to: SAFE, data: safeExec(SAFE, encode('removeOwner', [ZERO, EOA, 2n]), 0) }),
+    )
+    expect(remove.findings[0]?.detail).toContain('sets the threshold to 2')
   })
 })

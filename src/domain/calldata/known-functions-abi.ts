@@ -63,6 +63,20 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function changeAdmin(address newAdmin)',
   'function upgrade(address proxy, address implementation)',
   'function upgradeAndCall(address proxy, address implementation, bytes data)',
+  // OpenZeppelin AccessControl (v5 names the renounce argument `callerConfirmation`; same selector)
+  'function grantRole(bytes32 role, address account)',
+  'function revokeRole(bytes32 role, address account)',
+  'function renounceRole(bytes32 role, address callerConfirmation)',
+  // Safe OwnerManager, ModuleManager, GuardManager, FallbackManager (each `authorized`: only the
+  // Safe itself may call them, so they arrive inside `execTransaction` with `to` = the Safe)
+  'function addOwnerWithThreshold(address owner, uint256 _threshold)',
+  'function removeOwner(address prevOwner, address owner, uint256 _threshold)',
+  'function swapOwner(address prevOwner, address oldOwner, address newOwner)',
+  'function changeThreshold(uint256 _threshold)',
+  'function enableModule(address module)',
+  'function disableModule(address prevModule, address module)',
+  'function setGuard(address guard)',
+  'function setFallbackHandler(address handler)',
   // WETH
   'function deposit()',
   'function withdraw(uint256 wad)',

@@ -19,7 +19,8 @@ export const STANDARD_PROBE_LIMIT = 16
 /**
  * Every address whose code a rule consults, lower-case, deduplicated, in a fixed order: the
  * target, the sender, then per call site (top-level first, then nested in call order) its target,
- * spenders and operators, transfer recipients, new owners, implementations and admins. Unbounded:
+ * spenders and operators, transfer recipients, new owners, implementations and admins, role holders and Safe owners,
+ * modules, guards and fallback handlers. Unbounded:
  * see {@link addressesOfInterest} for the bounded list.
  */
 export function allAddressesOfInterest(tx: TransactionInput, decoded: DecodedCall): Address[] {
@@ -44,6 +45,7 @@ export function addressesOfSites(tx: TransactionInput, sites: readonly CallSite[
     for (const approval of effects.approvals) add(approval.spender)
     for (const transfer of effects.transfers) if (transfer.pull) add(transfer.to)
     for (const change of effects.privileged) if (change.subject) add(change.subject)
+    for (const change of effects.power) if (change.subject) add(change.subject)
   }
   return out
 }
