@@ -42,6 +42,7 @@ describe('contracts/artifacts', () => {
         'TestSafe.json',
         'TestAccessControl.json',
         'TestVault.json',
+        'TestWETH.json',
       ]),
     )
   })

@@ -47,6 +47,7 @@ const extraAbi = parseAbi([
   'function approve(address token, address spender, uint160 amount, uint48 expiration)',
   'function changeAdmin(address newAdmin)',
   'function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[])',
+  'function aggregate3Value((address target, bool allowFailure, uint256 value, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[])',
   'function deposit() payable',
   'function execute(bytes commands, bytes[] inputs, uint256 deadline) payable',
   'function permit(address owner, address spender, uint256 value, uint256 deadline, bytes signature)',
@@ -64,6 +65,8 @@ let impl2: Deployed
 let safe: Deployed
 let reverter: Deployed
 let roles: Deployed
+let vault: Deployed
+let weth: Deployed
 let delegated: Address
 let poor: Address
 let blockTimestamp: bigint
@@ -138,6 +141,8 @@ beforeAll(async () => {
   ])
   const impl = await deploy(rpc, 'TestUUPS', [], owner)
   roles = await deploy(rpc, 'TestAccessControl', [OWNER], owner)
+  vault = await deploy(rpc, 'TestVault', [token.address], owner)
+  weth = await deploy(rpc, 'TestWETH', [], owner)
   const proxyContract = await deploy(
     rpc,
     'ERC1967Proxy',
@@ -154,6 +159,7 @@ beforeAll(async () => {
     await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
   }
   await send(token, 'mint', [OWNER, parseEther('1000000')])
+  await send(token, 'approve', [vault.address, parseEther('1000')])
   await send(nft, 'mint', [OWNER, 1n])
   await send(nft, 'mint', [OWNER, 0n])
   await send(nft, 'setApprovalForAll', [OPERATOR, true])
@@ -290,6 +296,37 @@ function cases(): Record<
         from: OPERATOR,
         to: nft.address,
         data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]),
+      },
+    },
+    // An ERC-4626 deposit whose shares go to a stranger; the twin credits the sender.
+    'output-to-third-party': {
+      fires: { to: vault.address, data: call(vault, 'deposit', [100n, PERSON]) },
+      verdict: 'review',
+      benign: { to: vault.address, data: call(vault, 'deposit', [100n, OWNER]) },
+    },
+    // WETH deposit() through Multicall3 credits Multicall3; the twin pays a person ETH.
+    'value-credits-aggregator': {
+      fires: {
+        to: MULTICALL3_ADDRESS,
+        value: 1000n,
+        data: extra('aggregate3Value', [
+          [
+            {
+              target: weth.address,
+              allowFailure: false,
+              value: 1000n,
+              callData: call(weth, 'deposit'),
+            },
+          ],
+        ]),
+      },
+      verdict: 'review',
+      benign: {
+        to: MULTICALL3_ADDRESS,
+        value: 1000n,
+        data: extra('aggregate3Value', [
+          [{ target: PERSON, allowFailure: false, value: 1000n, callData: '0x' }],
+        ]),
       },
     },
     'ownership-transfer': {

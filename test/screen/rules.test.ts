@@ -42,6 +42,8 @@ import {
 
 const ADMIN_ROLE: Hex = `0x${'00'.repeat(32)}`
 const MINTER_ROLE = keccak256(toBytes('MINTER_ROLE'))
+const UR_SENDER: Hex = '0x0000000000000000000000000000000000000001'
+const UR_THIS: Hex = '0x0000000000000000000000000000000000000002'
 
 function screen(ctx: ScreenContext) {
   return screenTransaction(ctx, decodeCalldata(ctx.tx.data, ctx.tx.to), CONFIG)
@@ -243,6 +245,45 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
     }),
     benign: makeContext({
       data: encodeSig('transferFrom(address,address,uint256)', [SAFE, SPENDER_CONTRACT, 5n]),
+    }),
+  },
+  'output-to-third-party': {
+    fires: makeContext({
+      to: ROUTER,
+      data: execute(
+        [0x02, 0x04],
+        [command(0x02, [TOKEN, UR_THIS, 1000n]), command(0x04, [TOKEN, EOA, 0n])],
+      ),
+    }),
+    benign: makeContext({
+      to: ROUTER,
+      data: execute(
+        [0x02, 0x04],
+        [command(0x02, [TOKEN, UR_THIS, 1000n]), command(0x04, [TOKEN, UR_SENDER, 0n])],
+      ),
+    }),
+  },
+  'value-credits-aggregator': {
+    fires: makeContext({
+      to: MULTICALL3,
+      value: 5n,
+      data: encode('aggregate3Value', [
+        [
+          {
+            target: SPENDER_CONTRACT,
+            allowFailure: false,
+            value: 5n,
+            callData: encode('deposit', []),
+          },
+        ],
+      ]),
+    }),
+    benign: makeContext({
+      to: MULTICALL3,
+      value: 5n,
+      data: encode('aggregate3Value', [
+        [{ target: SPENDER_CONTRACT, allowFailure: false, value: 5n, callData: '0x' }],
+      ]),
     }),
   },
   'ownership-transfer': {
@@ -1010,5 +1051,68 @@ describe('who gains power', () => {
       makeContext({ to: SAFE, data: safeExec(SAFE, encode('removeOwner', [ZERO, EOA, 2n]), 0) }),
     )
     expect(remove.findings[0]?.detail).toContain('sets the threshold to 2')
+  })
+})
+
+describe('where assets end up', () => {
+  it('a vault deposit or redeem pays the receiver: a stranger is flagged, the sender is not', () => {
+    const deposit = (receiver: Hex) =>
+      ids(makeContext({ to: SAFE, data: encodeSig('deposit(uint256,address)', [1000n, receiver]) }))
+    expect(deposit(EOA)).toEqual(['output-to-third-party'])
+    expect(deposit(SPENDER_CONTRACT)).toEqual(['output-to-third-party'])
+    expect(deposit(SENDER)).toEqual([])
+    expect(deposit(DEAD)).toEqual(['transfer-to-burn-address'])
+    expect(deposit(SAFE)).toEqual(['transfer-to-token-contract'])
+    const redeem = (receiver: Hex, owner: Hex) =>
+      ids(
+        makeContext({
+          to: SAFE,
+          data: encodeSig('redeem(uint256,address,address)', [5n, receiver, owner]),
+        }),
+      )
+    expect(redeem(SENDER, SENDER)).toEqual([])
+    expect(redeem(EOA, SENDER)).toEqual(['output-to-third-party'])
+    // Someone else's shares redeemed by allowance to a person: a pull.
+    expect(redeem(EOA, SAFE)).toEqual(['pull-transfer-to-no-code'])
+  })
+
+  it('a router output to a contract that is not the caller (a pool, a fee collector) is not flagged', () => {
+    const data = execute([0x04], [command(0x04, [TOKEN, SPENDER_CONTRACT, 0n])])
+    expect(ids(makeContext({ to: ROUTER, data }))).toEqual([])
+  })
+
+  it('EIP-3009 transferWithAuthorization to a burn address blocks like transfer', () => {
+    const auth = (to: Hex) =>
+      screen(
+        makeContext({
+          data: encodeSig(
+            'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)',
+            [
+              SENDER,
+              to,
+              5n,
+              0n,
+              BLOCK_TIMESTAMP + 60n,
+              `0x${'11'.repeat(32)}`,
+              27,
+              `0x${'22'.repeat(32)}`,
+              `0x${'33'.repeat(32)}`,
+            ],
+          ),
+        }),
+      )
+    expect(auth(DEAD).findings.map((f) => [f.id, f.detail])).toEqual([
+      [
+        'transfer-to-burn-address',
+        `transferWithAuthorization moves 5 (raw units) of token ${TOKEN} from ${SENDER} to ${DEAD}, a burn address.`,
+      ],
+    ])
+    expect(auth(TOKEN).verdict).toBe('block')
+    expect(auth(EOA)).toMatchObject({ verdict: 'sign', findings: [] })
+    const receive = encodeSig(
+      'receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)',
+      [EOA, ZERO, 5n, 0n, BLOCK_TIMESTAMP + 60n, `0x${'11'.repeat(32)}`, '0x1234'],
+    )
+    expect(ids(makeContext({ data: receive }))).toEqual(['transfer-to-burn-address'])
   })
 })

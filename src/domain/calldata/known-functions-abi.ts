@@ -27,6 +27,18 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
   'function permit(address owner, address spender, uint256 value, uint256 deadline, bytes signature)',
   'function permit(address holder, address spender, uint256 nonce, uint256 expiry, bool allowed, uint8 v, bytes32 r, bytes32 s)',
+  // EIP-3009 (USDC): a transfer the holder `from` signed, submitted by anyone (receive: by `to`);
+  // v, r, s and FiatToken v2.2's packed `bytes signature` forms
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  // ERC-4626 vaults (`deposit`/`mint` credit shares to `receiver`; `withdraw`/`redeem` burn
+  // `owner`'s shares and pay assets to `receiver`)
+  'function deposit(uint256 assets, address receiver)',
+  'function mint(uint256 shares, address receiver)',
+  'function withdraw(uint256 assets, address receiver, address owner)',
+  'function redeem(uint256 shares, address receiver, address owner)',
   // ERC-721 / ERC-1155
   'function setApprovalForAll(address operator, bool approved)',
   'function safeTransferFrom(address from, address to, uint256 tokenId)',

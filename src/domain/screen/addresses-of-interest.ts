@@ -43,7 +43,7 @@ export function addressesOfSites(tx: TransactionInput, sites: readonly CallSite[
     if (site.kind === 'call' && hasCalldata(site)) add(site.target)
     const effects = callEffects(site)
     for (const approval of effects.approvals) add(approval.spender)
-    for (const transfer of effects.transfers) if (transfer.pull) add(transfer.to)
+    for (const transfer of effects.transfers) if (transfer.pull || transfer.output) add(transfer.to)
     for (const change of effects.privileged) if (change.subject) add(change.subject)
     for (const change of effects.power) if (change.subject) add(change.subject)
   }

@@ -21,6 +21,8 @@ export interface CallSite {
    * the container itself for calls a Multicall3 `aggregate*` or a Safe `execTransaction` makes.
    */
   caller: Address
+  /** Name of the container call that makes this call (`aggregate3Value`, `execTransaction`, …). */
+  container?: string
   /** The target's token standard when the preflight probed it (`ScreenContext.tokenStandards`). */
   tokenStandard?: TokenStandard
   call: DecodedCall
@@ -69,6 +71,7 @@ function visit(parent: CallSite, sites: CallSite[]): void {
       call: nested.call,
     }
     if (nested.operation !== undefined) site.operation = nested.operation
+    site.container = call.name
     sites.push(site)
     visit(site, sites)
   }

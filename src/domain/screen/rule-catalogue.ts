@@ -30,6 +30,7 @@ import {
   proxyUpgrade,
   proxyUpgradeToNoCode,
 } from './rules/privileged-rules.js'
+import { outputToThirdParty, valueCreditsAggregator } from './rules/recipient-rules.js'
 import { safeDelegatecall } from './rules/safe-rules.js'
 import { insufficientBalance, senderEip7702Delegated } from './rules/sender-rules.js'
 import {
@@ -63,6 +64,8 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   transferToTokenContract,
   transferToBurnAddress,
   pullTransferToNoCode,
+  outputToThirdParty,
+  valueCreditsAggregator,
   ownershipTransfer,
   ownershipRenounce,
   proxyUpgrade,

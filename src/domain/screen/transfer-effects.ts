@@ -15,6 +15,11 @@ export interface TransferEffect {
   pull: boolean
   /** Moves the caller's own balance (`transfer`). */
   byCaller?: boolean
+  /**
+   * The shape pays its output to whoever makes the call unless told otherwise (router outputs,
+   * vault shares and withdrawals): a recipient other than the caller is a third party.
+   */
+  output?: boolean
   via: string
 }
 
@@ -58,6 +63,46 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
         'safeBatchTransferFrom',
       )
       break
+    // EIP-3009: `from` signed this very transfer, so whoever submits it pulls nothing unasked.
+    case 'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)':
+    case 'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)':
+    case 'receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)':
+    case 'receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)':
+      transfer(transfers, target, a.from, a.to, a.value, false, call.name)
+      break
+    // ERC-4626: shares to `receiver` for the caller's assets; `owner`'s shares burnt for assets
+    // paid to `receiver` (a pull by allowance when `owner` is not the caller).
+    case 'deposit(uint256,address)':
+      output(
+        transfers,
+        target,
+        undefined,
+        a.receiver,
+        `shares for ${str(a.assets)} assets`,
+        false,
+        'deposit',
+      )
+      break
+    case 'mint(uint256,address)':
+      output(transfers, target, undefined, a.receiver, str(a.shares), false, 'mint')
+      break
+    case 'withdraw(uint256,address,address)':
+    case 'redeem(uint256,address,address)': {
+      const owner = addr(a.owner)
+      const pull = owner !== undefined && owner.toLowerCase() !== site.caller.toLowerCase()
+      const amount =
+        call.name === 'withdraw' ? `${str(a.assets)} assets` : `assets for ${str(a.shares)} shares`
+      output(
+        transfers,
+        undefined,
+        a.owner,
+        a.receiver,
+        amount,
+        pull,
+        `vault ${target} ${call.name}`,
+      )
+      break
+    }
     case 'transferFrom(address,address,uint160,address)':
       transfer(transfers, a.token, a.from, a.to, a.amount, true, 'Permit2 transferFrom')
       break
@@ -150,10 +195,28 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
   // Universal Router placeholders are resolved by the router to its caller or itself: not real
   // recipients, so no recipient rule applies to them.
   if (site.kind !== 'command') return transfers
-  return transfers.filter((t) => {
-    const to = t.to.toLowerCase()
-    return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
-  })
+  return transfers
+    .filter((t) => {
+      const to = t.to.toLowerCase()
+      return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
+    })
+    .map((t) => (t.pull ? t : { ...t, output: true }))
+}
+
+/** A transfer the shape owes the caller (see {@link TransferEffect.output}). */
+function output(
+  transfers: TransferEffect[],
+  tokenValue: JsonValue | Address | undefined,
+  fromValue: JsonValue | undefined,
+  toValue: JsonValue | undefined,
+  amount: string,
+  pull: boolean,
+  via: string,
+): void {
+  const before = transfers.length
+  transfer(transfers, tokenValue, fromValue, toValue, amount, pull, via)
+  const added = transfers[before]
+  if (added) added.output = true
 }
 
 /** A Permit2 signature transfer of `token` from `owner`, to and as much as `details` say. */

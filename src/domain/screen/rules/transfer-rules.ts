@@ -14,7 +14,8 @@ import {
 } from '../screen-rule.js'
 import type { TransferEffect } from '../transfer-effects.js'
 
-function describe(t: TransferEffect, site: CallSite, ctx: ScreenContext): string {
+/** `transfer moves 5 (raw units) of token 0xT from 0xF to 0xR`: the movement as detail text. */
+export function describeTransfer(t: TransferEffect, site: CallSite, ctx: ScreenContext): string {
   const token = t.token === undefined ? '' : ` of token ${t.token}`
   const from = t.from === undefined ? '' : ` from ${t.from}`
   // A plain integer of a known token gets its units; token ids, lists and bounds stay raw.
@@ -38,7 +39,7 @@ export const transferToTokenContract: ScreenRule = {
     for (const { site, effect: transfer } of effectsOfSites(sites, 'transfers')) {
       if (transfer.token === undefined) continue
       if (transfer.to.toLowerCase() !== transfer.token.toLowerCase()) continue
-      hits.push(hitAt(site, `${describe(transfer, site, ctx)}, the token contract itself.`))
+      hits.push(hitAt(site, `${describeTransfer(transfer, site, ctx)}, the token contract itself.`))
     }
     return hits
   },
@@ -57,7 +58,7 @@ export const transferToBurnAddress: ScreenRule = {
     const hits: RuleHit[] = []
     for (const { site, effect: transfer } of effectsOfSites(sites, 'transfers')) {
       if (!BURN_ADDRESSES.has(transfer.to.toLowerCase())) continue
-      hits.push(hitAt(site, `${describe(transfer, site, ctx)}, a burn address.`))
+      hits.push(hitAt(site, `${describeTransfer(transfer, site, ctx)}, a burn address.`))
     }
     return hits
   },
@@ -81,7 +82,9 @@ export const pullTransferToNoCode: ScreenRule = {
       if (transfer.from?.toLowerCase() === site.caller.toLowerCase()) continue
       const code = codeOf(ctx, transfer.to)
       if (code === undefined || !isKeyAccount(code)) continue
-      hits.push(hitAt(site, `${describe(transfer, site, ctx)}, which has no contract code.`))
+      hits.push(
+        hitAt(site, `${describeTransfer(transfer, site, ctx)}, which has no contract code.`),
+      )
     }
     return hits
   },
