@@ -12,6 +12,7 @@ contract TestWETH {
 
     function withdraw(uint256 wad) external {
         balanceOf[msg.sender] -= wad;
-        payable(msg.sender).transfer(wad);
+        (bool ok,) = payable(msg.sender).call{value: wad}("");
+        require(ok, "send");
     }
 }
