@@ -58,6 +58,11 @@ contract TestSafe {
         else emit ExecutionFailure(txHash, 0);
     }
 
+    /// @notice Accepts ERC-721 tokens, as a Safe with its default fallback handler does.
+    function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {
+        return this.onERC721Received.selector;
+    }
+
     function addOwnerWithThreshold(address owner, uint256 _threshold) external authorized {
         isOwner[owner] = true;
         threshold = _threshold;

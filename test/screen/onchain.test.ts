@@ -298,6 +298,18 @@ function cases(): Record<
         data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]),
       },
     },
+    // SCR sent to the USDC contract; the twin pays a contract that is no token.
+    'transfer-to-other-token-contract': {
+      fires: { to: token.address, data: call(token, 'transfer', [USDC_ADDRESS, 5n]) },
+      verdict: 'review',
+      benign: { to: token.address, data: call(token, 'transfer', [safe.address, 5n]) },
+    },
+    // The owner's NFT moved with transferFrom into a contract with no onERC721Received.
+    'nft-to-non-receiver': {
+      fires: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, reverter.address, 1n]) },
+      verdict: 'review',
+      benign: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]) },
+    },
     // An ERC-4626 deposit whose shares go to a stranger; the twin credits the sender.
     'output-to-third-party': {
       fires: { to: vault.address, data: call(vault, 'deposit', [100n, PERSON]) },

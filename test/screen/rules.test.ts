@@ -14,6 +14,7 @@ import { UNIVERSAL_ROUTER_COMMANDS } from '../../src/domain/calldata/universal-r
 import { executionEffects } from '../../src/domain/effects/execution-effects.js'
 import type { SimulatedLog } from '../../src/domain/preflight/chain-reader.js'
 import type { ScreenContext, TokenStandard } from '../../src/domain/screen/context.js'
+import { mayReceiveNfts } from '../../src/domain/screen/nft-receiver.js'
 import { RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { screenTransaction } from '../../src/domain/screen/screen-transaction.js'
 import {
@@ -42,6 +43,12 @@ import {
 
 const ADMIN_ROLE: Hex = `0x${'00'.repeat(32)}`
 const MINTER_ROLE = keccak256(toBytes('MINTER_ROLE'))
+/** A token book where SPENDER_CONTRACT answers decimals() (a token) or not. */
+function book(decimals: number | null) {
+  return new Map([
+    [SPENDER_CONTRACT.toLowerCase(), { symbol: decimals === null ? null : 'WETH', decimals }],
+  ])
+}
 const UR_SENDER: Hex = '0x0000000000000000000000000000000000000001'
 const UR_THIS: Hex = '0x0000000000000000000000000000000000000002'
 
@@ -246,6 +253,24 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
     benign: makeContext({
       data: encodeSig('transferFrom(address,address,uint256)', [SAFE, SPENDER_CONTRACT, 5n]),
     }),
+  },
+  'transfer-to-other-token-contract': {
+    fires: makeContext({ data: encode('transfer', [SPENDER_CONTRACT, 5n]) }, { tokens: book(18) }),
+    benign: makeContext(
+      { data: encode('transfer', [SPENDER_CONTRACT, 5n]) },
+      { tokens: book(null) },
+    ),
+  },
+  'nft-to-non-receiver': {
+    fires: makeContext(
+      { data: encodeSig('transferFrom(address,address,uint256)', [SENDER, SPENDER_CONTRACT, 1n]) },
+      { tokenStandards: new Map([[TOKEN.toLowerCase(), 'erc721']]) },
+    ),
+    benign: makeContext(
+      { data: encodeSig('transferFrom(address,address,uint256)', [SENDER, SPENDER_CONTRACT, 1n]) },
+      { tokenStandards: new Map([[TOKEN.toLowerCase(), 'erc721']]) },
+      { [SPENDER_CONTRACT]: '0x6080604052348015600e575f80fd5b5063150b7a02' },
+    ),
   },
   'output-to-third-party': {
     fires: makeContext({
@@ -1114,5 +1139,21 @@ describe('where assets end up', () => {
       [EOA, ZERO, 5n, 0n, BLOCK_TIMESTAMP + 60n, `0x${'11'.repeat(32)}`, '0x1234'],
     )
     expect(ids(makeContext({ data: receive }))).toEqual(['transfer-to-burn-address'])
+  })
+})
+
+describe('mayReceiveNfts reads opcodes, not bytes', () => {
+  it('finds a PUSH4 onERC721Received or a DELEGATECALL, and skips push data', () => {
+    expect(mayReceiveNfts('0x63150b7a02')).toBe(true)
+    expect(mayReceiveNfts('0x3660f4')).toBe(false)
+    expect(mayReceiveNfts('0x365f5ff4')).toBe(true)
+    expect(mayReceiveNfts('0x6080604052')).toBe(false)
+    // The selector and 0xf4 inside a PUSH32 constant are data.
+    expect(mayReceiveNfts(`0x7f63150b7a02f4${'00'.repeat(26)}00`)).toBe(false)
+    // An ERC-20 transferFrom (target not known to be ERC-721) never fires the NFT rule.
+    const erc20 = makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SENDER, SPENDER_CONTRACT, 1n]),
+    })
+    expect(ids(erc20)).toEqual([])
   })
 })

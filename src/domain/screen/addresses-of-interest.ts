@@ -62,19 +62,28 @@ export function addressesOfInterest(tx: TransactionInput, decoded: DecodedCall):
  * The addresses (lower-case, deduplicated, in call order) whose token standard the preflight
  * should probe at the pinned block and put in `ScreenContext.tokenStandards`: the targets of
  * every `approve(address,uint256)` with a non-zero spender, a selector ERC-20 (an allowance; zero
- * revokes) and ERC-721 (one token id; only the zero address revokes) share. Bounded by
+ * revokes) and ERC-721 (one token id; only the zero address revokes) share, and of every
+ * `transferFrom(address,address,uint256)`, the other selector they share. Bounded by
  * {@link STANDARD_PROBE_LIMIT}; deterministic.
  */
 export function standardProbeTargets(tx: TransactionInput, decoded: DecodedCall): Address[] {
   const seen = new Set<string>()
   const out: Address[] = []
+  const add = (address: string): void => {
+    const key = address.toLowerCase()
+    if (seen.has(key)) return
+    seen.add(key)
+    out.push(key as Address)
+  }
   for (const site of callSites(tx, decoded)) {
-    for (const approval of callEffects(site).approvals) {
-      if (approval.kind !== 'erc20-or-erc721' || approval.revoke) continue
-      const key = approval.token.toLowerCase()
-      if (seen.has(key)) continue
-      seen.add(key)
-      out.push(key as Address)
+    const effects = callEffects(site)
+    for (const approval of effects.approvals) {
+      if (approval.kind === 'erc20-or-erc721' && !approval.revoke) add(approval.token)
+    }
+    // `transferFrom(address,address,uint256)`, the other shared selector: an ERC-721 moved with
+    // it to a contract is never offered `onERC721Received` (`nft-to-non-receiver`).
+    for (const transfer of effects.transfers) {
+      if (transfer.via === 'transferFrom' && transfer.token !== undefined) add(transfer.token)
     }
   }
   return out.slice(0, STANDARD_PROBE_LIMIT)

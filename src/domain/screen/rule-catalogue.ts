@@ -30,7 +30,12 @@ import {
   proxyUpgrade,
   proxyUpgradeToNoCode,
 } from './rules/privileged-rules.js'
-import { outputToThirdParty, valueCreditsAggregator } from './rules/recipient-rules.js'
+import {
+  nftToNonReceiver,
+  outputToThirdParty,
+  transferToOtherTokenContract,
+  valueCreditsAggregator,
+} from './rules/recipient-rules.js'
 import { safeDelegatecall } from './rules/safe-rules.js'
 import { insufficientBalance, senderEip7702Delegated } from './rules/sender-rules.js'
 import {
@@ -64,6 +69,8 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   transferToTokenContract,
   transferToBurnAddress,
   pullTransferToNoCode,
+  transferToOtherTokenContract,
+  nftToNonReceiver,
   outputToThirdParty,
   valueCreditsAggregator,
   ownershipTransfer,

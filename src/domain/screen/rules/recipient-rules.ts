@@ -1,6 +1,8 @@
 import { BURN_ADDRESSES } from '../burn-addresses.js'
 import { effectsOfSites } from '../call-effects.js'
 import { hasCalldata } from '../call-sites.js'
+import { recipientMayBeToken } from '../calldata-tokens.js'
+import { mayReceiveNfts } from '../nft-receiver.js'
 import {
   codeOf,
   formatWei,
@@ -73,6 +75,60 @@ export const valueCreditsAggregator: ScreenRule = {
         hitAt(
           site,
           `${formatWei(site.value)} goes with calldata${what} to ${site.target}, which credits its caller ${site.caller} (Multicall3), not the sender: anyone can take it from there.`,
+        ),
+      )
+    }
+    return hits
+  },
+}
+
+/** Tokens sent to the contract of another token. */
+export const transferToOtherTokenContract: ScreenRule = {
+  id: 'transfer-to-other-token-contract',
+  severity: 'warning',
+  title: 'Tokens sent to the contract of another token',
+  checks:
+    "A token transfer (ERC-20 `transfer`/`transferFrom`, ERC-721/1155 transfers, Permit2 and EIP-3009 transfers) whose recipient is a different token's contract: it answers ERC-20 `decimals()` at the pinned block (read inside the simulation request, no extra round trip). Universal Router commands and vault outputs are left out: routes pay pools, which are tokens too (Uniswap v2 pairs).",
+  why: "A token contract rarely has a way to send back tokens it does not issue (USDC sent to WETH is lost); a liquidity pair or vault credits whoever calls `skim`/`sync` or the vault's holders, not the sender. Warning, not critical: a batch that pays a pair and swaps in the same transaction is honest.",
+  example: '`transfer(WETH, 1000000)` sent to USDC.',
+  evaluate({ ctx, sites }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const { site, effect: t } of effectsOfSites(sites, 'transfers')) {
+      if (site.kind === 'command' || !recipientMayBeToken(t)) continue
+      const meta = ctx.tokens?.get(t.to.toLowerCase())
+      if (meta === undefined || meta.decimals === null) continue
+      const name = meta.symbol === null ? '' : ` (${meta.symbol})`
+      hits.push(
+        hitAt(
+          site,
+          `${describeTransfer(t, site, ctx)}, the contract of another token${name}: it answers decimals() = ${meta.decimals}.`,
+        ),
+      )
+    }
+    return hits
+  },
+}
+
+/** An ERC-721 token moved with the unchecked `transferFrom` into a contract that cannot take it. */
+export const nftToNonReceiver: ScreenRule = {
+  id: 'nft-to-non-receiver',
+  severity: 'warning',
+  title: 'NFT moved into a contract that cannot receive NFTs',
+  checks:
+    '`transferFrom(from, to, tokenId)` on a contract the preflight identified as ERC-721 (ERC-165, at the pinned block) where `to` has code that neither dispatches `onERC721Received` nor delegates to other code (proxies, Safes and smart wallets do).',
+  why: 'Unlike `safeTransferFrom`, `transferFrom` does not ask the recipient whether it can handle the NFT: a contract without NFT support has no function to send it on, so the token is stuck there for ever.',
+  example:
+    '`transferFrom(me, 0xSomeVault, 42)` on an ERC-721 collection, where 0xSomeVault only knows ERC-20.',
+  evaluate({ ctx, sites }: RuleInput) {
+    const hits: RuleHit[] = []
+    for (const { site, effect: t } of effectsOfSites(sites, 'transfers')) {
+      if (t.via !== 'transferFrom' || site.tokenStandard !== 'erc721') continue
+      const code = codeOf(ctx, t.to)
+      if (code === undefined || isKeyAccount(code) || mayReceiveNfts(code)) continue
+      hits.push(
+        hitAt(
+          site,
+          `${describeTransfer(t, site, ctx)}, a contract with no onERC721Received and no delegation: nothing there can move the NFT on.`,
         ),
       )
     }
