@@ -1157,3 +1157,45 @@ describe('mayReceiveNfts reads opcodes, not bytes', () => {
     expect(ids(erc20)).toEqual([])
   })
 })
+
+describe('Safe MultiSend batches are opened and screened', () => {
+  const pack = (txs: { operation: 0 | 1; to: Hex; value: bigint; data: Hex }[]): Hex =>
+    `0x${txs
+      .map(
+        (t) =>
+          `${t.operation.toString(16).padStart(2, '0')}${t.to.slice(2)}${t.value.toString(16).padStart(64, '0')}${((t.data.length - 2) / 2).toString(16).padStart(64, '0')}${t.data.slice(2)}`,
+      )
+      .join('')}`
+
+  it('owner changes and approvals inside a MultiSend run as the Safe, with paths', () => {
+    const batch = pack([
+      { operation: 0, to: SAFE, value: 0n, data: encode('addOwnerWithThreshold', [EOA, 1n]) },
+      { operation: 0, to: TOKEN, value: 0n, data: encode('approve', [EOA, 100n]) },
+    ])
+    const res = screen(
+      makeContext({
+        to: SAFE,
+        data: safeExec(SPENDER_CONTRACT, encode('multiSend', [batch]), 1),
+      }),
+    )
+    expect(res.verdict).toBe('block')
+    expect(res.findings.map((f) => [f.id, f.path ?? ''])).toEqual([
+      ['approval-to-eoa', 'execTransaction[0].multiSend[1].approve'],
+      ['safe-delegatecall', ''],
+      ['safe-owner-change', 'execTransaction[0].multiSend[0].addOwnerWithThreshold'],
+    ])
+    // The approval grants the Safe's tokens, not the sender's.
+    expect(res.findings[0]?.detail).toContain(`tokens held by ${SAFE}`)
+  })
+
+  it('a batch that does not parse is screen-incomplete', () => {
+    const batch = pack([
+      { operation: 0, to: TOKEN, value: 0n, data: encode('approve', [SPENDER_CONTRACT, 1n]) },
+    ])
+    const cut = batch.slice(0, -8) as Hex
+    const res = screen(makeContext({ to: SPENDER_CONTRACT, data: encode('multiSend', [cut]) }))
+    expect(res.findings.map((f) => f.id)).toContain('screen-incomplete')
+    const whole = screen(makeContext({ to: SPENDER_CONTRACT, data: encode('multiSend', [batch]) }))
+    expect(whole.findings.map((f) => f.id)).not.toContain('screen-incomplete')
+  })
+})

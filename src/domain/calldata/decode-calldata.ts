@@ -279,9 +279,47 @@ function childrenOf(name: string, selector: Hex, values: readonly unknown[], to:
     }
     case 'execute':
       return commandChildren(values[0] as Hex, values[1] as readonly Hex[], self)
+    case 'multiSend':
+      return multiSendChildren(values[0] as Hex)
     default:
       return []
   }
+}
+
+/**
+ * Safe MultiSend's packed batch: per transaction 1 byte operation, 20 bytes `to`, 32 bytes
+ * value, 32 bytes data length, then the data. A batch that does not parse exactly (a length past
+ * the end, an operation other than 0 or 1) ends in one malformed child, so the screen reports
+ * it incomplete instead of skipping the rest; the contract would revert or misread it.
+ */
+function multiSendChildren(packed: Hex): Child[] {
+  const hex = packed.slice(2)
+  const children: Child[] = []
+  const malformed: Child = {
+    target: '0x0000000000000000000000000000000000000000',
+    data: '0x',
+    decode: () => ({ selector: null, known: false, reason: 'malformed_arguments' }),
+  }
+  let at = 0
+  while (at < hex.length) {
+    // 85 bytes of header (1 + 20 + 32 + 32) before the data.
+    if (hex.length - at < 170) return [...children, malformed]
+    const operation = Number.parseInt(hex.slice(at, at + 2), 16)
+    const to = getAddress(`0x${hex.slice(at + 2, at + 42)}`)
+    const value = BigInt(`0x${hex.slice(at + 42, at + 106)}`)
+    const length = BigInt(`0x${hex.slice(at + 106, at + 170)}`)
+    const start = at + 170
+    if (operation > 1 || length * 2n > BigInt(hex.length - start)) return [...children, malformed]
+    const end = start + Number(length) * 2
+    children.push({
+      target: to,
+      data: `0x${hex.slice(start, end)}`,
+      value,
+      operation: operation === 1 ? 'delegatecall' : 'call',
+    })
+    at = end
+  }
+  return children
 }
 
 /**

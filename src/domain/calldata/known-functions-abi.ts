@@ -67,6 +67,9 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function execute(bytes commands, bytes[] inputs, uint256 deadline)',
   'function execute(bytes commands, bytes[] inputs)',
   'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures)',
+  // Safe MultiSend / MultiSendCallOnly: `transactions` packs (uint8 operation, address to,
+  // uint256 value, uint256 dataLength, bytes data) back to back; Safes delegatecall it
+  'function multiSend(bytes transactions)',
   // Ownership and proxies (OpenZeppelin Ownable, ERC1967/UUPS, transparent proxy, ProxyAdmin)
   'function transferOwnership(address newOwner)',
   'function renounceOwnership()',

@@ -57,6 +57,16 @@ export function callSites(
   return sites
 }
 
+/**
+ * The account whose balance and storage a site's code runs with: its target, or for a
+ * delegatecall the account that delegated (a Safe running MultiSend's code is still the Safe).
+ */
+const contexts = new WeakMap<CallSite, Address>()
+
+function contextOf(site: CallSite): Address {
+  return contexts.get(site) ?? site.target
+}
+
 function visit(parent: CallSite, sites: CallSite[]): void {
   const call = parent.call
   if (!call.known || !call.calls) return
@@ -72,6 +82,7 @@ function visit(parent: CallSite, sites: CallSite[]): void {
     }
     if (nested.operation !== undefined) site.operation = nested.operation
     site.container = call.name
+    if (nested.operation === 'delegatecall') contexts.set(site, contextOf(parent))
     sites.push(site)
     visit(site, sites)
   }
@@ -88,6 +99,9 @@ function callerOf(parent: CallSite, container: KnownCall, nested: NestedCall): A
     // ProxyAdmin calls the proxy, which delegatecalls the data: the ProxyAdmin is the sender.
     case 'upgradeAndCall':
       return parent.target
+    // MultiSend runs in the account that delegatecalled it (a Safe): its calls come from there.
+    case 'multiSend':
+      return nested.operation === 'delegatecall' ? parent.caller : contextOf(parent)
     default:
       // A delegatecall keeps the container's sender; a call comes from the container itself.
       return nested.operation === 'delegatecall' ? parent.caller : parent.target
