@@ -1199,3 +1199,41 @@ describe('Safe MultiSend batches are opened and screened', () => {
     expect(whole.findings.map((f) => f.id)).not.toContain('screen-incomplete')
   })
 })
+
+describe('issue 13 over-flags and text', () => {
+  it('a spender collecting to the signer itself is not a pull to a stranger', () => {
+    const self = makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SAFE, SENDER, 5n]),
+    })
+    expect(ids(self)).toEqual([])
+    const stranger = makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SAFE, EOA, 5n]),
+    })
+    expect(ids(stranger)).toEqual(['pull-transfer-to-no-code'])
+  })
+
+  it('an ERC-721 token id is named as an id, not raw units', () => {
+    const res = screen(
+      makeContext({
+        to: TOKEN,
+        data: encodeSig('safeTransferFrom(address,address,uint256)', [SAFE, EOA, 7n]),
+      }),
+    )
+    expect(res.findings[0]?.detail).toBe(
+      `safeTransferFrom moves token id 7 of token ${TOKEN} from ${SAFE} to ${EOA}, which has no contract code.`,
+    )
+  })
+
+  it('control characters from node texts are escaped in details', () => {
+    const res = screen(
+      makeContext(
+        { data: encode('transfer', [EOA, 1n]) },
+        { gas: { status: 'failed', message: 'execution reverted: \u0000\u0001bad' } },
+      ),
+    )
+    const detail = res.findings.find((f) => f.id === 'gas-estimation-failed')?.detail ?? ''
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting none are left
+    expect(detail).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/)
+    expect(detail).toContain('\\u0000\\u0001bad')
+  })
+})

@@ -13,6 +13,8 @@ export interface TransferEffect {
   amount: string
   /** transferFrom-style: moves tokens from an owner by allowance or operator approval. */
   pull: boolean
+  /** `amount` is an ERC-721 token id (`safeTransferFrom` without an amount). */
+  tokenId?: boolean
   /** Moves the caller's own balance (`transfer`). */
   byCaller?: boolean
   /**
@@ -40,6 +42,7 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
     case 'safeTransferFrom(address,address,uint256)':
     case 'safeTransferFrom(address,address,uint256,bytes)':
       transfer(transfers, target, a.from, a.to, a.tokenId, true, 'safeTransferFrom')
+      for (const t of transfers) t.tokenId = true
       break
     case 'safeTransferFrom(address,address,uint256,uint256,bytes)':
       transfer(
