@@ -1237,3 +1237,43 @@ describe('issue 13 over-flags and text', () => {
     expect(detail).toContain('\\u0000\\u0001bad')
   })
 })
+
+describe('swap routers other than the Universal Router', () => {
+  const single = (recipient: Hex) =>
+    encode('exactInputSingle', [
+      {
+        tokenIn: TOKEN,
+        tokenOut: SPENDER_CONTRACT,
+        fee: 500,
+        recipient,
+        amountIn: 10n,
+        amountOutMinimum: 9n,
+        sqrtPriceLimitX96: 0n,
+      },
+    ])
+  it('SwapRouter02 exactInputSingle: a person other than the sender is a third party, a burn address blocks', () => {
+    expect(ids(makeContext({ to: ROUTER, data: single(SENDER) }))).toEqual([])
+    expect(ids(makeContext({ to: ROUTER, data: single(UR_SENDER) }))).toEqual([])
+    expect(ids(makeContext({ to: ROUTER, data: single(EOA) }))).toEqual(['output-to-third-party'])
+    expect(ids(makeContext({ to: ROUTER, data: single(ZERO) }))).toEqual([
+      'transfer-to-burn-address',
+    ])
+    const path = `0x${TOKEN.slice(2)}0001f4${SPENDER_CONTRACT.slice(2)}` as Hex
+    const multi = encode('exactInput', [
+      { path, recipient: EOA, amountIn: 10n, amountOutMinimum: 9n },
+    ])
+    expect(ids(makeContext({ to: ROUTER, data: multi }))).toEqual(['output-to-third-party'])
+  })
+
+  it('Aerodrome swapExactTokensForTokens pays `to`', () => {
+    const route = { from: TOKEN, to: SPENDER_CONTRACT, stable: false, factory: SAFE }
+    const swap = (to: Hex) =>
+      encodeSig(
+        'swapExactTokensForTokens(uint256,uint256,(address,address,bool,address)[],address,uint256)',
+        [10n, 9n, [route], to, BLOCK_TIMESTAMP + 60n],
+      )
+    expect(ids(makeContext({ to: ROUTER, data: swap(SENDER) }))).toEqual([])
+    expect(ids(makeContext({ to: ROUTER, data: swap(EOA) }))).toEqual(['output-to-third-party'])
+    expect(ids(makeContext({ to: ROUTER, data: swap(DEAD) }))).toEqual(['transfer-to-burn-address'])
+  })
+})

@@ -16,6 +16,11 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'struct PermitBatchTransferFrom { TokenPermissions[] permitted; uint256 nonce; uint256 deadline; }',
   'struct SignatureTransferDetails { address to; uint256 requestedAmount; }',
   'struct Call { address target; bytes callData; }',
+  'struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }',
+  'struct ExactInputParams { bytes path; address recipient; uint256 amountIn; uint256 amountOutMinimum; }',
+  'struct ExactOutputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountOut; uint256 amountInMaximum; uint160 sqrtPriceLimitX96; }',
+  'struct ExactOutputParams { bytes path; address recipient; uint256 amountOut; uint256 amountInMaximum; }',
+  'struct Route { address from; address to; bool stable; address factory; }',
   'struct Call3 { address target; bool allowFailure; bytes callData; }',
   'struct Call3Value { address target; bool allowFailure; uint256 value; bytes callData; }',
   // ERC-20 (approve and transferFrom also cover ERC-721's, which share the selectors)
@@ -70,6 +75,18 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   // Safe MultiSend / MultiSendCallOnly: `transactions` packs (uint8 operation, address to,
   // uint256 value, uint256 dataLength, bytes data) back to back; Safes delegatecall it
   'function multiSend(bytes transactions)',
+  // Uniswap SwapRouter02 (v3 swaps without a deadline field, v2 swaps without a deadline
+  // argument) and Aerodrome's Router (routes of pools, `to` and a deadline): outputs go to
+  // `recipient`/`to`
+  'function exactInputSingle(ExactInputSingleParams params)',
+  'function exactInput(ExactInputParams params)',
+  'function exactOutputSingle(ExactOutputSingleParams params)',
+  'function exactOutput(ExactOutputParams params)',
+  'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to)',
+  'function swapTokensForExactTokens(uint256 amountOut, uint256 amountInMax, address[] path, address to)',
+  'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, Route[] routes, address to, uint256 deadline)',
+  'function swapExactETHForTokens(uint256 amountOutMin, Route[] routes, address to, uint256 deadline)',
+  'function swapExactTokensForETH(uint256 amountIn, uint256 amountOutMin, Route[] routes, address to, uint256 deadline)',
   // Ownership and proxies (OpenZeppelin Ownable, ERC1967/UUPS, transparent proxy, ProxyAdmin)
   'function transferOwnership(address newOwner)',
   'function renounceOwnership()',

@@ -29,7 +29,7 @@ export function declaredRecipients(sites: readonly CallSite[]): Set<string> {
   }
   for (const { site, effect } of effectsOfSites(sites, 'transfers')) {
     out.add(effect.to.toLowerCase())
-    if (effect.output && site.kind !== 'command' && effect.token !== undefined) {
+    if (effect.output === 'vault') {
       out.add(site.target.toLowerCase())
     }
   }

@@ -21,7 +21,7 @@ export interface TransferEffect {
    * The shape pays its output to whoever makes the call unless told otherwise (router outputs,
    * vault shares and withdrawals): a recipient other than the caller is a third party.
    */
-  output?: boolean
+  output?: 'route' | 'vault'
   via: string
 }
 
@@ -104,6 +104,34 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
         pull,
         `vault ${target} ${call.name}`,
       )
+      break
+    }
+    // Swap routers: the output goes to `recipient`/`to` (SwapRouter02 reads address(1) and
+    // address(2) as its caller and itself, like the Universal Router).
+    case 'exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))':
+    case 'exactOutputSingle((address,address,uint24,address,uint256,uint256,uint160))': {
+      const p = obj(a.params)
+      const amount =
+        p.amountOut === undefined ? `at least ${str(p.amountOutMinimum)}` : str(p.amountOut)
+      output(transfers, p.tokenOut, undefined, p.recipient, amount, false, call.name, 'route')
+      break
+    }
+    case 'exactInput((bytes,address,uint256,uint256))':
+    case 'exactOutput((bytes,address,uint256,uint256))': {
+      const p = obj(a.params)
+      const amount =
+        p.amountOut === undefined ? `at least ${str(p.amountOutMinimum)}` : str(p.amountOut)
+      output(transfers, undefined, undefined, p.recipient, amount, false, call.name, 'route')
+      break
+    }
+    case 'swapExactTokensForTokens(uint256,uint256,address[],address)':
+    case 'swapTokensForExactTokens(uint256,uint256,address[],address)':
+    case 'swapExactTokensForTokens(uint256,uint256,(address,address,bool,address)[],address,uint256)':
+    case 'swapExactETHForTokens(uint256,(address,address,bool,address)[],address,uint256)':
+    case 'swapExactTokensForETH(uint256,uint256,(address,address,bool,address)[],address,uint256)': {
+      const amount =
+        a.amountOut === undefined ? `at least ${str(a.amountOutMin)}` : str(a.amountOut)
+      output(transfers, undefined, undefined, a.to, amount, false, call.name, 'route')
       break
     }
     case 'transferFrom(address,address,uint160,address)':
@@ -203,7 +231,7 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
       const to = t.to.toLowerCase()
       return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
     })
-    .map((t) => (t.pull ? t : { ...t, output: true }))
+    .map((t): TransferEffect => (t.pull ? t : { ...t, output: 'route' }))
 }
 
 /** A transfer the shape owes the caller (see {@link TransferEffect.output}). */
@@ -215,11 +243,15 @@ function output(
   amount: string,
   pull: boolean,
   via: string,
+  kind: 'route' | 'vault' = 'vault',
 ): void {
+  const to = addr(toValue)?.toLowerCase()
+  // Router placeholders for the caller and the router itself are not recipients.
+  if (kind === 'route' && (to === UR_MSG_SENDER || to === UR_ADDRESS_THIS)) return
   const before = transfers.length
   transfer(transfers, tokenValue, fromValue, toValue, amount, pull, via)
   const added = transfers[before]
-  if (added) added.output = true
+  if (added) added.output = kind
 }
 
 /** A Permit2 signature transfer of `token` from `owner`, to and as much as `details` say. */

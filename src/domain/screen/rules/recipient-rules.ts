@@ -23,7 +23,7 @@ export const outputToThirdParty: ScreenRule = {
   severity: 'warning',
   title: 'The output goes to a third party',
   checks:
-    "A shape that pays its caller unless told otherwise names another recipient: a Universal Router `TRANSFER`, `SWEEP`, `PAY_PORTION`, swap, `WRAP_ETH` or `UNWRAP_WETH` output to an address without code that is neither the sender nor the router's caller (the `MSG_SENDER`/`ADDRESS_THIS` placeholders resolve to those), or an ERC-4626 `deposit`/`mint` (shares) or `withdraw`/`redeem` (assets) whose `receiver` is neither. Burn addresses and the contract itself are left to `transfer-to-burn-address` and `transfer-to-token-contract`.",
+    "A shape that pays its caller unless told otherwise names another recipient: a Universal Router `TRANSFER`, `SWEEP`, `PAY_PORTION`, swap, `WRAP_ETH` or `UNWRAP_WETH` output, or a Uniswap SwapRouter02 `exactInput*`/`exactOutput*`/v2 swap or Aerodrome Router swap output, to an address without code that is neither the sender nor the router's caller (the `MSG_SENDER`/`ADDRESS_THIS` placeholders resolve to those), or an ERC-4626 `deposit`/`mint` (shares) or `withdraw`/`redeem` (assets) whose `receiver` is neither. Burn addresses and the contract itself are left to `transfer-to-burn-address` and `transfer-to-token-contract`.",
   why: 'The sender pays and a stranger receives: a pull into the router followed by a sweep to someone else is the same drain as a direct pull to them, and vault shares credited to another account are theirs to redeem.',
   example:
     '`execute(PERMIT2_TRANSFER_FROM(token, ADDRESS_THIS, 1000), SWEEP(token, 0xStranger, 0))` on the Universal Router; `deposit(1000, 0xStranger)` on a vault.',
@@ -36,7 +36,7 @@ export const outputToThirdParty: ScreenRule = {
       if (to === ctx.tx.from.toLowerCase() || to === site.caller.toLowerCase()) continue
       const code = codeOf(ctx, t.to)
       // Routers also pay pools and fee collectors (contracts) in honest routes: people only.
-      if (site.kind === 'command' && (code === undefined || !isKeyAccount(code))) continue
+      if (t.output === 'route' && (code === undefined || !isKeyAccount(code))) continue
       const kind =
         code === undefined
           ? ''
