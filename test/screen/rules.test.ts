@@ -5,6 +5,7 @@ import {
   type Hex,
   keccak256,
   parseAbi,
+  parseAbiParameters,
   toBytes,
   toHex,
 } from 'viem'
@@ -1275,5 +1276,48 @@ describe('swap routers other than the Universal Router', () => {
     expect(ids(makeContext({ to: ROUTER, data: swap(SENDER) }))).toEqual([])
     expect(ids(makeContext({ to: ROUTER, data: swap(EOA) }))).toEqual(['output-to-third-party'])
     expect(ids(makeContext({ to: ROUTER, data: swap(DEAD) }))).toEqual(['transfer-to-burn-address'])
+  })
+})
+
+describe('Uniswap v4 plans through the Universal Router (V4_SWAP)', () => {
+  const action = (code: number, types: string, values: readonly unknown[]): [number, Hex] => [
+    code,
+    encodeAbiParameters(parseAbiParameters(types), values as never),
+  ]
+  const v4 = (steps: [number, Hex][]): Hex =>
+    execute(
+      [0x10],
+      [
+        encodeAbiParameters(parseAbiParameters('bytes actions, bytes[] params'), [
+          toHex(new Uint8Array(steps.map(([c]) => c))),
+          steps.map(([, p]) => p),
+        ]),
+      ],
+    )
+  const swap: [number, Hex] = [0x06, '0x1234']
+  const settle = action(0x0c, 'address, uint256', [TOKEN, 10n])
+
+  it('an honest swap (swap, settle all, take all) signs', () => {
+    const data = v4([swap, settle, action(0x0f, 'address, uint256', [SPENDER_CONTRACT, 9n])])
+    expect(screen(makeContext({ to: ROUTER, data }))).toMatchObject({
+      verdict: 'sign',
+      findings: [],
+    })
+  })
+
+  it('TAKE to a stranger is a third party, TAKE to the zero address blocks, with paths', () => {
+    const take = (to: Hex) =>
+      v4([swap, settle, action(0x0e, 'address, address, uint256', [SPENDER_CONTRACT, to, 9n])])
+    const third = screen(makeContext({ to: ROUTER, data: take(EOA) }))
+    expect(third.findings.map((f) => [f.id, f.path])).toEqual([
+      ['output-to-third-party', 'execute[0].V4_SWAP[2].TAKE'],
+    ])
+    expect(ids(makeContext({ to: ROUTER, data: take(ZERO) }))).toEqual(['transfer-to-burn-address'])
+    expect(ids(makeContext({ to: ROUTER, data: take(UR_SENDER) }))).toEqual([])
+  })
+
+  it('an action the screen does not know keeps the plan screen-incomplete', () => {
+    const data = v4([swap, settle, [0x17, '0x']])
+    expect(ids(makeContext({ to: ROUTER, data }))).toContain('screen-incomplete')
   })
 })

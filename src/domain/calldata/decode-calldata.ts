@@ -13,7 +13,15 @@ import { formatAbiItem, formatAbiParams } from 'viem/utils'
 import { hasAliasedBytesList, hasAliasedCalldataList } from './aliasing-guard.js'
 import { type JsonValue, toJsonValue } from './json-value.js'
 import { KNOWN_FUNCTIONS_ABI } from './known-functions-abi.js'
-import { UNIVERSAL_ROUTER_COMMANDS, UR_EXECUTE_SUB_PLAN } from './universal-router-commands.js'
+import {
+  UNIVERSAL_ROUTER_COMMANDS,
+  type UniversalRouterCommand,
+  UR_EXECUTE_SUB_PLAN,
+  UR_V4_SWAP,
+  UR_V4_SWAP_CODE,
+  V4_ACTIONS,
+  V4_SWAP_PARAMS,
+} from './universal-router-commands.js'
 
 /**
  * Bounds that keep hostile calldata cheap to decode. Honest containers stay far below them (a
@@ -355,6 +363,10 @@ function decodeCommand(
   budget: Budget,
 ): DecodedCall {
   const selector = `0x${type.toString(16).padStart(2, '0')}` as Hex
+  if (type === UR_V4_SWAP_CODE && input !== undefined) {
+    const plan = decodeV4Swap(selector, input, router, path, depth, budget)
+    if (plan !== undefined) return plan
+  }
   const command = UNIVERSAL_ROUTER_COMMANDS.get(type)
   if (!command) return { selector, known: false, reason: 'unknown_command' }
   if (input === undefined) return { selector, known: false, reason: 'malformed_arguments' }
@@ -386,6 +398,78 @@ function decodeCommand(
     if (children.length > 0) addChildren(call, children, `${path}.${command.name}`, depth, budget)
   }
   return call
+}
+
+/**
+ * A Universal Router v2 `V4_SWAP` plan: one child per action byte, decoded from `params[i]`.
+ * Undefined when the input does not have the plan's shape (router v1.x's Seaport command shares
+ * the code), so the caller reports the command as unknown.
+ */
+function decodeV4Swap(
+  selector: Hex,
+  input: Hex,
+  router: Address,
+  path: string,
+  depth: number,
+  budget: Budget,
+): KnownCall | undefined {
+  if (hasAliasedBytesList(input.slice(2), { param: 1 })) return undefined
+  let values: readonly unknown[]
+  try {
+    values = decodeAbiParameters(V4_SWAP_PARAMS, input) as readonly unknown[]
+  } catch {
+    return undefined
+  }
+  const [actions, params] = values as [Hex, readonly Hex[]]
+  if ((actions.length - 2) / 2 !== params.length) return undefined
+  const args = namedArgs(V4_SWAP_PARAMS, values)
+  if (args === undefined || !withinOutputBound(args, input)) return undefined
+  const call: KnownCall = {
+    selector,
+    known: true,
+    name: UR_V4_SWAP,
+    signature: `${UR_V4_SWAP}(${formatAbiParams(V4_SWAP_PARAMS)})`,
+    args,
+  }
+  const children: Child[] = params.map((data, i) => {
+    const code = Number.parseInt(actions.slice(2 + i * 2, 4 + i * 2), 16)
+    return {
+      target: router,
+      data,
+      decode: () => decodeTable(V4_ACTIONS.get(code), code, data),
+    }
+  })
+  if (children.length > 0) addChildren(call, children, `${path}.${UR_V4_SWAP}`, depth, budget)
+  return call
+}
+
+/** One entry of a command table (v4 actions) decoded from its ABI-encoded input. */
+function decodeTable(
+  entry: UniversalRouterCommand | undefined,
+  code: number,
+  data: Hex,
+): DecodedCall {
+  const selector = `0x${code.toString(16).padStart(2, '0')}` as Hex
+  if (!entry) return { selector, known: false, reason: 'unknown_command' }
+  // Swap params are kept as the raw bytes they are (a one-field `bytes params` view).
+  const raw = entry.params.length === 1 && entry.params[0]?.type === 'bytes'
+  let values: readonly unknown[]
+  try {
+    values = raw ? [data] : (decodeAbiParameters(entry.params, data) as readonly unknown[])
+  } catch {
+    return { selector, known: false, reason: 'malformed_arguments' }
+  }
+  const args = namedArgs(entry.params, values)
+  if (args === undefined || !withinOutputBound(args, data)) {
+    return { selector, known: false, reason: 'malformed_arguments' }
+  }
+  return {
+    selector,
+    known: true,
+    name: entry.name,
+    signature: `${entry.name}(${formatAbiParams(entry.params)})`,
+    args,
+  }
 }
 
 function namedArgs(

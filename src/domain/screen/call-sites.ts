@@ -1,6 +1,6 @@
 import { type Address, getAddress, isAddress } from 'viem'
 import type { DecodedCall, KnownCall, NestedCall } from '../calldata/decode-calldata.js'
-import { UR_EXECUTE_SUB_PLAN } from '../calldata/universal-router-commands.js'
+import { UR_EXECUTE_SUB_PLAN, UR_V4_SWAP } from '../calldata/universal-router-commands.js'
 import type { TokenStandard, TransactionInput } from './context.js'
 
 /** One call the transaction makes: the top-level call or one nested inside a container. */
@@ -70,7 +70,8 @@ function contextOf(site: CallSite): Address {
 function visit(parent: CallSite, sites: CallSite[]): void {
   const call = parent.call
   if (!call.known || !call.calls) return
-  const commands = call.name === 'execute' || call.name === UR_EXECUTE_SUB_PLAN
+  const commands =
+    call.name === 'execute' || call.name === UR_EXECUTE_SUB_PLAN || call.name === UR_V4_SWAP
   for (const nested of call.calls) {
     const site: CallSite = {
       path: nested.call.known ? `${nested.path}.${nested.call.name}` : nested.path,
@@ -95,6 +96,7 @@ function callerOf(parent: CallSite, container: KnownCall, nested: NestedCall): A
     case 'multicall':
     case 'execute':
     case UR_EXECUTE_SUB_PLAN:
+    case UR_V4_SWAP:
       return parent.caller
     // ProxyAdmin calls the proxy, which delegatecalls the data: the ProxyAdmin is the sender.
     case 'upgradeAndCall':

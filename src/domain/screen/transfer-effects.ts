@@ -182,15 +182,24 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
     case 'ur:TRANSFER':
     case 'ur:SWEEP':
     case 'ur:PAY_PORTION':
+    case 'ur:TAKE':
+    case 'ur:TAKE_PORTION':
       transfer(
         transfers,
-        a.token,
+        a.token ?? a.currency,
         undefined,
         a.recipient,
-        a.value ?? a.amountMin ?? `${str(a.bips)} bips`,
+        a.value ??
+          a.amountMin ??
+          a.amount ??
+          (a.bips === undefined ? 'the whole balance' : `${str(a.bips)} bips`),
         false,
         call.name,
       )
+      break
+    case 'ur:TAKE_PAIR':
+      transfer(transfers, a.currency0, undefined, a.recipient, 'the owed amount', false, call.name)
+      transfer(transfers, a.currency1, undefined, a.recipient, 'the owed amount', false, call.name)
       break
     case 'ur:V3_SWAP_EXACT_IN':
     case 'ur:V2_SWAP_EXACT_IN':
