@@ -513,6 +513,22 @@ describe('the issue examples', () => {
     )
   })
 
+  it('an allowance above the whole supply is unlimited; the supply itself is not (read at the pinned block)', async () => {
+    // The owner minted 1,000,000 SCR: the whole supply.
+    const supply = parseEther('1000000')
+    const above = await preflight({
+      to: token.address,
+      data: call(token, 'approve', [safe.address, supply + 1n]),
+    })
+    expect(above.verdict).toBe('review')
+    expect(above.findings.map((f) => f.id)).toEqual(['unlimited-allowance'])
+    const equal = await preflight({
+      to: token.address,
+      data: call(token, 'approve', [safe.address, supply]),
+    })
+    expect(equal).toMatchObject({ verdict: 'sign', findings: [] })
+  })
+
   it('a custom-error revert is explained by name', async () => {
     const { findings } = await preflight({
       to: token.address,

@@ -1321,3 +1321,44 @@ describe('Uniswap v4 plans through the Universal Router (V4_SWAP)', () => {
     expect(ids(makeContext({ to: ROUTER, data }))).toContain('screen-incomplete')
   })
 })
+
+describe('an allowance above the whole supply is unlimited in effect', () => {
+  const supplyBook = new Map([
+    [TOKEN.toLowerCase(), { symbol: 'USDC', decimals: 6, totalSupply: 1000n }],
+  ])
+  it('fires above the supply of a known ERC-20, not at or below it, nor on a possible ERC-721 id', () => {
+    const approve = (amount: bigint, standard?: TokenStandard) =>
+      screen(
+        makeContext(
+          { data: encode('approve', [SPENDER_CONTRACT, amount]) },
+          standard === undefined
+            ? { tokens: supplyBook }
+            : { tokens: supplyBook, tokenStandards: new Map([[TOKEN.toLowerCase(), standard]]) },
+        ),
+      )
+    const above = approve(1001n, 'erc20')
+    expect(above.findings.map((f) => f.id)).toEqual(['unlimited-allowance'])
+    expect(above.findings[0]?.detail).toContain(
+      "more than the token's whole supply (1000 raw units at block 1000)",
+    )
+    expect(approve(1000n, 'erc20').findings).toEqual([])
+    // The standard unknown: the value may be an ERC-721 token id, which says nothing of supply.
+    expect(approve(1001n).findings).toEqual([])
+    // Permit2 approvals are ERC-20 amounts.
+    const permit2 = screen(
+      makeContext(
+        {
+          to: PERMIT2,
+          data: encodeSig('approve(address,address,uint160,uint48)', [
+            TOKEN,
+            SPENDER_CONTRACT,
+            5000n,
+            Number(BLOCK_TIMESTAMP + 60n),
+          ]),
+        },
+        { tokens: supplyBook },
+      ),
+    )
+    expect(permit2.findings.map((f) => f.id)).toEqual(['unlimited-allowance'])
+  })
+})
