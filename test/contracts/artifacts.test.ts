@@ -43,6 +43,7 @@ describe('contracts/artifacts', () => {
         'TestAccessControl.json',
         'TestVault.json',
         'TestWETH.json',
+        'TestMultiSend.json',
       ]),
     )
   })

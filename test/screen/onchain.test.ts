@@ -529,6 +529,22 @@ describe('the issue examples', () => {
     expect(equal).toMatchObject({ verdict: 'sign', findings: [] })
   })
 
+  it('a Safe MultiSend batch is opened: an owner change inside it is found, with its path', async () => {
+    const multiSend = await deploy(devnet.rpcUrl, 'TestMultiSend', [], owner)
+    const inner = call(safe, 'addOwnerWithThreshold', [PERSON, 1n])
+    const packed =
+      `0x00${safe.address.slice(2)}${'0'.repeat(64)}${((inner.length - 2) / 2).toString(16).padStart(64, '0')}${inner.slice(2)}` as Hex
+    const res = await preflight({
+      to: safe.address,
+      data: safeExec(multiSend.address, call(multiSend, 'multiSend', [packed]), 1),
+    })
+    expect(res.verdict).toBe('block')
+    expect(res.findings.map((f) => [f.id, f.path ?? ''])).toEqual([
+      ['safe-delegatecall', ''],
+      ['safe-owner-change', 'execTransaction[0].multiSend[0].addOwnerWithThreshold'],
+    ])
+  })
+
   it('a custom-error revert is explained by name', async () => {
     const { findings } = await preflight({
       to: token.address,
