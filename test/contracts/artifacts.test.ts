@@ -40,6 +40,10 @@ describe('contracts/artifacts', () => {
         'TestUUPS.json',
         'ERC1967Proxy.json',
         'TestSafe.json',
+        'TestAccessControl.json',
+        'TestVault.json',
+        'TestWETH.json',
+        'TestMultiSend.json',
       ]),
     )
   })

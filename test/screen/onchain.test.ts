@@ -7,10 +7,12 @@ import {
   getAddress,
   type Hex,
   http,
+  keccak256,
   maxUint256,
   parseAbi,
   parseAbiParameters,
   parseEther,
+  toBytes,
   toHex,
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -38,11 +40,14 @@ const DEAD: Address = '0x000000000000000000000000000000000000dEaD'
 const OPERATOR: Address = '0x000000000000000000000000000000000000bEEF'
 const PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
 const MAX_UINT160 = 2n ** 160n - 1n
+const ADMIN_ROLE: Hex = `0x${'00'.repeat(32)}`
+const MINTER_ROLE = keccak256(toBytes('MINTER_ROLE'))
 
 const extraAbi = parseAbi([
   'function approve(address token, address spender, uint160 amount, uint48 expiration)',
   'function changeAdmin(address newAdmin)',
   'function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[])',
+  'function aggregate3Value((address target, bool allowFailure, uint256 value, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[])',
   'function deposit() payable',
   'function execute(bytes commands, bytes[] inputs, uint256 deadline) payable',
   'function permit(address owner, address spender, uint256 value, uint256 deadline, bytes signature)',
@@ -59,6 +64,9 @@ let proxy: Deployed
 let impl2: Deployed
 let safe: Deployed
 let reverter: Deployed
+let roles: Deployed
+let vault: Deployed
+let weth: Deployed
 let delegated: Address
 let poor: Address
 let blockTimestamp: bigint
@@ -132,6 +140,9 @@ beforeAll(async () => {
     deploy(rpc, 'Reverter', [], testAccount(2)),
   ])
   const impl = await deploy(rpc, 'TestUUPS', [], owner)
+  roles = await deploy(rpc, 'TestAccessControl', [OWNER], owner)
+  vault = await deploy(rpc, 'TestVault', [token.address], owner)
+  weth = await deploy(rpc, 'TestWETH', [], owner)
   const proxyContract = await deploy(
     rpc,
     'ERC1967Proxy',
@@ -148,6 +159,7 @@ beforeAll(async () => {
     await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
   }
   await send(token, 'mint', [OWNER, parseEther('1000000')])
+  await send(token, 'approve', [vault.address, parseEther('1000')])
   await send(nft, 'mint', [OWNER, 1n])
   await send(nft, 'mint', [OWNER, 0n])
   await send(nft, 'setApprovalForAll', [OPERATOR, true])
@@ -286,6 +298,49 @@ function cases(): Record<
         data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]),
       },
     },
+    // SCR sent to the USDC contract; the twin pays a contract that is no token.
+    'transfer-to-other-token-contract': {
+      fires: { to: token.address, data: call(token, 'transfer', [USDC_ADDRESS, 5n]) },
+      verdict: 'review',
+      benign: { to: token.address, data: call(token, 'transfer', [safe.address, 5n]) },
+    },
+    // The owner's NFT moved with transferFrom into a contract with no onERC721Received.
+    'nft-to-non-receiver': {
+      fires: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, reverter.address, 1n]) },
+      verdict: 'review',
+      benign: { to: nft.address, data: call(nft, 'transferFrom', [OWNER, safe.address, 1n]) },
+    },
+    // An ERC-4626 deposit whose shares go to a stranger; the twin credits the sender.
+    'output-to-third-party': {
+      fires: { to: vault.address, data: call(vault, 'deposit', [100n, PERSON]) },
+      verdict: 'review',
+      benign: { to: vault.address, data: call(vault, 'deposit', [100n, OWNER]) },
+    },
+    // WETH deposit() through Multicall3 credits Multicall3; the twin pays a person ETH.
+    'value-credits-aggregator': {
+      fires: {
+        to: MULTICALL3_ADDRESS,
+        value: 1000n,
+        data: extra('aggregate3Value', [
+          [
+            {
+              target: weth.address,
+              allowFailure: false,
+              value: 1000n,
+              callData: call(weth, 'deposit'),
+            },
+          ],
+        ]),
+      },
+      verdict: 'review',
+      benign: {
+        to: MULTICALL3_ADDRESS,
+        value: 1000n,
+        data: extra('aggregate3Value', [
+          [{ target: PERSON, allowFailure: false, value: 1000n, callData: '0x' }],
+        ]),
+      },
+    },
     'ownership-transfer': {
       fires: { to: ownable.address, data: call(ownable, 'transferOwnership', [PERSON]) },
       verdict: 'review',
@@ -322,6 +377,67 @@ function cases(): Record<
     'safe-delegatecall': {
       fires: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 1) },
       verdict: 'block',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'admin-role-grant-to-eoa': {
+      fires: { to: roles.address, data: call(roles, 'grantRole', [ADMIN_ROLE, PERSON]) },
+      verdict: 'block',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    'role-grant': {
+      fires: { to: roles.address, data: call(roles, 'grantRole', [MINTER_ROLE, PERSON]) },
+      verdict: 'review',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    'admin-role-renounce': {
+      fires: { to: roles.address, data: call(roles, 'renounceRole', [ADMIN_ROLE, OWNER]) },
+      verdict: 'block',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    'role-revoke': {
+      fires: { to: roles.address, data: call(roles, 'renounceRole', [MINTER_ROLE, OWNER]) },
+      verdict: 'review',
+      benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
+    },
+    // Safe management runs only as the Safe: execTransaction calls the Safe itself.
+    'safe-owner-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'addOwnerWithThreshold', [PERSON, 1n]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-threshold-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'changeThreshold', [1n]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-module-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'enableModule', [reverter.address]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-guard-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'setGuard', [reverter.address]), 0),
+      },
+      verdict: 'review',
+      benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
+    },
+    'safe-fallback-handler-change': {
+      fires: {
+        to: safe.address,
+        data: safeExec(safe.address, call(safe, 'setFallbackHandler', [reverter.address]), 0),
+      },
+      verdict: 'review',
       benign: { to: safe.address, data: safeExec(reverter.address, call(reverter, 'ping'), 0) },
     },
     'screen-incomplete': {
@@ -395,6 +511,38 @@ describe('the issue examples', () => {
     expect(bad.findings[0]?.detail).toBe(
       `approve lets ${PERSON} spend unlimited SCR (${maxUint256} raw units) of token ${getAddress(token.address)}; ${PERSON} has no code.`,
     )
+  })
+
+  it('an allowance above the whole supply is unlimited; the supply itself is not (read at the pinned block)', async () => {
+    // The owner minted 1,000,000 SCR: the whole supply.
+    const supply = parseEther('1000000')
+    const above = await preflight({
+      to: token.address,
+      data: call(token, 'approve', [safe.address, supply + 1n]),
+    })
+    expect(above.verdict).toBe('review')
+    expect(above.findings.map((f) => f.id)).toEqual(['unlimited-allowance'])
+    const equal = await preflight({
+      to: token.address,
+      data: call(token, 'approve', [safe.address, supply]),
+    })
+    expect(equal).toMatchObject({ verdict: 'sign', findings: [] })
+  })
+
+  it('a Safe MultiSend batch is opened: an owner change inside it is found, with its path', async () => {
+    const multiSend = await deploy(devnet.rpcUrl, 'TestMultiSend', [], owner)
+    const inner = call(safe, 'addOwnerWithThreshold', [PERSON, 1n])
+    const packed =
+      `0x00${safe.address.slice(2)}${'0'.repeat(64)}${((inner.length - 2) / 2).toString(16).padStart(64, '0')}${inner.slice(2)}` as Hex
+    const res = await preflight({
+      to: safe.address,
+      data: safeExec(multiSend.address, call(multiSend, 'multiSend', [packed]), 1),
+    })
+    expect(res.verdict).toBe('block')
+    expect(res.findings.map((f) => [f.id, f.path ?? ''])).toEqual([
+      ['safe-delegatecall', ''],
+      ['safe-owner-change', 'execTransaction[0].multiSend[0].addOwnerWithThreshold'],
+    ])
   })
 
   it('a custom-error revert is explained by name', async () => {

@@ -1,11 +1,21 @@
 import fc from 'fast-check'
-import { encodeAbiParameters, encodeErrorResult, type Hex, parseAbi, toHex } from 'viem'
+import {
+  encodeAbiParameters,
+  encodeErrorResult,
+  type Hex,
+  keccak256,
+  parseAbi,
+  parseAbiParameters,
+  toBytes,
+  toHex,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeCalldata } from '../../src/domain/calldata/decode-calldata.js'
 import { UNIVERSAL_ROUTER_COMMANDS } from '../../src/domain/calldata/universal-router-commands.js'
 import { executionEffects } from '../../src/domain/effects/execution-effects.js'
 import type { SimulatedLog } from '../../src/domain/preflight/chain-reader.js'
 import type { ScreenContext, TokenStandard } from '../../src/domain/screen/context.js'
+import { mayReceiveNfts } from '../../src/domain/screen/nft-receiver.js'
 import { RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { screenTransaction } from '../../src/domain/screen/screen-transaction.js'
 import {
@@ -31,6 +41,17 @@ import {
   TOKEN,
   ZERO,
 } from './fixtures.js'
+
+const ADMIN_ROLE: Hex = `0x${'00'.repeat(32)}`
+const MINTER_ROLE = keccak256(toBytes('MINTER_ROLE'))
+/** A token book where SPENDER_CONTRACT answers decimals() (a token) or not. */
+function book(decimals: number | null) {
+  return new Map([
+    [SPENDER_CONTRACT.toLowerCase(), { symbol: decimals === null ? null : 'WETH', decimals }],
+  ])
+}
+const UR_SENDER: Hex = '0x0000000000000000000000000000000000000001'
+const UR_THIS: Hex = '0x0000000000000000000000000000000000000002'
 
 function screen(ctx: ScreenContext) {
   return screenTransaction(ctx, decodeCalldata(ctx.tx.data, ctx.tx.to), CONFIG)
@@ -234,6 +255,63 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
       data: encodeSig('transferFrom(address,address,uint256)', [SAFE, SPENDER_CONTRACT, 5n]),
     }),
   },
+  'transfer-to-other-token-contract': {
+    fires: makeContext({ data: encode('transfer', [SPENDER_CONTRACT, 5n]) }, { tokens: book(18) }),
+    benign: makeContext(
+      { data: encode('transfer', [SPENDER_CONTRACT, 5n]) },
+      { tokens: book(null) },
+    ),
+  },
+  'nft-to-non-receiver': {
+    fires: makeContext(
+      { data: encodeSig('transferFrom(address,address,uint256)', [SENDER, SPENDER_CONTRACT, 1n]) },
+      { tokenStandards: new Map([[TOKEN.toLowerCase(), 'erc721']]) },
+    ),
+    benign: makeContext(
+      { data: encodeSig('transferFrom(address,address,uint256)', [SENDER, SPENDER_CONTRACT, 1n]) },
+      { tokenStandards: new Map([[TOKEN.toLowerCase(), 'erc721']]) },
+      { [SPENDER_CONTRACT]: '0x6080604052348015600e575f80fd5b5063150b7a02' },
+    ),
+  },
+  'output-to-third-party': {
+    fires: makeContext({
+      to: ROUTER,
+      data: execute(
+        [0x02, 0x04],
+        [command(0x02, [TOKEN, UR_THIS, 1000n]), command(0x04, [TOKEN, EOA, 0n])],
+      ),
+    }),
+    benign: makeContext({
+      to: ROUTER,
+      data: execute(
+        [0x02, 0x04],
+        [command(0x02, [TOKEN, UR_THIS, 1000n]), command(0x04, [TOKEN, UR_SENDER, 0n])],
+      ),
+    }),
+  },
+  'value-credits-aggregator': {
+    fires: makeContext({
+      to: MULTICALL3,
+      value: 5n,
+      data: encode('aggregate3Value', [
+        [
+          {
+            target: SPENDER_CONTRACT,
+            allowFailure: false,
+            value: 5n,
+            callData: encode('deposit', []),
+          },
+        ],
+      ]),
+    }),
+    benign: makeContext({
+      to: MULTICALL3,
+      value: 5n,
+      data: encode('aggregate3Value', [
+        [{ target: SPENDER_CONTRACT, allowFailure: false, value: 5n, callData: '0x' }],
+      ]),
+    }),
+  },
   'ownership-transfer': {
     fires: makeContext({ to: SAFE, data: encode('transferOwnership', [EOA]) }),
     benign: makeContext({ to: SAFE, data: encode('transfer', [EOA, 1n]) }),
@@ -253,6 +331,51 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
   'proxy-admin-change': {
     fires: makeContext({ to: SAFE, data: encode('changeAdmin', [SPENDER_CONTRACT]) }),
     benign: makeContext({ to: SAFE, data: encode('deposit', []) }),
+  },
+  'admin-role-grant-to-eoa': {
+    fires: makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, EOA]) }),
+    benign: makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, SPENDER_CONTRACT]) }),
+  },
+  'role-grant': {
+    fires: makeContext({ to: SAFE, data: encode('grantRole', [MINTER_ROLE, SPENDER_CONTRACT]) }),
+    benign: makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, EOA]) }),
+  },
+  'admin-role-renounce': {
+    fires: makeContext({ to: SAFE, data: encode('renounceRole', [ADMIN_ROLE, SENDER]) }),
+    benign: makeContext({ to: SAFE, data: encode('renounceRole', [MINTER_ROLE, SENDER]) }),
+  },
+  'role-revoke': {
+    fires: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, EOA]) }),
+    benign: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, SENDER]) }),
+  },
+  'safe-owner-change': {
+    fires: makeContext({
+      to: SAFE,
+      data: safeExec(SAFE, encode('addOwnerWithThreshold', [EOA, 1n]), 0),
+    }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
+  },
+  'safe-threshold-change': {
+    fires: makeContext({ to: SAFE, data: safeExec(SAFE, encode('changeThreshold', [1n]), 0) }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
+  },
+  'safe-module-change': {
+    fires: makeContext({ to: SAFE, data: encode('enableModule', [EOA]) }),
+    benign: makeContext({ to: SAFE, data: encode('transfer', [EOA, 1n]) }),
+  },
+  'safe-guard-change': {
+    fires: makeContext({
+      to: SAFE,
+      data: safeExec(SAFE, encode('setGuard', [SPENDER_CONTRACT]), 0),
+    }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
+  },
+  'safe-fallback-handler-change': {
+    fires: makeContext({
+      to: SAFE,
+      data: safeExec(SAFE, encode('setFallbackHandler', [SPENDER_CONTRACT]), 0),
+    }),
+    benign: makeContext({ to: SAFE, data: safeExec(SAFE, encode('transfer', [EOA, 1n]), 0) }),
   },
   'safe-delegatecall': {
     fires: makeContext({ to: SAFE, data: safeExec(SPENDER_CONTRACT, '0x12345678', 1) }),
@@ -921,5 +1044,321 @@ describe('container call sites say whose tokens they move', () => {
       for (const f of screen(makeContext({ to, data })).findings)
         expect(f.detail).not.toContain('held by')
     }
+  })
+})
+
+describe('who gains power', () => {
+  it('names well-known roles, the account and whether it has code', () => {
+    const grant = screen(makeContext({ to: SAFE, data: encode('grantRole', [MINTER_ROLE, EOA]) }))
+    expect(grant.findings).toMatchObject([
+      {
+        id: 'role-grant',
+        detail: `grantRole gives MINTER_ROLE (${MINTER_ROLE}) of ${SAFE} to ${EOA} (no code: an externally owned account).`,
+      },
+    ])
+    const admin = screen(makeContext({ to: SAFE, data: encode('grantRole', [ADMIN_ROLE, EOA]) }))
+    // One fact, one finding: the admin grant to a key account is not also a plain role grant.
+    expect(admin.findings.map((f) => f.id)).toEqual(['admin-role-grant-to-eoa'])
+    expect(admin.verdict).toBe('block')
+  })
+
+  it('Safe owner changes inside execTransaction carry a path and name the owner and threshold', () => {
+    const res = screen(
+      makeContext({ to: SAFE, data: safeExec(SAFE, encode('swapOwner', [ZERO, SENDER, EOA]), 0) }),
+    )
+    expect(res.findings).toMatchObject([
+      {
+        id: 'safe-owner-change',
+        path: 'execTransaction[0].swapOwner',
+        detail: `On Safe ${SAFE}, swapOwner replaces owner ${SENDER} with ${EOA} (no code: an externally owned account).`,
+      },
+    ])
+    const remove = screen(
+      makeContext({ to: SAFE, data: safeExec(SAFE, encode('removeOwner', [ZERO, EOA, 2n]), 0) }),
+    )
+    expect(remove.findings[0]?.detail).toContain('sets the threshold to 2')
+  })
+})
+
+describe('where assets end up', () => {
+  it('a vault deposit or redeem pays the receiver: a stranger is flagged, the sender is not', () => {
+    const deposit = (receiver: Hex) =>
+      ids(makeContext({ to: SAFE, data: encodeSig('deposit(uint256,address)', [1000n, receiver]) }))
+    expect(deposit(EOA)).toEqual(['output-to-third-party'])
+    expect(deposit(SPENDER_CONTRACT)).toEqual(['output-to-third-party'])
+    expect(deposit(SENDER)).toEqual([])
+    expect(deposit(DEAD)).toEqual(['transfer-to-burn-address'])
+    expect(deposit(SAFE)).toEqual(['transfer-to-token-contract'])
+    const redeem = (receiver: Hex, owner: Hex) =>
+      ids(
+        makeContext({
+          to: SAFE,
+          data: encodeSig('redeem(uint256,address,address)', [5n, receiver, owner]),
+        }),
+      )
+    expect(redeem(SENDER, SENDER)).toEqual([])
+    expect(redeem(EOA, SENDER)).toEqual(['output-to-third-party'])
+    // Someone else's shares redeemed by allowance to a person: a pull.
+    expect(redeem(EOA, SAFE)).toEqual(['pull-transfer-to-no-code'])
+  })
+
+  it('a router output to a contract that is not the caller (a pool, a fee collector) is not flagged', () => {
+    const data = execute([0x04], [command(0x04, [TOKEN, SPENDER_CONTRACT, 0n])])
+    expect(ids(makeContext({ to: ROUTER, data }))).toEqual([])
+  })
+
+  it('EIP-3009 transferWithAuthorization to a burn address blocks like transfer', () => {
+    const auth = (to: Hex) =>
+      screen(
+        makeContext({
+          data: encodeSig(
+            'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)',
+            [
+              SENDER,
+              to,
+              5n,
+              0n,
+              BLOCK_TIMESTAMP + 60n,
+              `0x${'11'.repeat(32)}`,
+              27,
+              `0x${'22'.repeat(32)}`,
+              `0x${'33'.repeat(32)}`,
+            ],
+          ),
+        }),
+      )
+    expect(auth(DEAD).findings.map((f) => [f.id, f.detail])).toEqual([
+      [
+        'transfer-to-burn-address',
+        `transferWithAuthorization moves 5 (raw units) of token ${TOKEN} from ${SENDER} to ${DEAD}, a burn address.`,
+      ],
+    ])
+    expect(auth(TOKEN).verdict).toBe('block')
+    expect(auth(EOA)).toMatchObject({ verdict: 'sign', findings: [] })
+    const receive = encodeSig(
+      'receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)',
+      [EOA, ZERO, 5n, 0n, BLOCK_TIMESTAMP + 60n, `0x${'11'.repeat(32)}`, '0x1234'],
+    )
+    expect(ids(makeContext({ data: receive }))).toEqual(['transfer-to-burn-address'])
+  })
+})
+
+describe('mayReceiveNfts reads opcodes, not bytes', () => {
+  it('finds a PUSH4 onERC721Received or a DELEGATECALL, and skips push data', () => {
+    expect(mayReceiveNfts('0x63150b7a02')).toBe(true)
+    expect(mayReceiveNfts('0x3660f4')).toBe(false)
+    expect(mayReceiveNfts('0x365f5ff4')).toBe(true)
+    expect(mayReceiveNfts('0x6080604052')).toBe(false)
+    // The selector and 0xf4 inside a PUSH32 constant are data.
+    expect(mayReceiveNfts(`0x7f63150b7a02f4${'00'.repeat(26)}00`)).toBe(false)
+    // An ERC-20 transferFrom (target not known to be ERC-721) never fires the NFT rule.
+    const erc20 = makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SENDER, SPENDER_CONTRACT, 1n]),
+    })
+    expect(ids(erc20)).toEqual([])
+  })
+})
+
+describe('Safe MultiSend batches are opened and screened', () => {
+  const pack = (txs: { operation: 0 | 1; to: Hex; value: bigint; data: Hex }[]): Hex =>
+    `0x${txs
+      .map(
+        (t) =>
+          `${t.operation.toString(16).padStart(2, '0')}${t.to.slice(2)}${t.value.toString(16).padStart(64, '0')}${((t.data.length - 2) / 2).toString(16).padStart(64, '0')}${t.data.slice(2)}`,
+      )
+      .join('')}`
+
+  it('owner changes and approvals inside a MultiSend run as the Safe, with paths', () => {
+    const batch = pack([
+      { operation: 0, to: SAFE, value: 0n, data: encode('addOwnerWithThreshold', [EOA, 1n]) },
+      { operation: 0, to: TOKEN, value: 0n, data: encode('approve', [EOA, 100n]) },
+    ])
+    const res = screen(
+      makeContext({
+        to: SAFE,
+        data: safeExec(SPENDER_CONTRACT, encode('multiSend', [batch]), 1),
+      }),
+    )
+    expect(res.verdict).toBe('block')
+    expect(res.findings.map((f) => [f.id, f.path ?? ''])).toEqual([
+      ['approval-to-eoa', 'execTransaction[0].multiSend[1].approve'],
+      ['safe-delegatecall', ''],
+      ['safe-owner-change', 'execTransaction[0].multiSend[0].addOwnerWithThreshold'],
+    ])
+    // The approval grants the Safe's tokens, not the sender's.
+    expect(res.findings[0]?.detail).toContain(`tokens held by ${SAFE}`)
+  })
+
+  it('a batch that does not parse is screen-incomplete', () => {
+    const batch = pack([
+      { operation: 0, to: TOKEN, value: 0n, data: encode('approve', [SPENDER_CONTRACT, 1n]) },
+    ])
+    const cut = batch.slice(0, -8) as Hex
+    const res = screen(makeContext({ to: SPENDER_CONTRACT, data: encode('multiSend', [cut]) }))
+    expect(res.findings.map((f) => f.id)).toContain('screen-incomplete')
+    const whole = screen(makeContext({ to: SPENDER_CONTRACT, data: encode('multiSend', [batch]) }))
+    expect(whole.findings.map((f) => f.id)).not.toContain('screen-incomplete')
+  })
+})
+
+describe('issue 13 over-flags and text', () => {
+  it('a spender collecting to the signer itself is not a pull to a stranger', () => {
+    const self = makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SAFE, SENDER, 5n]),
+    })
+    expect(ids(self)).toEqual([])
+    const stranger = makeContext({
+      data: encodeSig('transferFrom(address,address,uint256)', [SAFE, EOA, 5n]),
+    })
+    expect(ids(stranger)).toEqual(['pull-transfer-to-no-code'])
+  })
+
+  it('an ERC-721 token id is named as an id, not raw units', () => {
+    const res = screen(
+      makeContext({
+        to: TOKEN,
+        data: encodeSig('safeTransferFrom(address,address,uint256)', [SAFE, EOA, 7n]),
+      }),
+    )
+    expect(res.findings[0]?.detail).toBe(
+      `safeTransferFrom moves token id 7 of token ${TOKEN} from ${SAFE} to ${EOA}, which has no contract code.`,
+    )
+  })
+
+  it('control characters from node texts are escaped in details', () => {
+    const res = screen(
+      makeContext(
+        { data: encode('transfer', [EOA, 1n]) },
+        { gas: { status: 'failed', message: 'execution reverted: \u0000\u0001bad' } },
+      ),
+    )
+    const detail = res.findings.find((f) => f.id === 'gas-estimation-failed')?.detail ?? ''
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting none are left
+    expect(detail).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/)
+    expect(detail).toContain('\\u0000\\u0001bad')
+  })
+})
+
+describe('swap routers other than the Universal Router', () => {
+  const single = (recipient: Hex) =>
+    encode('exactInputSingle', [
+      {
+        tokenIn: TOKEN,
+        tokenOut: SPENDER_CONTRACT,
+        fee: 500,
+        recipient,
+        amountIn: 10n,
+        amountOutMinimum: 9n,
+        sqrtPriceLimitX96: 0n,
+      },
+    ])
+  it('SwapRouter02 exactInputSingle: a person other than the sender is a third party, a burn address blocks', () => {
+    expect(ids(makeContext({ to: ROUTER, data: single(SENDER) }))).toEqual([])
+    expect(ids(makeContext({ to: ROUTER, data: single(UR_SENDER) }))).toEqual([])
+    expect(ids(makeContext({ to: ROUTER, data: single(EOA) }))).toEqual(['output-to-third-party'])
+    expect(ids(makeContext({ to: ROUTER, data: single(ZERO) }))).toEqual([
+      'transfer-to-burn-address',
+    ])
+    const path = `0x${TOKEN.slice(2)}0001f4${SPENDER_CONTRACT.slice(2)}` as Hex
+    const multi = encode('exactInput', [
+      { path, recipient: EOA, amountIn: 10n, amountOutMinimum: 9n },
+    ])
+    expect(ids(makeContext({ to: ROUTER, data: multi }))).toEqual(['output-to-third-party'])
+  })
+
+  it('Aerodrome swapExactTokensForTokens pays `to`', () => {
+    const route = { from: TOKEN, to: SPENDER_CONTRACT, stable: false, factory: SAFE }
+    const swap = (to: Hex) =>
+      encodeSig(
+        'swapExactTokensForTokens(uint256,uint256,(address,address,bool,address)[],address,uint256)',
+        [10n, 9n, [route], to, BLOCK_TIMESTAMP + 60n],
+      )
+    expect(ids(makeContext({ to: ROUTER, data: swap(SENDER) }))).toEqual([])
+    expect(ids(makeContext({ to: ROUTER, data: swap(EOA) }))).toEqual(['output-to-third-party'])
+    expect(ids(makeContext({ to: ROUTER, data: swap(DEAD) }))).toEqual(['transfer-to-burn-address'])
+  })
+})
+
+describe('Uniswap v4 plans through the Universal Router (V4_SWAP)', () => {
+  const action = (code: number, types: string, values: readonly unknown[]): [number, Hex] => [
+    code,
+    encodeAbiParameters(parseAbiParameters(types), values as never),
+  ]
+  const v4 = (steps: [number, Hex][]): Hex =>
+    execute(
+      [0x10],
+      [
+        encodeAbiParameters(parseAbiParameters('bytes actions, bytes[] params'), [
+          toHex(new Uint8Array(steps.map(([c]) => c))),
+          steps.map(([, p]) => p),
+        ]),
+      ],
+    )
+  const swap: [number, Hex] = [0x06, '0x1234']
+  const settle = action(0x0c, 'address, uint256', [TOKEN, 10n])
+
+  it('an honest swap (swap, settle all, take all) signs', () => {
+    const data = v4([swap, settle, action(0x0f, 'address, uint256', [SPENDER_CONTRACT, 9n])])
+    expect(screen(makeContext({ to: ROUTER, data }))).toMatchObject({
+      verdict: 'sign',
+      findings: [],
+    })
+  })
+
+  it('TAKE to a stranger is a third party, TAKE to the zero address blocks, with paths', () => {
+    const take = (to: Hex) =>
+      v4([swap, settle, action(0x0e, 'address, address, uint256', [SPENDER_CONTRACT, to, 9n])])
+    const third = screen(makeContext({ to: ROUTER, data: take(EOA) }))
+    expect(third.findings.map((f) => [f.id, f.path])).toEqual([
+      ['output-to-third-party', 'execute[0].V4_SWAP[2].TAKE'],
+    ])
+    expect(ids(makeContext({ to: ROUTER, data: take(ZERO) }))).toEqual(['transfer-to-burn-address'])
+    expect(ids(makeContext({ to: ROUTER, data: take(UR_SENDER) }))).toEqual([])
+  })
+
+  it('an action the screen does not know keeps the plan screen-incomplete', () => {
+    const data = v4([swap, settle, [0x17, '0x']])
+    expect(ids(makeContext({ to: ROUTER, data }))).toContain('screen-incomplete')
+  })
+})
+
+describe('an allowance above the whole supply is unlimited in effect', () => {
+  const supplyBook = new Map([
+    [TOKEN.toLowerCase(), { symbol: 'USDC', decimals: 6, totalSupply: 1000n }],
+  ])
+  it('fires above the supply of a known ERC-20, not at or below it, nor on a possible ERC-721 id', () => {
+    const approve = (amount: bigint, standard?: TokenStandard) =>
+      screen(
+        makeContext(
+          { data: encode('approve', [SPENDER_CONTRACT, amount]) },
+          standard === undefined
+            ? { tokens: supplyBook }
+            : { tokens: supplyBook, tokenStandards: new Map([[TOKEN.toLowerCase(), standard]]) },
+        ),
+      )
+    const above = approve(1001n, 'erc20')
+    expect(above.findings.map((f) => f.id)).toEqual(['unlimited-allowance'])
+    expect(above.findings[0]?.detail).toContain(
+      "more than the token's whole supply (1000 raw units at block 1000)",
+    )
+    expect(approve(1000n, 'erc20').findings).toEqual([])
+    // The standard unknown: the value may be an ERC-721 token id, which says nothing of supply.
+    expect(approve(1001n).findings).toEqual([])
+    // Permit2 approvals are ERC-20 amounts.
+    const permit2 = screen(
+      makeContext(
+        {
+          to: PERMIT2,
+          data: encodeSig('approve(address,address,uint160,uint48)', [
+            TOKEN,
+            SPENDER_CONTRACT,
+            5000n,
+            Number(BLOCK_TIMESTAMP + 60n),
+          ]),
+        },
+        { tokens: supplyBook },
+      ),
+    )
+    expect(permit2.findings.map((f) => f.id)).toEqual(['unlimited-allowance'])
   })
 })

@@ -13,7 +13,15 @@ import { formatAbiItem, formatAbiParams } from 'viem/utils'
 import { hasAliasedBytesList, hasAliasedCalldataList } from './aliasing-guard.js'
 import { type JsonValue, toJsonValue } from './json-value.js'
 import { KNOWN_FUNCTIONS_ABI } from './known-functions-abi.js'
-import { UNIVERSAL_ROUTER_COMMANDS, UR_EXECUTE_SUB_PLAN } from './universal-router-commands.js'
+import {
+  UNIVERSAL_ROUTER_COMMANDS,
+  type UniversalRouterCommand,
+  UR_EXECUTE_SUB_PLAN,
+  UR_V4_SWAP,
+  UR_V4_SWAP_CODE,
+  V4_ACTIONS,
+  V4_SWAP_PARAMS,
+} from './universal-router-commands.js'
 
 /**
  * Bounds that keep hostile calldata cheap to decode. Honest containers stay far below them (a
@@ -279,9 +287,47 @@ function childrenOf(name: string, selector: Hex, values: readonly unknown[], to:
     }
     case 'execute':
       return commandChildren(values[0] as Hex, values[1] as readonly Hex[], self)
+    case 'multiSend':
+      return multiSendChildren(values[0] as Hex)
     default:
       return []
   }
+}
+
+/**
+ * Safe MultiSend's packed batch: per transaction 1 byte operation, 20 bytes `to`, 32 bytes
+ * value, 32 bytes data length, then the data. A batch that does not parse exactly (a length past
+ * the end, an operation other than 0 or 1) ends in one malformed child, so the screen reports
+ * it incomplete instead of skipping the rest; the contract would revert or misread it.
+ */
+function multiSendChildren(packed: Hex): Child[] {
+  const hex = packed.slice(2)
+  const children: Child[] = []
+  const malformed: Child = {
+    target: '0x0000000000000000000000000000000000000000',
+    data: '0x',
+    decode: () => ({ selector: null, known: false, reason: 'malformed_arguments' }),
+  }
+  let at = 0
+  while (at < hex.length) {
+    // 85 bytes of header (1 + 20 + 32 + 32) before the data.
+    if (hex.length - at < 170) return [...children, malformed]
+    const operation = Number.parseInt(hex.slice(at, at + 2), 16)
+    const to = getAddress(`0x${hex.slice(at + 2, at + 42)}`)
+    const value = BigInt(`0x${hex.slice(at + 42, at + 106)}`)
+    const length = BigInt(`0x${hex.slice(at + 106, at + 170)}`)
+    const start = at + 170
+    if (operation > 1 || length * 2n > BigInt(hex.length - start)) return [...children, malformed]
+    const end = start + Number(length) * 2
+    children.push({
+      target: to,
+      data: `0x${hex.slice(start, end)}`,
+      value,
+      operation: operation === 1 ? 'delegatecall' : 'call',
+    })
+    at = end
+  }
+  return children
 }
 
 /**
@@ -317,6 +363,10 @@ function decodeCommand(
   budget: Budget,
 ): DecodedCall {
   const selector = `0x${type.toString(16).padStart(2, '0')}` as Hex
+  if (type === UR_V4_SWAP_CODE && input !== undefined) {
+    const plan = decodeV4Swap(selector, input, router, path, depth, budget)
+    if (plan !== undefined) return plan
+  }
   const command = UNIVERSAL_ROUTER_COMMANDS.get(type)
   if (!command) return { selector, known: false, reason: 'unknown_command' }
   if (input === undefined) return { selector, known: false, reason: 'malformed_arguments' }
@@ -348,6 +398,78 @@ function decodeCommand(
     if (children.length > 0) addChildren(call, children, `${path}.${command.name}`, depth, budget)
   }
   return call
+}
+
+/**
+ * A Universal Router v2 `V4_SWAP` plan: one child per action byte, decoded from `params[i]`.
+ * Undefined when the input does not have the plan's shape (router v1.x's Seaport command shares
+ * the code), so the caller reports the command as unknown.
+ */
+function decodeV4Swap(
+  selector: Hex,
+  input: Hex,
+  router: Address,
+  path: string,
+  depth: number,
+  budget: Budget,
+): KnownCall | undefined {
+  if (hasAliasedBytesList(input.slice(2), { param: 1 })) return undefined
+  let values: readonly unknown[]
+  try {
+    values = decodeAbiParameters(V4_SWAP_PARAMS, input) as readonly unknown[]
+  } catch {
+    return undefined
+  }
+  const [actions, params] = values as [Hex, readonly Hex[]]
+  if ((actions.length - 2) / 2 !== params.length) return undefined
+  const args = namedArgs(V4_SWAP_PARAMS, values)
+  if (args === undefined || !withinOutputBound(args, input)) return undefined
+  const call: KnownCall = {
+    selector,
+    known: true,
+    name: UR_V4_SWAP,
+    signature: `${UR_V4_SWAP}(${formatAbiParams(V4_SWAP_PARAMS)})`,
+    args,
+  }
+  const children: Child[] = params.map((data, i) => {
+    const code = Number.parseInt(actions.slice(2 + i * 2, 4 + i * 2), 16)
+    return {
+      target: router,
+      data,
+      decode: () => decodeTable(V4_ACTIONS.get(code), code, data),
+    }
+  })
+  if (children.length > 0) addChildren(call, children, `${path}.${UR_V4_SWAP}`, depth, budget)
+  return call
+}
+
+/** One entry of a command table (v4 actions) decoded from its ABI-encoded input. */
+function decodeTable(
+  entry: UniversalRouterCommand | undefined,
+  code: number,
+  data: Hex,
+): DecodedCall {
+  const selector = `0x${code.toString(16).padStart(2, '0')}` as Hex
+  if (!entry) return { selector, known: false, reason: 'unknown_command' }
+  // Swap params are kept as the raw bytes they are (a one-field `bytes params` view).
+  const raw = entry.params.length === 1 && entry.params[0]?.type === 'bytes'
+  let values: readonly unknown[]
+  try {
+    values = raw ? [data] : (decodeAbiParameters(entry.params, data) as readonly unknown[])
+  } catch {
+    return { selector, known: false, reason: 'malformed_arguments' }
+  }
+  const args = namedArgs(entry.params, values)
+  if (args === undefined || !withinOutputBound(args, data)) {
+    return { selector, known: false, reason: 'malformed_arguments' }
+  }
+  return {
+    selector,
+    known: true,
+    name: entry.name,
+    signature: `${entry.name}(${formatAbiParams(entry.params)})`,
+    args,
+  }
 }
 
 function namedArgs(

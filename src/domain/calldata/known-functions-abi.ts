@@ -16,6 +16,11 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'struct PermitBatchTransferFrom { TokenPermissions[] permitted; uint256 nonce; uint256 deadline; }',
   'struct SignatureTransferDetails { address to; uint256 requestedAmount; }',
   'struct Call { address target; bytes callData; }',
+  'struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }',
+  'struct ExactInputParams { bytes path; address recipient; uint256 amountIn; uint256 amountOutMinimum; }',
+  'struct ExactOutputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountOut; uint256 amountInMaximum; uint160 sqrtPriceLimitX96; }',
+  'struct ExactOutputParams { bytes path; address recipient; uint256 amountOut; uint256 amountInMaximum; }',
+  'struct Route { address from; address to; bool stable; address factory; }',
   'struct Call3 { address target; bool allowFailure; bytes callData; }',
   'struct Call3Value { address target; bool allowFailure; uint256 value; bytes callData; }',
   // ERC-20 (approve and transferFrom also cover ERC-721's, which share the selectors)
@@ -27,6 +32,18 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
   'function permit(address owner, address spender, uint256 value, uint256 deadline, bytes signature)',
   'function permit(address holder, address spender, uint256 nonce, uint256 expiry, bool allowed, uint8 v, bytes32 r, bytes32 s)',
+  // EIP-3009 (USDC): a transfer the holder `from` signed, submitted by anyone (receive: by `to`);
+  // v, r, s and FiatToken v2.2's packed `bytes signature` forms
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  // ERC-4626 vaults (`deposit`/`mint` credit shares to `receiver`; `withdraw`/`redeem` burn
+  // `owner`'s shares and pay assets to `receiver`)
+  'function deposit(uint256 assets, address receiver)',
+  'function mint(uint256 shares, address receiver)',
+  'function withdraw(uint256 assets, address receiver, address owner)',
+  'function redeem(uint256 shares, address receiver, address owner)',
   // ERC-721 / ERC-1155
   'function setApprovalForAll(address operator, bool approved)',
   'function safeTransferFrom(address from, address to, uint256 tokenId)',
@@ -55,6 +72,21 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function execute(bytes commands, bytes[] inputs, uint256 deadline)',
   'function execute(bytes commands, bytes[] inputs)',
   'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures)',
+  // Safe MultiSend / MultiSendCallOnly: `transactions` packs (uint8 operation, address to,
+  // uint256 value, uint256 dataLength, bytes data) back to back; Safes delegatecall it
+  'function multiSend(bytes transactions)',
+  // Uniswap SwapRouter02 (v3 swaps without a deadline field, v2 swaps without a deadline
+  // argument) and Aerodrome's Router (routes of pools, `to` and a deadline): outputs go to
+  // `recipient`/`to`
+  'function exactInputSingle(ExactInputSingleParams params)',
+  'function exactInput(ExactInputParams params)',
+  'function exactOutputSingle(ExactOutputSingleParams params)',
+  'function exactOutput(ExactOutputParams params)',
+  'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to)',
+  'function swapTokensForExactTokens(uint256 amountOut, uint256 amountInMax, address[] path, address to)',
+  'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, Route[] routes, address to, uint256 deadline)',
+  'function swapExactETHForTokens(uint256 amountOutMin, Route[] routes, address to, uint256 deadline)',
+  'function swapExactTokensForETH(uint256 amountIn, uint256 amountOutMin, Route[] routes, address to, uint256 deadline)',
   // Ownership and proxies (OpenZeppelin Ownable, ERC1967/UUPS, transparent proxy, ProxyAdmin)
   'function transferOwnership(address newOwner)',
   'function renounceOwnership()',
@@ -63,6 +95,20 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function changeAdmin(address newAdmin)',
   'function upgrade(address proxy, address implementation)',
   'function upgradeAndCall(address proxy, address implementation, bytes data)',
+  // OpenZeppelin AccessControl (v5 names the renounce argument `callerConfirmation`; same selector)
+  'function grantRole(bytes32 role, address account)',
+  'function revokeRole(bytes32 role, address account)',
+  'function renounceRole(bytes32 role, address callerConfirmation)',
+  // Safe OwnerManager, ModuleManager, GuardManager, FallbackManager (each `authorized`: only the
+  // Safe itself may call them, so they arrive inside `execTransaction` with `to` = the Safe)
+  'function addOwnerWithThreshold(address owner, uint256 _threshold)',
+  'function removeOwner(address prevOwner, address owner, uint256 _threshold)',
+  'function swapOwner(address prevOwner, address oldOwner, address newOwner)',
+  'function changeThreshold(uint256 _threshold)',
+  'function enableModule(address module)',
+  'function disableModule(address prevModule, address module)',
+  'function setGuard(address guard)',
+  'function setFallbackHandler(address handler)',
   // WETH
   'function deposit()',
   'function withdraw(uint256 wad)',

@@ -27,7 +27,8 @@ const SUB_PLAN: UniversalRouterCommand = {
  * per command: a sub-plan hiding an approval or transfer must not pass unseen, and a Seaport input
  * does not decode that way. Other commands from 0x10 up differ between router versions (NFT
  * markets in v1.x, v4 swaps and positions in v2), so the decoder reports them as unknown rather
- * than guess the version. `SWEEP`'s `amountMin` is uint160 in v2 and uint256 in v1.2: both decode
+ * than guess the version, except 0x10 when its input is a v2 `V4_SWAP` plan (see
+ * {@link V4_ACTIONS}). `SWEEP`'s `amountMin` is uint160 in v2 and uint256 in v1.2: both decode
  * as uint256.
  */
 export const UNIVERSAL_ROUTER_COMMANDS: ReadonlyMap<number, UniversalRouterCommand> = new Map<
@@ -145,3 +146,65 @@ export const UNIVERSAL_ROUTER_COMMANDS: ReadonlyMap<number, UniversalRouterComma
 export const UR_MSG_SENDER = '0x0000000000000000000000000000000000000001'
 /** Universal Router recipient placeholder resolved to the router itself (`Constants.ADDRESS_THIS`). */
 export const UR_ADDRESS_THIS = '0x0000000000000000000000000000000000000002'
+
+/** Universal Router v2's command running a Uniswap v4 plan: `abi.encode(bytes actions, bytes[] params)`. */
+export const UR_V4_SWAP = 'V4_SWAP'
+/** Its command code in router v2 (in v1.x 0x10 is `SEAPORT_V1_5`, whose input does not decode as a plan). */
+export const UR_V4_SWAP_CODE = 0x10
+
+/** The V4_SWAP input layout. */
+export const V4_SWAP_PARAMS: readonly AbiParameter[] = parseAbiParameters(
+  'bytes actions, bytes[] params',
+)
+
+/**
+ * Uniswap v4-periphery `Actions.sol` codes the router's V4 plans use. Swaps and settlements move
+ * nothing to a named account (their params stay raw bytes); `TAKE`, `TAKE_PORTION`, `TAKE_PAIR`
+ * and `SWEEP` pay a `recipient`, which the screen judges like the router's own outputs
+ * (`ActionConstants.MSG_SENDER` = address(1) and `ADDRESS_THIS` = address(2) as placeholders).
+ * Any other action is unknown, so a plan using one stays `screen-incomplete`.
+ */
+export const V4_ACTIONS: ReadonlyMap<number, UniversalRouterCommand> = new Map<
+  number,
+  UniversalRouterCommand
+>([
+  [0x06, { name: 'SWAP_EXACT_IN_SINGLE', params: parseAbiParameters('bytes params') }],
+  [0x07, { name: 'SWAP_EXACT_IN', params: parseAbiParameters('bytes params') }],
+  [0x08, { name: 'SWAP_EXACT_OUT_SINGLE', params: parseAbiParameters('bytes params') }],
+  [0x09, { name: 'SWAP_EXACT_OUT', params: parseAbiParameters('bytes params') }],
+  [
+    0x0b,
+    {
+      name: 'SETTLE',
+      params: parseAbiParameters('address currency, uint256 amount, bool payerIsUser'),
+    },
+  ],
+  [0x0c, { name: 'SETTLE_ALL', params: parseAbiParameters('address currency, uint256 maxAmount') }],
+  [
+    0x0d,
+    { name: 'SETTLE_PAIR', params: parseAbiParameters('address currency0, address currency1') },
+  ],
+  [
+    0x0e,
+    {
+      name: 'TAKE',
+      params: parseAbiParameters('address currency, address recipient, uint256 amount'),
+    },
+  ],
+  [0x0f, { name: 'TAKE_ALL', params: parseAbiParameters('address currency, uint256 minAmount') }],
+  [
+    0x10,
+    {
+      name: 'TAKE_PORTION',
+      params: parseAbiParameters('address currency, address recipient, uint256 bips'),
+    },
+  ],
+  [
+    0x11,
+    {
+      name: 'TAKE_PAIR',
+      params: parseAbiParameters('address currency0, address currency1, address recipient'),
+    },
+  ],
+  [0x14, { name: 'SWEEP', params: parseAbiParameters('address currency, address recipient') }],
+])

@@ -4,6 +4,8 @@ import { formatUnits } from 'viem'
 export interface TokenMetadata {
   symbol: string | null
   decimals: number | null
+  /** `totalSupply()` at the pinned block; absent when not read or unreadable. */
+  totalSupply?: bigint
 }
 
 /** Token metadata by lower-case token address; a missing entry means "not read". */

@@ -18,9 +18,11 @@ export const TOKEN_METADATA_LIMIT = 16
 const ABI = parseAbi([
   'function symbol() view returns (string)',
   'function decimals() view returns (uint8)',
+  'function totalSupply() view returns (uint256)',
 ])
 const SYMBOL = encodeFunctionData({ abi: ABI, functionName: 'symbol' })
 const DECIMALS = encodeFunctionData({ abi: ABI, functionName: 'decimals' })
+const TOTAL_SUPPLY = encodeFunctionData({ abi: ABI, functionName: 'totalSupply' })
 const ZERO: Address = '0x0000000000000000000000000000000000000000'
 /** A symbol longer than this, or with control characters, is not shown: it is someone's trick. */
 const MAX_SYMBOL_CHARS = 32
@@ -44,11 +46,35 @@ function decimalsOf(data: Hex): number | null {
   return value <= 77n ? Number(value) : null
 }
 
-/** The `symbol()` and `decimals()` calls of each token, in that order, from the zero address. */
+/** One word read as a supply; anything else (a revert, `0x`, a longer answer) is unreadable. */
+function supplyOf(data: Hex | undefined): bigint | undefined {
+  return data !== undefined && data.length === 66 ? BigInt(data) : undefined
+}
+
+/** The metadata fields in the order {@link metadataCalls} asks for them. */
+function metadataOf(
+  symbol: Hex | undefined,
+  decimals: Hex | undefined,
+  supply: Hex | undefined,
+): TokenMetadata {
+  const meta: TokenMetadata = {
+    symbol: symbol === undefined ? null : symbolOf(symbol),
+    decimals: decimals === undefined ? null : decimalsOf(decimals),
+  }
+  const totalSupply = supplyOf(supply)
+  if (totalSupply !== undefined) meta.totalSupply = totalSupply
+  return meta
+}
+
+/**
+ * The `symbol()`, `decimals()` and `totalSupply()` calls of each token, in that order, from the
+ * zero address (the supply tells an allowance above it is unlimited in effect).
+ */
 export function metadataCalls(tokens: readonly Address[]): CallRequest[] {
   return tokens.flatMap((to) => [
     { from: ZERO, to, data: SYMBOL, value: 0n },
     { from: ZERO, to, data: DECIMALS, value: 0n },
+    { from: ZERO, to, data: TOTAL_SUPPLY, value: 0n },
   ])
 }
 
@@ -62,17 +88,10 @@ export function metadataFromResults(
     return c?.status === 'success' ? c.returnData : undefined
   }
   return new Map(
-    tokens.map((token, i) => {
-      const symbol = data(2 * i)
-      const decimals = data(2 * i + 1)
-      return [
-        token.toLowerCase(),
-        {
-          symbol: symbol === undefined ? null : symbolOf(symbol),
-          decimals: decimals === undefined ? null : decimalsOf(decimals),
-        },
-      ]
-    }),
+    tokens.map((token, i) => [
+      token.toLowerCase(),
+      metadataOf(data(3 * i), data(3 * i + 1), data(3 * i + 2)),
+    ]),
   )
 }
 
@@ -101,11 +120,12 @@ export async function readTokenMetadata(
   }
   const read = await Promise.all(
     tokens.map(async (token): Promise<TokenMetadata> => {
-      const [symbol, decimals] = await Promise.all([ask(token, SYMBOL), ask(token, DECIMALS)])
-      return {
-        symbol: symbol === undefined ? null : symbolOf(symbol),
-        decimals: decimals === undefined ? null : decimalsOf(decimals),
-      }
+      const [symbol, decimals, supply] = await Promise.all([
+        ask(token, SYMBOL),
+        ask(token, DECIMALS),
+        ask(token, TOTAL_SUPPLY),
+      ])
+      return metadataOf(symbol, decimals, supply)
     }),
   )
   return new Map(tokens.map((token, i) => [token.toLowerCase(), read[i] as TokenMetadata]))

@@ -19,7 +19,8 @@ export const STANDARD_PROBE_LIMIT = 16
 /**
  * Every address whose code a rule consults, lower-case, deduplicated, in a fixed order: the
  * target, the sender, then per call site (top-level first, then nested in call order) its target,
- * spenders and operators, transfer recipients, new owners, implementations and admins. Unbounded:
+ * spenders and operators, transfer recipients, new owners, implementations and admins, role holders and Safe owners,
+ * modules, guards and fallback handlers. Unbounded:
  * see {@link addressesOfInterest} for the bounded list.
  */
 export function allAddressesOfInterest(tx: TransactionInput, decoded: DecodedCall): Address[] {
@@ -42,8 +43,9 @@ export function addressesOfSites(tx: TransactionInput, sites: readonly CallSite[
     if (site.kind === 'call' && hasCalldata(site)) add(site.target)
     const effects = callEffects(site)
     for (const approval of effects.approvals) add(approval.spender)
-    for (const transfer of effects.transfers) if (transfer.pull) add(transfer.to)
+    for (const transfer of effects.transfers) if (transfer.pull || transfer.output) add(transfer.to)
     for (const change of effects.privileged) if (change.subject) add(change.subject)
+    for (const change of effects.power) if (change.subject) add(change.subject)
   }
   return out
 }
@@ -60,19 +62,28 @@ export function addressesOfInterest(tx: TransactionInput, decoded: DecodedCall):
  * The addresses (lower-case, deduplicated, in call order) whose token standard the preflight
  * should probe at the pinned block and put in `ScreenContext.tokenStandards`: the targets of
  * every `approve(address,uint256)` with a non-zero spender, a selector ERC-20 (an allowance; zero
- * revokes) and ERC-721 (one token id; only the zero address revokes) share. Bounded by
+ * revokes) and ERC-721 (one token id; only the zero address revokes) share, and of every
+ * `transferFrom(address,address,uint256)`, the other selector they share. Bounded by
  * {@link STANDARD_PROBE_LIMIT}; deterministic.
  */
 export function standardProbeTargets(tx: TransactionInput, decoded: DecodedCall): Address[] {
   const seen = new Set<string>()
   const out: Address[] = []
+  const add = (address: string): void => {
+    const key = address.toLowerCase()
+    if (seen.has(key)) return
+    seen.add(key)
+    out.push(key as Address)
+  }
   for (const site of callSites(tx, decoded)) {
-    for (const approval of callEffects(site).approvals) {
-      if (approval.kind !== 'erc20-or-erc721' || approval.revoke) continue
-      const key = approval.token.toLowerCase()
-      if (seen.has(key)) continue
-      seen.add(key)
-      out.push(key as Address)
+    const effects = callEffects(site)
+    for (const approval of effects.approvals) {
+      if (approval.kind === 'erc20-or-erc721' && !approval.revoke) add(approval.token)
+    }
+    // `transferFrom(address,address,uint256)`, the other shared selector: an ERC-721 moved with
+    // it to a contract is never offered `onERC721Received` (`nft-to-non-receiver`).
+    for (const transfer of effects.transfers) {
+      if (transfer.via === 'transferFrom' && transfer.token !== undefined) add(transfer.token)
     }
   }
   return out.slice(0, STANDARD_PROBE_LIMIT)

@@ -1,6 +1,7 @@
 import { type ApprovalEffect, approvalEffects } from './approval-effects.js'
 import { knownCallSite } from './call-args.js'
 import type { CallSite } from './call-sites.js'
+import { type PowerEffect, powerEffects } from './power-effects.js'
 import { type PrivilegedEffect, privilegedEffects } from './privileged-effects.js'
 import { type TransferEffect, transferEffects } from './transfer-effects.js'
 
@@ -9,6 +10,8 @@ export interface CallEffects {
   approvals: ApprovalEffect[]
   transfers: TransferEffect[]
   privileged: PrivilegedEffect[]
+  /** AccessControl role and Safe owner/threshold/module/guard/handler changes. */
+  power: PowerEffect[]
 }
 
 // Several rules read the same site's effects; call sites are fresh objects per screen run.
@@ -39,10 +42,11 @@ export function effectsOfSites<K extends keyof CallEffects>(
 
 function readEffects(site: CallSite): CallEffects {
   const known = knownCallSite(site)
-  if (!known) return { approvals: [], transfers: [], privileged: [] }
+  if (!known) return { approvals: [], transfers: [], privileged: [], power: [] }
   return {
     approvals: approvalEffects(known),
     transfers: transferEffects(known),
     privileged: privilegedEffects(known),
+    power: powerEffects(known),
   }
 }

@@ -1,6 +1,6 @@
 import { type Address, getAddress, isAddress } from 'viem'
 import type { DecodedCall, KnownCall, NestedCall } from '../calldata/decode-calldata.js'
-import { UR_EXECUTE_SUB_PLAN } from '../calldata/universal-router-commands.js'
+import { UR_EXECUTE_SUB_PLAN, UR_V4_SWAP } from '../calldata/universal-router-commands.js'
 import type { TokenStandard, TransactionInput } from './context.js'
 
 /** One call the transaction makes: the top-level call or one nested inside a container. */
@@ -21,6 +21,8 @@ export interface CallSite {
    * the container itself for calls a Multicall3 `aggregate*` or a Safe `execTransaction` makes.
    */
   caller: Address
+  /** Name of the container call that makes this call (`aggregate3Value`, `execTransaction`, …). */
+  container?: string
   /** The target's token standard when the preflight probed it (`ScreenContext.tokenStandards`). */
   tokenStandard?: TokenStandard
   call: DecodedCall
@@ -55,10 +57,21 @@ export function callSites(
   return sites
 }
 
+/**
+ * The account whose balance and storage a site's code runs with: its target, or for a
+ * delegatecall the account that delegated (a Safe running MultiSend's code is still the Safe).
+ */
+const contexts = new WeakMap<CallSite, Address>()
+
+function contextOf(site: CallSite): Address {
+  return contexts.get(site) ?? site.target
+}
+
 function visit(parent: CallSite, sites: CallSite[]): void {
   const call = parent.call
   if (!call.known || !call.calls) return
-  const commands = call.name === 'execute' || call.name === UR_EXECUTE_SUB_PLAN
+  const commands =
+    call.name === 'execute' || call.name === UR_EXECUTE_SUB_PLAN || call.name === UR_V4_SWAP
   for (const nested of call.calls) {
     const site: CallSite = {
       path: nested.call.known ? `${nested.path}.${nested.call.name}` : nested.path,
@@ -69,6 +82,8 @@ function visit(parent: CallSite, sites: CallSite[]): void {
       call: nested.call,
     }
     if (nested.operation !== undefined) site.operation = nested.operation
+    site.container = call.name
+    if (nested.operation === 'delegatecall') contexts.set(site, contextOf(parent))
     sites.push(site)
     visit(site, sites)
   }
@@ -81,10 +96,14 @@ function callerOf(parent: CallSite, container: KnownCall, nested: NestedCall): A
     case 'multicall':
     case 'execute':
     case UR_EXECUTE_SUB_PLAN:
+    case UR_V4_SWAP:
       return parent.caller
     // ProxyAdmin calls the proxy, which delegatecalls the data: the ProxyAdmin is the sender.
     case 'upgradeAndCall':
       return parent.target
+    // MultiSend runs in the account that delegatecalled it (a Safe): its calls come from there.
+    case 'multiSend':
+      return nested.operation === 'delegatecall' ? parent.caller : contextOf(parent)
     default:
       // A delegatecall keeps the container's sender; a call comes from the container itself.
       return nested.operation === 'delegatecall' ? parent.caller : parent.target

@@ -1,25 +1,42 @@
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
+import { BURN_ADDRESSES } from './burn-addresses.js'
 import { callEffects } from './call-effects.js'
 import { callSites } from './call-sites.js'
 import type { TransactionInput } from './context.js'
+import type { TransferEffect } from './transfer-effects.js'
 
 /**
  * Tokens whose amounts the calldata rules name (allowances, Permit2 grants, transfers of a plain
- * amount), lower-case, deduplicated, in call order: the preflight reads their `symbol` and
- * `decimals` so findings give amounts in token units too. ERC-721 collections are harmless here:
- * they answer no `decimals`, so their ids stay raw.
+ * amount), then the recipients `transfer-to-other-token-contract` judges, lower-case,
+ * deduplicated, tokens first then recipients, each in call order: the preflight reads their
+ * `symbol` and `decimals` (riding in the `eth_simulateV1` it makes anyway) so findings give
+ * amounts in token units too, and a recipient that answers `decimals` is known to be a token
+ * contract. ERC-721 collections are harmless here: they answer no `decimals`, so their ids stay raw.
  */
 export function calldataTokens(tx: TransactionInput, decoded: DecodedCall): Address[] {
-  const out = new Set<string>()
+  const tokens = new Set<string>()
+  const recipients = new Set<string>()
   for (const site of callSites(tx, decoded)) {
     const effects = callEffects(site)
     for (const a of effects.approvals) {
-      if (a.kind !== 'operator' && a.kind !== 'erc721') out.add(a.token.toLowerCase())
+      if (a.kind !== 'operator' && a.kind !== 'erc721') tokens.add(a.token.toLowerCase())
     }
     for (const t of effects.transfers) {
-      if (t.token !== undefined && /^[0-9]+$/.test(t.amount)) out.add(t.token.toLowerCase())
+      if (t.token !== undefined && /^[0-9]+$/.test(t.amount)) tokens.add(t.token.toLowerCase())
+      if (site.kind !== 'command' && recipientMayBeToken(t)) recipients.add(t.to.toLowerCase())
     }
   }
-  return [...out] as Address[]
+  return [...new Set([...tokens, ...recipients])] as Address[]
+}
+
+/**
+ * True for a transfer `transfer-to-other-token-contract` judges: a token moved (not a router or
+ * vault output, which pay pools and receivers by design) to neither a burn address nor the token
+ * itself (rules of their own).
+ */
+export function recipientMayBeToken(t: TransferEffect): boolean {
+  if (t.token === undefined || t.output) return false
+  const to = t.to.toLowerCase()
+  return !BURN_ADDRESSES.has(to) && to !== t.token.toLowerCase()
 }

@@ -15,14 +15,24 @@ export function seenEffects(ctx: ScreenContext): ExecutionEffects | undefined {
 }
 
 /**
- * Where the calldata says value goes: the target of a call without calldata (a plain ETH send)
- * and the recipient of every transfer the decoded calldata makes. Lower-case.
+ * Where the calldata says value goes: the target of a call without calldata (a plain ETH send,
+ * at top level or nested)
+ * and the recipient of every transfer the decoded calldata makes, and the vault an ERC-4626
+ * `deposit`/`mint` pays its assets into (its receiver is judged by `output-to-third-party`, so
+ * the same deposit is not a drain as well). Lower-case.
  */
-export function declaredRecipients(tx: TransactionInput, sites: readonly CallSite[]): Set<string> {
+export function declaredRecipients(sites: readonly CallSite[]): Set<string> {
   const out = new Set<string>()
-  const root = sites[0]
-  if (root !== undefined && !hasCalldata(root)) out.add(tx.to.toLowerCase())
-  for (const { effect } of effectsOfSites(sites, 'transfers')) out.add(effect.to.toLowerCase())
+  // Plain ETH sends at any depth (an `aggregate3Value` item without calldata pays its target).
+  for (const site of sites) {
+    if (site.kind !== 'command' && !hasCalldata(site)) out.add(site.target.toLowerCase())
+  }
+  for (const { site, effect } of effectsOfSites(sites, 'transfers')) {
+    out.add(effect.to.toLowerCase())
+    if (effect.output === 'vault') {
+      out.add(site.target.toLowerCase())
+    }
+  }
   return out
 }
 
@@ -123,7 +133,7 @@ export function effectAddresses(
   decoded: DecodedCall,
 ): Address[] {
   const sites = callSites(tx, decoded)
-  const declared = declaredRecipients(tx, sites)
+  const declared = declaredRecipients(sites)
   const out = new Set<string>()
   for (const loss of senderLosses(effects, tx.from)) {
     for (const g of loss.gainers) {

@@ -13,12 +13,29 @@ import {
   stateOverridden,
 } from './rules/effect-rules.js'
 import {
+  adminRoleGrantToEoa,
+  adminRoleRenounce,
+  roleGrant,
+  roleRevoke,
+  safeFallbackHandlerChange,
+  safeGuardChange,
+  safeModuleChange,
+  safeOwnerChange,
+  safeThresholdChange,
+} from './rules/power-rules.js'
+import {
   ownershipRenounce,
   ownershipTransfer,
   proxyAdminChange,
   proxyUpgrade,
   proxyUpgradeToNoCode,
 } from './rules/privileged-rules.js'
+import {
+  nftToNonReceiver,
+  outputToThirdParty,
+  transferToOtherTokenContract,
+  valueCreditsAggregator,
+} from './rules/recipient-rules.js'
 import { safeDelegatecall } from './rules/safe-rules.js'
 import { insufficientBalance, senderEip7702Delegated } from './rules/sender-rules.js'
 import {
@@ -52,12 +69,25 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   transferToTokenContract,
   transferToBurnAddress,
   pullTransferToNoCode,
+  transferToOtherTokenContract,
+  nftToNonReceiver,
+  outputToThirdParty,
+  valueCreditsAggregator,
   ownershipTransfer,
   ownershipRenounce,
   proxyUpgrade,
   proxyUpgradeToNoCode,
   proxyAdminChange,
+  adminRoleGrantToEoa,
+  roleGrant,
+  adminRoleRenounce,
+  roleRevoke,
   safeDelegatecall,
+  safeOwnerChange,
+  safeThresholdChange,
+  safeModuleChange,
+  safeGuardChange,
+  safeFallbackHandlerChange,
   hiddenApproval,
   drainShape,
   assetsToNoCodeRecipient,

@@ -29,6 +29,18 @@ export function compareFindings(a: Finding, b: Finding): number {
   )
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+/**
+ * Details quote node error texts and revert strings, which may carry NULs and other control
+ * characters (PostgreSQL text refuses `\u0000`, terminals misprint the rest): each is written
+ * as its `\uXXXX` escape instead, so the detail stays readable and storable.
+ */
+function printable(detail: string): string {
+  return detail.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
@@ -51,7 +63,7 @@ export function screenTransaction(
         id: rule.id,
         severity: rule.severity,
         title: rule.title,
-        detail: hit.detail,
+        detail: printable(hit.detail),
       }
       if (hit.path !== undefined) finding.path = hit.path
       // The same fact reached twice (e.g. a batch permit repeating a token) is reported once.

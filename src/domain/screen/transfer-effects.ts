@@ -13,8 +13,15 @@ export interface TransferEffect {
   amount: string
   /** transferFrom-style: moves tokens from an owner by allowance or operator approval. */
   pull: boolean
+  /** `amount` is an ERC-721 token id (`safeTransferFrom` without an amount). */
+  tokenId?: boolean
   /** Moves the caller's own balance (`transfer`). */
   byCaller?: boolean
+  /**
+   * The shape pays its output to whoever makes the call unless told otherwise (router outputs,
+   * vault shares and withdrawals): a recipient other than the caller is a third party.
+   */
+  output?: 'route' | 'vault'
   via: string
 }
 
@@ -35,6 +42,7 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
     case 'safeTransferFrom(address,address,uint256)':
     case 'safeTransferFrom(address,address,uint256,bytes)':
       transfer(transfers, target, a.from, a.to, a.tokenId, true, 'safeTransferFrom')
+      for (const t of transfers) t.tokenId = true
       break
     case 'safeTransferFrom(address,address,uint256,uint256,bytes)':
       transfer(
@@ -58,6 +66,74 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
         'safeBatchTransferFrom',
       )
       break
+    // EIP-3009: `from` signed this very transfer, so whoever submits it pulls nothing unasked.
+    case 'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)':
+    case 'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)':
+    case 'receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)':
+    case 'receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)':
+      transfer(transfers, target, a.from, a.to, a.value, false, call.name)
+      break
+    // ERC-4626: shares to `receiver` for the caller's assets; `owner`'s shares burnt for assets
+    // paid to `receiver` (a pull by allowance when `owner` is not the caller).
+    case 'deposit(uint256,address)':
+      output(
+        transfers,
+        target,
+        undefined,
+        a.receiver,
+        `shares for ${str(a.assets)} assets`,
+        false,
+        'deposit',
+      )
+      break
+    case 'mint(uint256,address)':
+      output(transfers, target, undefined, a.receiver, str(a.shares), false, 'mint')
+      break
+    case 'withdraw(uint256,address,address)':
+    case 'redeem(uint256,address,address)': {
+      const owner = addr(a.owner)
+      const pull = owner !== undefined && owner.toLowerCase() !== site.caller.toLowerCase()
+      const amount =
+        call.name === 'withdraw' ? `${str(a.assets)} assets` : `assets for ${str(a.shares)} shares`
+      output(
+        transfers,
+        undefined,
+        a.owner,
+        a.receiver,
+        amount,
+        pull,
+        `vault ${target} ${call.name}`,
+      )
+      break
+    }
+    // Swap routers: the output goes to `recipient`/`to` (SwapRouter02 reads address(1) and
+    // address(2) as its caller and itself, like the Universal Router).
+    case 'exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))':
+    case 'exactOutputSingle((address,address,uint24,address,uint256,uint256,uint160))': {
+      const p = obj(a.params)
+      const amount =
+        p.amountOut === undefined ? `at least ${str(p.amountOutMinimum)}` : str(p.amountOut)
+      output(transfers, p.tokenOut, undefined, p.recipient, amount, false, call.name, 'route')
+      break
+    }
+    case 'exactInput((bytes,address,uint256,uint256))':
+    case 'exactOutput((bytes,address,uint256,uint256))': {
+      const p = obj(a.params)
+      const amount =
+        p.amountOut === undefined ? `at least ${str(p.amountOutMinimum)}` : str(p.amountOut)
+      output(transfers, undefined, undefined, p.recipient, amount, false, call.name, 'route')
+      break
+    }
+    case 'swapExactTokensForTokens(uint256,uint256,address[],address)':
+    case 'swapTokensForExactTokens(uint256,uint256,address[],address)':
+    case 'swapExactTokensForTokens(uint256,uint256,(address,address,bool,address)[],address,uint256)':
+    case 'swapExactETHForTokens(uint256,(address,address,bool,address)[],address,uint256)':
+    case 'swapExactTokensForETH(uint256,uint256,(address,address,bool,address)[],address,uint256)': {
+      const amount =
+        a.amountOut === undefined ? `at least ${str(a.amountOutMin)}` : str(a.amountOut)
+      output(transfers, undefined, undefined, a.to, amount, false, call.name, 'route')
+      break
+    }
     case 'transferFrom(address,address,uint160,address)':
       transfer(transfers, a.token, a.from, a.to, a.amount, true, 'Permit2 transferFrom')
       break
@@ -106,15 +182,24 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
     case 'ur:TRANSFER':
     case 'ur:SWEEP':
     case 'ur:PAY_PORTION':
+    case 'ur:TAKE':
+    case 'ur:TAKE_PORTION':
       transfer(
         transfers,
-        a.token,
+        a.token ?? a.currency,
         undefined,
         a.recipient,
-        a.value ?? a.amountMin ?? `${str(a.bips)} bips`,
+        a.value ??
+          a.amountMin ??
+          a.amount ??
+          (a.bips === undefined ? 'the whole balance' : `${str(a.bips)} bips`),
         false,
         call.name,
       )
+      break
+    case 'ur:TAKE_PAIR':
+      transfer(transfers, a.currency0, undefined, a.recipient, 'the owed amount', false, call.name)
+      transfer(transfers, a.currency1, undefined, a.recipient, 'the owed amount', false, call.name)
       break
     case 'ur:V3_SWAP_EXACT_IN':
     case 'ur:V2_SWAP_EXACT_IN':
@@ -150,10 +235,32 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
   // Universal Router placeholders are resolved by the router to its caller or itself: not real
   // recipients, so no recipient rule applies to them.
   if (site.kind !== 'command') return transfers
-  return transfers.filter((t) => {
-    const to = t.to.toLowerCase()
-    return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
-  })
+  return transfers
+    .filter((t) => {
+      const to = t.to.toLowerCase()
+      return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
+    })
+    .map((t): TransferEffect => (t.pull ? t : { ...t, output: 'route' }))
+}
+
+/** A transfer the shape owes the caller (see {@link TransferEffect.output}). */
+function output(
+  transfers: TransferEffect[],
+  tokenValue: JsonValue | Address | undefined,
+  fromValue: JsonValue | undefined,
+  toValue: JsonValue | undefined,
+  amount: string,
+  pull: boolean,
+  via: string,
+  kind: 'route' | 'vault' = 'vault',
+): void {
+  const to = addr(toValue)?.toLowerCase()
+  // Router placeholders for the caller and the router itself are not recipients.
+  if (kind === 'route' && (to === UR_MSG_SENDER || to === UR_ADDRESS_THIS)) return
+  const before = transfers.length
+  transfer(transfers, tokenValue, fromValue, toValue, amount, pull, via)
+  const added = transfers[before]
+  if (added) added.output = kind
 }
 
 /** A Permit2 signature transfer of `token` from `owner`, to and as much as `details` say. */

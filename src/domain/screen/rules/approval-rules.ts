@@ -59,20 +59,40 @@ function grant(a: ApprovalEffect, ctx: ScreenContext, unlimited: bigint): string
   }
 }
 
+/**
+ * The token's total supply when an allowance exceeds it (so it is unlimited in effect); only for
+ * amounts known to be ERC-20 (an ERC-721 `approve` names a token id, which may exceed a supply).
+ */
+function supplyAbove(
+  ctx: RuleInput['ctx'],
+  approval: { kind: string; token: string; amount?: bigint },
+): bigint | undefined {
+  if (approval.amount === undefined || approval.kind === 'erc721' || approval.kind === 'operator') {
+    return undefined
+  }
+  const key = approval.token.toLowerCase()
+  if (approval.kind === 'erc20-or-erc721' && ctx.tokenStandards?.get(key) !== 'erc20') {
+    return undefined
+  }
+  const supply = ctx.tokens?.get(key)?.totalSupply
+  return supply !== undefined && supply > 0n && approval.amount > supply ? supply : undefined
+}
+
 /** Unlimited or near-unlimited allowance. */
 export const unlimitedAllowance: ScreenRule = {
   id: 'unlimited-allowance',
   severity: 'warning',
   title: 'Unlimited or near-unlimited token allowance',
   checks:
-    'An ERC-20 `approve`/`increaseAllowance`, EIP-2612 or DAI `permit`, or Permit2 `approve`/`permit` (direct or as a Universal Router command) grants an allowance at or above `unlimitedAllowanceThreshold` (default 2^128; Permit2 max is 2^160-1; DAI `allowed=true` is unlimited). An `approve` on a token known to be an ERC-721 names a token id, not an amount, and is not checked; when the standard is not known it is checked, and the detail says so.',
+    'An ERC-20 `approve`/`increaseAllowance`, EIP-2612 or DAI `permit`, or Permit2 `approve`/`permit` (direct or as a Universal Router command) grants an allowance at or above `unlimitedAllowanceThreshold` (default 2^128; Permit2 max is 2^160-1; DAI `allowed=true` is unlimited), or above the `totalSupply()` of the token read at the pinned block (an ERC-20 amount only). An `approve` on a token known to be an ERC-721 names a token id, not an amount, and is not checked; when the standard is not known it is checked, and the detail says so.',
   why: 'An unlimited allowance lets the spender take the whole balance, now and later, if it is malicious or gets compromised. Approve what the transaction needs.',
   example: '`approve(router, 2^256-1)` on USDC.',
   evaluate({ ctx, sites, config }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, effect: approval } of approvals(ctx, sites)) {
       if (approval.revoke || approval.amount === undefined) continue
-      if (approval.amount < config.unlimitedAllowanceThreshold) continue
+      const supply = supplyAbove(ctx, approval)
+      if (approval.amount < config.unlimitedAllowanceThreshold && supply === undefined) continue
       // The shared approve selector: for an ERC-721 the value is a token id, not an amount.
       const unsure =
         approval.kind === 'erc20-or-erc721'
@@ -81,7 +101,9 @@ export const unlimitedAllowance: ScreenRule = {
       hits.push(
         hitAt(
           site,
-          `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.`,
+          approval.amount >= config.unlimitedAllowanceThreshold
+            ? `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.`
+            : `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, more than the token's whole supply (${supply} raw units at block ${ctx.block.number}): in effect unlimited.`,
         ),
       )
     }

@@ -73,7 +73,7 @@ export const drainShape: ScreenRule = {
     if (senderChanges(effects, ctx.tx.from).some((c) => c.delta > 0n)) return []
     const losses = senderLosses(effects, ctx.tx.from)
     if (losses.length === 0) return []
-    const declared = declaredRecipients(ctx.tx, sites)
+    const declared = declaredRecipients(sites)
     const undeclared = losses.some((l) =>
       l.gainers.some((g) => !declared.has(g.account.toLowerCase())),
     )
@@ -101,7 +101,7 @@ export const assetsToNoCodeRecipient: ScreenRule = {
   evaluate({ ctx, sites }: RuleInput) {
     const effects = seenEffects(ctx)
     if (effects === undefined) return []
-    const declared = declaredRecipients(ctx.tx, sites)
+    const declared = declaredRecipients(sites)
     const hits: RuleHit[] = []
     for (const loss of senderLosses(effects, ctx.tx.from)) {
       for (const gainer of loss.gainers) {
