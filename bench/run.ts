@@ -5,7 +5,15 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
-const benches = ['preflight.ts', 'effects.ts', 'screen.ts', 'evidence.ts', 'paid.ts', 'load.ts']
+const benches = [
+  'preflight.ts',
+  'effects.ts',
+  'screen.ts',
+  'evidence.ts',
+  'paid.ts',
+  'unpaid-402.ts',
+  'load.ts',
+]
 let failed = 0
 for (const file of benches) {
   const path = new URL(file, import.meta.url).pathname

@@ -18,3 +18,9 @@ export async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const result = await fn()
   return [performance.now() - started, result]
 }
+
+/** One line: name, count, min, median, max (for small n, where percentiles mean little). */
+export function spread(name: string, samples: readonly number[], unit = 'ms'): string {
+  const f = (n: number) => n.toFixed(unit === 'ms' ? 0 : 1).padStart(7)
+  return `${name.padEnd(64)} n=${String(samples.length).padStart(2)}  min=${f(Math.min(...samples))}  median=${f(percentile(samples, 50))}  max=${f(Math.max(...samples))} ${unit}`
+}

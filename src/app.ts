@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 import { routePath } from 'hono/route'
@@ -71,6 +71,39 @@ export interface RateLimitSettings {
   exemptLoopback: boolean
 }
 
+/** CORS for browser clients (x402 needs its headers exposed). */
+const CORS = {
+  origin: '*',
+  allowMethods: ['GET', 'POST', 'OPTIONS'],
+  allowHeaders: ['Content-Type', 'PAYMENT-SIGNATURE', 'X-PAYMENT'],
+  exposeHeaders: [
+    'PAYMENT-REQUIRED',
+    'PAYMENT-RESPONSE',
+    'X-Request-Id',
+    'Retry-After',
+    'RateLimit',
+    'RateLimit-Policy',
+  ],
+}
+const EXPOSE_HEADERS = CORS.exposeHeaders.join(',')
+
+/**
+ * hono's `cors` for preflight (OPTIONS) requests; on every other request the same two headers
+ * it sets, but on the route's own response once it exists. hono's `cors` writes them to
+ * `c.res` before the route runs, which makes hono create a placeholder response and then
+ * rebuild the route's response around it with the body as a stream: @hono/node-server then
+ * writes every answer (the unpaid 402 included) through its slow stream path.
+ */
+function corsHeaders(): MiddlewareHandler {
+  const preflight = cors(CORS)
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS') return preflight(c, next)
+    await next()
+    c.res.headers.set('Access-Control-Allow-Origin', CORS.origin)
+    c.res.headers.set('Access-Control-Expose-Headers', EXPOSE_HEADERS)
+  }
+}
+
 /** Free POST routes share this prefix (spec 9). */
 const FREE_ROUTES_PREFIX = '/payanagent/v1/'
 
@@ -87,15 +120,7 @@ export const OPENAPI_VERSION = '1.2.0'
 export function createApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook })
   app.use('*', requestId())
-  app.use(
-    '*',
-    cors({
-      origin: '*',
-      allowMethods: ['GET', 'POST', 'OPTIONS'],
-      allowHeaders: ['Content-Type', 'PAYMENT-SIGNATURE', 'X-PAYMENT'],
-      exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-Request-Id', 'Retry-After'],
-    }),
-  )
+  app.use('*', corsHeaders())
   const metrics =
     deps.metrics ??
     createServiceMetrics({

@@ -18,6 +18,7 @@ import {
   PAYMENT_IDENTIFIER,
   paymentIdentifierDeclaration,
 } from '../domain/payment/payment-identifier.js'
+import type { PaymentRail } from '../domain/payment/payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
 import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
@@ -208,12 +209,10 @@ async function challenge(
   outcome: Challenge,
 ) {
   const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
-  const paymentRequired = await paid.rail.paymentRequired(
-    paidResource(baseUrl),
-    outcome.reason,
-    paidRouteExtensions(paid),
+  c.header(
+    'PAYMENT-REQUIRED',
+    await paymentRequiredHeader(paid.rail, baseUrl, outcome.reason, paidRouteExtensions(paid)),
   )
-  c.header('PAYMENT-REQUIRED', encodePaymentRequiredHeader(paymentRequired))
   if (outcome.settlement)
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
   c.header('Cache-Control', 'no-store')
@@ -230,6 +229,44 @@ async function challenge(
     ...(requestId ? { requestId } : {}),
   })
   return c.json(body, 402)
+}
+
+/** Encoded PAYMENT-REQUIRED headers kept per (base URL, reason), per rail. */
+const HEADER_CACHE_SIZE = 64
+const headerCache = new WeakMap<PaymentRail, Map<string, Promise<string>>>()
+
+/**
+ * The encoded PAYMENT-REQUIRED header for `reason` on `baseUrl`. The PaymentRequired depends on
+ * nothing else (the rail's requirements are fixed when it is built, the resource is the
+ * route's URL on `baseUrl`, and the extensions are fixed per app, as is its rail), so each one
+ * is built and base64-encoded once and then reused, byte for byte. Bounded: without PUBLIC_BASE_URL the base URL comes from the request's Host,
+ * which a client chooses; past the bound the oldest entry goes.
+ */
+function paymentRequiredHeader(
+  rail: PaymentRail,
+  baseUrl: string,
+  reason: PaymentReason,
+  extensions: Record<string, unknown>,
+): Promise<string> {
+  let cache = headerCache.get(rail)
+  if (!cache) {
+    cache = new Map()
+    headerCache.set(rail, cache)
+  }
+  const key = `${reason} ${baseUrl}`
+  const cached = cache.get(key)
+  if (cached) return cached
+  const header = rail
+    .paymentRequired(paidResource(baseUrl), reason, extensions)
+    .then(encodePaymentRequiredHeader)
+  // A failed build is not kept: the next request tries again.
+  header.catch(() => cache.delete(key))
+  if (cache.size >= HEADER_CACHE_SIZE) {
+    const oldest = cache.keys().next().value
+    if (oldest !== undefined) cache.delete(oldest)
+  }
+  cache.set(key, header)
+  return header
 }
 
 function serverTiming(timings: PhaseTimings): string | undefined {
