@@ -71,9 +71,9 @@ const PAID_TOOL_DESCRIPTION =
 
 /** Mounts `POST /mcp`: the MCP Streamable HTTP endpoint (stateless, JSON responses). */
 export function registerMcp(app: OpenAPIHono, deps: { maxBodyBytes: number; paid: boolean }): void {
-  const [limit, parse] = jsonBody(deps.maxBodyBytes)
-  if (!limit || !parse) throw new Error('jsonBody gives two middlewares')
-  app.post(MCP_PATH, limit, parse, async (c) => {
+  const [guardBody] = jsonBody(deps.maxBodyBytes)
+  if (!guardBody) throw new Error('jsonBody gives its body guard')
+  app.post(MCP_PATH, guardBody, async (c) => {
     const server = mcpServer(c, app, deps.paid)
     // No sessionIdGenerator: stateless, every POST stands alone.
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })

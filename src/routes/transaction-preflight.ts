@@ -106,7 +106,9 @@ export const PAYMENT_INFO = {
 const BAZAAR = paidRouteBazaar()
 
 /** The x402 extensions every 402 of the paid route declares: bazaar and payment-identifier. */
-function paidRouteExtensions(paid: PaidPreflightDeps): Record<string, unknown> {
+export function paidRouteExtensions(
+  paid: Pick<PaidPreflightDeps, 'paymentIdentifierRequired'>,
+): Record<string, unknown> {
   return {
     ...BAZAAR,
     [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration(paid.paymentIdentifierRequired ?? false),

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { paidResource } from '../../src/domain/payment/offer.js'
+import { paidRouteExtensions } from '../../src/routes/transaction-preflight.js'
 import { builtinFacilitator, EXAMPLE_BODY, type PaidApp, paidApp } from './paid-stack.js'
 
 const PATH = '/simulate/transaction-preflight'
@@ -92,7 +93,10 @@ const BODY = JSON.stringify(EXAMPLE_BODY)
 const expectedHeader = async (
   baseUrl: string,
   reason: 'payment_missing' | 'unsupported_x402_version',
-) => encodePaymentRequiredHeader(await stack.rail.paymentRequired(paidResource(baseUrl), reason))
+) =>
+  encodePaymentRequiredHeader(
+    await stack.rail.paymentRequired(paidResource(baseUrl), reason, paidRouteExtensions({})),
+  )
 
 describe('the unpaid 402 over real HTTP', () => {
   it("sends the rail's offer for the request's base URL and reason, byte for byte, every time", async () => {
