@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain-JavaScript script without type declarations
+import { ensureBuilt } from '../../scripts/build.mjs'
 import { startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { freePort } from '../support/net.js'
 
@@ -96,6 +98,9 @@ function spawnService(extra: Record<string, string>): Service {
 }
 
 describe('npm start, as a new user runs it', () => {
+  // `npm start` compiles src/ first when dist/ is missing or stale (a fresh worktree, an edited
+  // source); do it here, outside the tests' own time bounds. Afterwards it is a no-op.
+  beforeAll(() => ensureBuilt(), 180_000)
   const dataDir = mkdtempSync(join(tmpdir(), 'psg-start-'))
   let child: ChildProcess | undefined
   afterAll(() => {
