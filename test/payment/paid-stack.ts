@@ -9,6 +9,7 @@ import {
   type Address,
   createPublicClient,
   createTestClient,
+  createWalletClient,
   erc20Abi,
   type Hex,
   http,
@@ -311,6 +312,31 @@ export const EIP3009_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
   'function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)',
 ])
+
+/**
+ * Submits the authorization inside a PAYMENT-SIGNATURE on chain as `submitter` would (a third
+ * party front-running the buyer, or a settlement whose hash was lost) and waits until it is mined.
+ */
+export async function submitAuthorization(
+  rpcUrl: string,
+  header: string,
+  submitter: PrivateKeyAccount,
+): Promise<Hex> {
+  const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
+  const wallet = createWalletClient({ account: submitter, transport: http(rpcUrl) })
+  const hash = await wallet.writeContract({
+    chain: null,
+    address: USDC_ADDRESS,
+    abi: EIP3009_ABI,
+    functionName: 'transferWithAuthorization',
+    args: [from, to, BigInt(value), BigInt(validAfter), BigInt(validBefore), nonce, signature],
+  })
+  await createPublicClient({ transport: http(rpcUrl) }).waitForTransactionReceipt({
+    hash,
+    pollingInterval: 50,
+  })
+  return hash
+}
 
 /** Signs an EIP-3009 TransferWithAuthorization for devnet USDC (what a buyer signs). */
 export function signTransferAuthorization(

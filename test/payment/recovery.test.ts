@@ -1,13 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
-import {
-  createPublicClient,
-  createWalletClient,
-  type Hex,
-  type PublicClient,
-  toHex,
-  http as viemHttp,
-} from 'viem'
+import { createPublicClient, type Hex, type PublicClient, toHex, http as viemHttp } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
@@ -23,7 +16,6 @@ import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import {
   authorizationOf,
   builtinFacilitator,
-  EIP3009_ABI,
   EXAMPLE_BODY,
   fundedPayer,
   nonceOf,
@@ -34,6 +26,7 @@ import {
   sendPayment,
   settlementsOf,
   signTransferAuthorization,
+  submitAuthorization,
   unpaidOffer,
   usdcBalances,
   buyer as x402Buyer,
@@ -123,21 +116,12 @@ async function expiringHeader(account: PrivateKeyAccount, seconds: number): Prom
 }
 
 /** Submits the buyer's own authorization on chain as a third party would (a front-run). */
-async function submitOnChain(header: string): Promise<Hex> {
-  const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey),
-    transport: viemHttp(devnet.rpcUrl),
-  })
-  const hash = await wallet.writeContract({
-    chain: null,
-    address: USDC_ADDRESS,
-    abi: EIP3009_ABI,
-    functionName: 'transferWithAuthorization',
-    args: [from, to, BigInt(value), BigInt(validAfter), BigInt(validBefore), nonce, signature],
-  })
-  await chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })
-  return hash
+function submitOnChain(header: string): Promise<Hex> {
+  return submitAuthorization(
+    devnet.rpcUrl,
+    header,
+    privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey),
+  )
 }
 
 /**

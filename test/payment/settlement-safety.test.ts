@@ -45,6 +45,7 @@ import {
   settlementsOf,
   signCancelAuthorization,
   signTransferAuthorization,
+  submitAuthorization,
   unpaidOffer,
   usdcBalances,
 } from './paid-stack.js'
@@ -428,19 +429,11 @@ describe('a payment whose request died while settling (no transaction hash recor
   it('is settled from the transaction that was sent, found before the preflight block, once', async () => {
     const header = await suite.paymentHeader(stack)
     // The request's transfer reached the chain, but its hash was never recorded...
-    const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey),
-      transport: viemHttp(devnet.rpcUrl),
-    })
-    const sent = await wallet.writeContract({
-      chain: null,
-      address: USDC_ADDRESS,
-      abi: EIP3009_ABI,
-      functionName: 'transferWithAuthorization',
-      args: [from, to, BigInt(value), BigInt(validAfter), BigInt(validBefore), nonce, signature],
-    })
-    await chain.waitForTransactionReceipt({ hash: sent, pollingInterval: 50 })
+    const sent = await submitAuthorization(
+      devnet.rpcUrl,
+      header,
+      privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey),
+    )
     await createTestClient({ mode: 'anvil', transport: viemHttp(devnet.rpcUrl) }).mine({
       blocks: 5,
     })
