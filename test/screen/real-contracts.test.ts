@@ -26,7 +26,8 @@ import { postJson, preflightApp } from '../support/preflight-app.js'
 /**
  * The Safe and Universal Router rules on the bytecode their users actually run: the compiled
  * artifacts shipped in `@safe-global/safe-contracts@1.4.1`, `@uniswap/universal-router@2.1.0`
- * and its dependency `@uniswap/v2-core@1.0.1` (devDependencies), deployed on a real anvil. Every
+ * and its dependencies `@uniswap/v2-core@1.0.1` and `@uniswap/v3-core@1.0.0` (devDependencies),
+ * deployed on a real anvil. Every
  * firing case and twin executes (`call.success`), so the findings describe calls that would go
  * through, and the effects show who really receives the output.
  */
@@ -43,6 +44,7 @@ const PACKAGES = [
   '@safe-global/safe-contracts@1.4.1',
   '@uniswap/universal-router@2.1.0',
   '@uniswap/v2-core@1.0.1',
+  '@uniswap/v3-core@1.0.0',
 ]
 
 function resolvePackaged(specifier: string): string {
@@ -316,7 +318,46 @@ beforeAll(async () => {
   await send(token.address, token.abi, 'transfer', [pairAddress, parseEther('500')])
   await send(pairAddress, pair.abi, 'mint', [OWNER])
 
-  // Universal Router 2.1.0 with WETH and the v2 factory; no v3, v4 or Permit2 on this chain.
+  // Uniswap v3: the real factory and a WETH/RTK 0.3% pool at price 1, full-range liquidity.
+  const v3FactoryArtifact = packageArtifact(
+    '@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json',
+  )
+  const v3Pool = packageArtifact(
+    '@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json',
+  )
+  const v3Factory = await deployPackaged(v3FactoryArtifact)
+  await send(v3Factory, v3FactoryArtifact.abi, 'createPool', [weth.address, token.address, 3000])
+  const poolAddress = (await publicClient.readContract({
+    address: v3Factory,
+    abi: v3FactoryArtifact.abi,
+    functionName: 'getPool',
+    args: [weth.address, token.address, 3000],
+  })) as Address
+  const poolInitCodeHash = keccak256(v3Pool.bytecode)
+  // The router finds the pool by CREATE2 from the factory and this hash: check they agree.
+  expect(
+    getContractAddress({
+      opcode: 'CREATE2',
+      from: v3Factory,
+      salt: keccak256(
+        encodeAbiParameters(parseAbiParameters('address, address, uint24'), [token0, token1, 3000]),
+      ),
+      bytecodeHash: poolInitCodeHash,
+    }),
+  ).toBe(poolAddress)
+  await send(poolAddress, v3Pool.abi, 'initialize', [2n ** 96n])
+  const liquidity = await deploy(devnet.rpcUrl, 'TestV3Liquidity', [], owner)
+  await send(weth.address, weth.abi, 'deposit', [], parseEther('10'))
+  await send(weth.address, weth.abi, 'approve', [liquidity.address, parseEther('10')])
+  await send(token.address, token.abi, 'approve', [liquidity.address, parseEther('10')])
+  await send(liquidity.address, liquidity.abi, 'mint', [
+    poolAddress,
+    -887220,
+    887220,
+    parseEther('1'),
+  ])
+
+  // Universal Router 2.1.0 with WETH and the v2 and v3 factories; no v4 or Permit2 here.
   const ur = packageArtifact(
     '@uniswap/universal-router/artifacts/contracts/UniversalRouter.sol/UniversalRouter.json',
   )
@@ -326,9 +367,9 @@ beforeAll(async () => {
       permit2: zeroAddress,
       weth9: weth.address,
       v2Factory,
-      v3Factory: zeroAddress,
+      v3Factory,
       pairInitCodeHash,
-      poolInitCodeHash: pad('0x00'),
+      poolInitCodeHash,
       v4PoolManager: zeroAddress,
       v3NFTPositionManager: zeroAddress,
       v4PositionManager: zeroAddress,
@@ -418,7 +459,7 @@ describe('the real Safe 1.4.1 (proxy from SafeProxyFactory, two owners, threshol
   })
 })
 
-describe('the real Universal Router 2.1.0 (WETH, a Uniswap v2 WETH/RTK pair)', () => {
+describe('the real Universal Router 2.1.0 (WETH, Uniswap v2 and v3 WETH/RTK pools)', () => {
   /**
    * Each case pays a stranger; its twin pays the caller through `MSG_SENDER`. Where the sender
    * gets nothing back at all (the whole output goes to the stranger), the execution rule
@@ -432,6 +473,12 @@ describe('the real Universal Router 2.1.0 (WETH, a Uniswap v2 WETH/RTK pair)', (
     V2_SWAP_EXACT_IN: {
       fires: [wrapEth(SWAP_IN), v2SwapExactIn(STRANGER)],
       twin: [wrapEth(SWAP_IN), v2SwapExactIn(MSG_SENDER)],
+      expected: ['drain-shape', 'output-to-third-party'],
+      twinCreditsSender: true,
+    },
+    V3_SWAP_EXACT_IN: {
+      fires: [wrapEth(SWAP_IN), v3SwapExactIn(STRANGER)],
+      twin: [wrapEth(SWAP_IN), v3SwapExactIn(MSG_SENDER)],
       expected: ['drain-shape', 'output-to-third-party'],
       twinCreditsSender: true,
     },
@@ -464,7 +511,7 @@ describe('the real Universal Router 2.1.0 (WETH, a Uniswap v2 WETH/RTK pair)', (
     },
   })
 
-  for (const name of ['V2_SWAP_EXACT_IN', 'SWEEP', 'TRANSFER', 'PAY_PORTION']) {
+  for (const name of ['V2_SWAP_EXACT_IN', 'V3_SWAP_EXACT_IN', 'SWEEP', 'TRANSFER', 'PAY_PORTION']) {
     it(`${name} paying a stranger fires output-to-third-party; to MSG_SENDER it is silent (both execute)`, async () => {
       const c = cases()[name]
       if (!c) throw new Error(name)
@@ -500,22 +547,5 @@ describe('the real Universal Router 2.1.0 (WETH, a Uniswap v2 WETH/RTK pair)', (
     expect(answer.call).toMatchObject({ success: true })
     expect(answer.findings).toEqual([])
     expect(credited(answer)).toContain(OWNER.toLowerCase())
-  })
-
-  it('V3_SWAP_EXACT_IN to a stranger is judged from calldata (no v3 pool here: the call reverts)', async () => {
-    const fires = await preflight(
-      router,
-      routerExecute([wrapEth(SWAP_IN), v3SwapExactIn(STRANGER)]),
-      SWAP_IN,
-    )
-    expect(fires.call).toMatchObject({ success: false })
-    expect(ids(fires)).toContain('output-to-third-party')
-    const twin = await preflight(
-      router,
-      routerExecute([wrapEth(SWAP_IN), v3SwapExactIn(MSG_SENDER)]),
-      SWAP_IN,
-    )
-    expect(twin.call).toMatchObject({ success: false })
-    expect(ids(twin)).not.toContain('output-to-third-party')
   })
 })
