@@ -44,6 +44,7 @@ describe('contracts/artifacts', () => {
         'TestVault.json',
         'TestWETH.json',
         'TestMultiSend.json',
+        'TestV3Liquidity.json',
       ]),
     )
   })

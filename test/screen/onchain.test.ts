@@ -639,6 +639,19 @@ describe('determinism', () => {
 })
 
 describe('regressions on real contracts', () => {
+  it('a revert string carrying NUL and other control characters reaches no finding raw', async () => {
+    const answer = await preflight({
+      to: reverter.address,
+      data: call(reverter, 'failRevert', ['bad\u0000\u0007end']),
+    })
+    expect(answer.verdict).toBe('block')
+    const details = answer.findings.map((f) => f.detail)
+    expect(details.length).toBeGreaterThan(0)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    for (const detail of details) expect(detail).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
+    expect(details.join(' ')).toContain('bad\\u0000\\u0007end')
+  })
+
   it('an owner sending its own NFT to a person signs (no pull-transfer finding)', async () => {
     for (const data of [
       encodeFunctionData({

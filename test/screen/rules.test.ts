@@ -1102,6 +1102,50 @@ describe('where assets end up', () => {
     expect(redeem(EOA, SAFE)).toEqual(['pull-transfer-to-no-code'])
   })
 
+  it('Universal Router outputs: a stranger is a third party; MSG_SENDER and ADDRESS_THIS resolve to the caller and the router', () => {
+    const path = `0x${TOKEN.slice(2)}0001f4${SPENDER_CONTRACT.slice(2)}` as Hex
+    const inputs: Record<number, (recipient: Hex) => unknown[]> = {
+      0: (r) => [r, 10n, 9n, path, true],
+      1: (r) => [r, 10n, 11n, path, true],
+      4: (r) => [TOKEN, r, 0n],
+      5: (r) => [TOKEN, r, 5n],
+      6: (r) => [TOKEN, r, 100n],
+      8: (r) => [r, 10n, 9n, [TOKEN, SPENDER_CONTRACT], true],
+      9: (r) => [r, 10n, 11n, [TOKEN, SPENDER_CONTRACT], true],
+      11: (r) => [r, 10n],
+      12: (r) => [r, 10n],
+    }
+    for (const [code, values] of Object.entries(inputs)) {
+      const judged = (recipient: Hex) =>
+        ids(
+          makeContext({
+            to: ROUTER,
+            data: execute([Number(code)], [command(Number(code), values(recipient))]),
+          }),
+        )
+      expect(judged(EOA), code).toEqual(['output-to-third-party'])
+      expect(judged(UR_SENDER), code).toEqual([])
+      expect(judged(UR_THIS), code).toEqual([])
+      expect(judged(SENDER), code).toEqual([])
+    }
+  })
+
+  it('an ERC-4626 mint or withdraw pays its receiver too', () => {
+    const mint = (receiver: Hex) =>
+      ids(makeContext({ to: SAFE, data: encodeSig('mint(uint256,address)', [10n, receiver]) }))
+    expect(mint(EOA)).toEqual(['output-to-third-party'])
+    expect(mint(SENDER)).toEqual([])
+    const withdraw = (receiver: Hex) =>
+      ids(
+        makeContext({
+          to: SAFE,
+          data: encodeSig('withdraw(uint256,address,address)', [10n, receiver, SENDER]),
+        }),
+      )
+    expect(withdraw(EOA)).toEqual(['output-to-third-party'])
+    expect(withdraw(SENDER)).toEqual([])
+  })
+
   it('a router output to a contract that is not the caller (a pool, a fee collector) is not flagged', () => {
     const data = execute([0x04], [command(0x04, [TOKEN, SPENDER_CONTRACT, 0n])])
     expect(ids(makeContext({ to: ROUTER, data }))).toEqual([])
@@ -1276,6 +1320,17 @@ describe('swap routers other than the Universal Router', () => {
     expect(ids(makeContext({ to: ROUTER, data: swap(SENDER) }))).toEqual([])
     expect(ids(makeContext({ to: ROUTER, data: swap(EOA) }))).toEqual(['output-to-third-party'])
     expect(ids(makeContext({ to: ROUTER, data: swap(DEAD) }))).toEqual(['transfer-to-burn-address'])
+    // Aerodrome has no MSG_SENDER/ADDRESS_THIS placeholders: address(1) is a real, unowned
+    // recipient there, while SwapRouter02 resolves it to its caller.
+    const codes = { [UR_SENDER]: '0x' as Hex, [UR_THIS]: '0x' as Hex }
+    expect(ids(makeContext({ to: ROUTER, data: swap(UR_SENDER) }, {}, codes))).toEqual([
+      'output-to-third-party',
+    ])
+    expect(ids(makeContext({ to: ROUTER, data: swap(UR_THIS) }, {}, codes))).toEqual([
+      'output-to-third-party',
+    ])
+    expect(ids(makeContext({ to: ROUTER, data: single(UR_SENDER) }, {}, codes))).toEqual([])
+    expect(ids(makeContext({ to: ROUTER, data: single(UR_THIS) }, {}, codes))).toEqual([])
   })
 })
 

@@ -107,7 +107,8 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
       break
     }
     // Swap routers: the output goes to `recipient`/`to` (SwapRouter02 reads address(1) and
-    // address(2) as its caller and itself, like the Universal Router).
+    // address(2) as its caller and itself, like the Universal Router; Aerodrome's Router has no
+    // such placeholders, so there they are real, unowned recipients).
     case 'exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))':
     case 'exactOutputSingle((address,address,uint24,address,uint256,uint256,uint160))': {
       const p = obj(a.params)
@@ -125,15 +126,27 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
       break
     }
     case 'swapExactTokensForTokens(uint256,uint256,address[],address)':
-    case 'swapTokensForExactTokens(uint256,uint256,address[],address)':
-    case 'swapExactTokensForTokens(uint256,uint256,(address,address,bool,address)[],address,uint256)':
-    case 'swapExactETHForTokens(uint256,(address,address,bool,address)[],address,uint256)':
-    case 'swapExactTokensForETH(uint256,uint256,(address,address,bool,address)[],address,uint256)': {
+    case 'swapTokensForExactTokens(uint256,uint256,address[],address)': {
       const amount =
         a.amountOut === undefined ? `at least ${str(a.amountOutMin)}` : str(a.amountOut)
       output(transfers, undefined, undefined, a.to, amount, false, call.name, 'route')
       break
     }
+    case 'swapExactTokensForTokens(uint256,uint256,(address,address,bool,address)[],address,uint256)':
+    case 'swapExactETHForTokens(uint256,(address,address,bool,address)[],address,uint256)':
+    case 'swapExactTokensForETH(uint256,uint256,(address,address,bool,address)[],address,uint256)':
+      output(
+        transfers,
+        undefined,
+        undefined,
+        a.to,
+        `at least ${str(a.amountOutMin)}`,
+        false,
+        call.name,
+        'route',
+        false,
+      )
+      break
     case 'transferFrom(address,address,uint160,address)':
       transfer(transfers, a.token, a.from, a.to, a.amount, true, 'Permit2 transferFrom')
       break
@@ -253,10 +266,11 @@ function output(
   pull: boolean,
   via: string,
   kind: 'route' | 'vault' = 'vault',
+  placeholders = kind === 'route',
 ): void {
   const to = addr(toValue)?.toLowerCase()
-  // Router placeholders for the caller and the router itself are not recipients.
-  if (kind === 'route' && (to === UR_MSG_SENDER || to === UR_ADDRESS_THIS)) return
+  // Uniswap router placeholders for the caller and the router itself are not recipients.
+  if (placeholders && (to === UR_MSG_SENDER || to === UR_ADDRESS_THIS)) return
   const before = transfers.length
   transfer(transfers, tokenValue, fromValue, toValue, amount, pull, via)
   const added = transfers[before]
