@@ -73,8 +73,13 @@ afterAll(async () => {
   await devnet?.stop()
 })
 
-const oracle = <N extends 'getL1Fee' | 'flzCompressLength'>(functionName: N, data: Hex) =>
-  read.readContract({ address: GAS_PRICE_ORACLE, abi: ORACLE_ABI, functionName, args: [data] })
+const oracle = async (functionName: 'getL1Fee' | 'flzCompressLength', data: Hex) =>
+  (await read.readContract({
+    address: GAS_PRICE_ORACLE,
+    abi: ORACLE_ABI,
+    functionName,
+    args: [data],
+  } as never)) as bigint
 
 async function params(): Promise<L1FeeParams> {
   const get = (functionName: 'l1BaseFee' | 'blobBaseFee' | 'baseFeeScalar' | 'blobBaseFeeScalar') =>
