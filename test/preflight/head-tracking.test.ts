@@ -92,9 +92,9 @@ describe('the head tracker', () => {
       stderr += chunk.toString('utf8')
     })
     const killer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    const [code] = (await new Promise((resolve) =>
-      child.once('exit', (...args) => resolve(args)),
-    )) as [number | null]
+    const code = await new Promise<number | null>((resolve) =>
+      child.once('exit', (exitCode) => resolve(exitCode)),
+    )
     clearTimeout(killer)
     expect(stderr).toBe('')
     expect(code).toBe(0)
