@@ -87,8 +87,10 @@ describe('the JSON-RPC client', () => {
   it('reuses keep-alive connections: 200 sequential requests over one socket', async () => {
     const client = createJsonRpcClient({ url, timeoutMs: 2_000 })
     const before = connections.length
+    const served = requests
     try {
       for (let i = 0; i < 200; i++) expect(await client.send('eth_chainId', [])).toBe('0x2105')
+      expect(requests - served).toBe(200)
       expect(connections.length - before).toBe(1)
       // Concurrent requests open at most maxSockets connections, then reuse them.
       const pooled = createJsonRpcClient({ url, timeoutMs: 2_000, maxSockets: 4 })

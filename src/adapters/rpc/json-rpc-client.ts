@@ -20,20 +20,22 @@ export type TransportFailure = 'timeout' | 'network' | 'http' | 'too_large' | 'g
 
 /**
  * The exchange failed below JSON-RPC: deadline, connection, an HTTP error status, an oversized
- * or unparseable reply. `url` names the endpoint (the logger scrubs configured secrets from it);
- * the message never quotes it, since it may reach an answer.
+ * or unparseable reply. `shortMessage` never quotes the URL (it may reach an answer); `message`
+ * and `url` do, for the logs.
  */
 export class RpcTransportError extends Error {
   override name = 'RpcTransportError'
   constructor(
     readonly kind: TransportFailure,
-    message: string,
+    /** What went wrong, without the URL: the part an answer may quote. */
+    readonly shortMessage: string,
     readonly url: string,
     /** The start of the reply body, for HTTP errors (a node's "method not supported" page). */
     readonly body?: string,
-    options?: { cause?: unknown },
   ) {
-    super(message, options)
+    // The full message names the endpoint for the logs, as viem's errors do; the logger scrubs
+    // the configured secrets (a key in the URL) from every line.
+    super(`${shortMessage}\nURL: ${url}`)
   }
 }
 

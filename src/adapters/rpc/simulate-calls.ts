@@ -98,7 +98,7 @@ export function isMethodMissing(error: unknown): boolean {
     return MISSING.test(error.message)
   }
   if (error instanceof RpcTransportError && error.kind === 'http') {
-    return MISSING.test(`${error.message} ${error.body ?? ''}`)
+    return MISSING.test(`${error.shortMessage} ${error.body ?? ''}`)
   }
   return false
 }

@@ -11,7 +11,7 @@ import { RpcUnavailableError } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
 import type { RpcObserver } from '../http/observed-fetch.js'
 import { createHeadTracker } from './head-tracker.js'
-import { createJsonRpcClient, JsonRpcError } from './json-rpc-client.js'
+import { createJsonRpcClient, JsonRpcError, RpcTransportError } from './json-rpc-client.js'
 import { createSimulator } from './simulate-calls.js'
 
 export { GAS_PRICE_ORACLE } from '../../domain/preflight/l1-fee.js'
@@ -87,7 +87,13 @@ function isExecutionError(error: unknown): error is JsonRpcError {
 }
 
 function unavailable(what: string, error: unknown): RpcUnavailableError {
-  const reason = error instanceof Error ? error.message : String(error)
+  // A transport error's short form: its full message names the URL, for the logs only.
+  const reason =
+    error instanceof RpcTransportError
+      ? error.shortMessage
+      : error instanceof Error
+        ? error.message
+        : String(error)
   return new RpcUnavailableError(`Base RPC failed during ${what}: ${reason}`, error)
 }
 
