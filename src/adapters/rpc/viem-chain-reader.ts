@@ -14,8 +14,6 @@ import { createHeadTracker } from './head-tracker.js'
 import { createJsonRpcClient, JsonRpcError, RpcTransportError } from './json-rpc-client.js'
 import { createSimulator } from './simulate-calls.js'
 
-export { GAS_PRICE_ORACLE } from '../../domain/preflight/l1-fee.js'
-
 /** Our calls return small replies (a block header, a code blob); more than this is garbage. */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024
 
