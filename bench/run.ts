@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs'
 
 const benches = [
   'preflight.ts',
+  'rpc.ts',
   'effects.ts',
   'screen.ts',
   'evidence.ts',

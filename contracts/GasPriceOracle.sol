@@ -13,8 +13,9 @@ pragma solidity ^0.8.24;
 ///   slot 1: L1 blob base fee      (default 1 wei)
 ///   slot 2: base fee scalar       (default 2269, as on Base)
 ///   slot 3: blob base fee scalar  (default 1055762, as on Base)
-/// The fee is Fjord's formula; only the FastLZ compressed size is estimated (see
-/// `_compressedSizeEstimate`).
+/// The fee is Fjord's formula over the exact FastLZ compressed size (`_flzCompressLength`, the
+/// length `LibZip.flzCompress` of Solady returns in the real oracle), so a fee computed off-chain
+/// from these parameters must match `getL1Fee` to the wei.
 contract GasPriceOracle {
     /// @notice Number of decimals of the scalars, as in the real oracle.
     uint256 public constant DECIMALS = 6;
@@ -102,7 +103,7 @@ contract GasPriceOracle {
     /// @notice L1 data fee in wei for a transaction whose unsigned RLP serialization is `_data`.
     function getL1Fee(bytes calldata _data) external view returns (uint256) {
         // +68: the signature (and its RLP overhead) is missing from the unsigned serialization.
-        return _fjordL1Cost(_compressedSizeEstimate(_data) + 68);
+        return _fjordL1Cost(_flzCompressLength(_data) + 68);
     }
 
     /// @notice Upper bound of the L1 data fee for an unsigned transaction of the given size.
@@ -114,7 +115,7 @@ contract GasPriceOracle {
 
     /// @notice Estimated L1 gas for the data, assuming it is mostly non-zero (16 gas per byte).
     function getL1GasUsed(bytes calldata _data) external pure returns (uint256) {
-        return (_fjordLinearRegression(_compressedSizeEstimate(_data) + 68) * 16) / 1e6;
+        return (_fjordLinearRegression(_flzCompressLength(_data) + 68) * 16) / 1e6;
     }
 
     function _fjordL1Cost(uint256 fastLzSize) private view returns (uint256) {
@@ -131,31 +132,80 @@ contract GasPriceOracle {
         return uint256(estimatedSize);
     }
 
-    /// @dev Simplified stand-in for Solady's `LibZip.flzCompress(data).length` (FastLZ level 1).
-    /// Only runs of zero bytes are treated as compressible, which is where transaction calldata
-    /// (ABI word padding) compresses: a run of 4+ zeros costs one literal plus a 3-byte match
-    /// per 264 bytes; every other byte is a literal, with one control byte per 32 literals.
-    /// Repeated non-zero patterns, which real FastLZ would also match, are not detected, so the
-    /// estimate errs slightly high (towards a higher fee), never low by much.
-    function _compressedSizeEstimate(bytes calldata data) private pure returns (uint256) {
-        uint256 literals = 0;
-        uint256 matchBytes = 0;
-        uint256 zeroRun = 0;
+    /// @notice FastLZ level-1 compressed length of `data` (exposed for tests).
+    function flzCompressLength(bytes calldata data) external pure returns (uint256) {
+        return _flzCompressLength(data);
+    }
+
+    /// @dev The length FastLZ level 1 compresses `data` to, as Solady's `LibZip.flzCompress`
+    /// produces it (and op-geth's `FlzCompressLen` counts it), written here from the algorithm:
+    /// greedy matching of 3-byte sequences through a 2^13-entry hash table (Knuth's
+    /// multiplicative hash of the little-endian 24-bit value, bits 19..31), matches at most
+    /// 8191 bytes back; the last 13 bytes are never searched. Literal runs cost one control byte
+    /// per 32 bytes; a match costs 2 bytes (length up to 8) or 3, plus 3 per further 262 bytes.
+    function _flzCompressLength(bytes calldata data) private pure returns (uint256 size) {
         uint256 length = data.length;
-        for (uint256 i = 0; i <= length; i++) {
-            if (i < length && data[i] == 0) {
-                zeroRun++;
-                continue;
+        uint256[] memory table = new uint256[](8192);
+        uint256 ipLimit = length < 13 ? 0 : length - 13;
+        uint256 anchor = 0;
+        uint256 ip = 2;
+        while (ip < ipLimit) {
+            uint256 ref;
+            for (;;) {
+                uint256 seq = _u24(data, ip);
+                uint256 h = _hash(seq);
+                ref = table[h];
+                table[h] = ip;
+                if (ip >= ipLimit) break;
+                ip++;
+                // ip - 1 - ref: the distance at the position just searched.
+                if (ip - 1 - ref <= 0x1fff && seq == _u24(data, ref)) break;
             }
-            if (zeroRun >= 4) {
-                literals += 1;
-                matchBytes += 3 * ((zeroRun - 1 + 263) / 264);
-            } else {
-                literals += zeroRun;
-            }
-            zeroRun = 0;
-            if (i < length) literals++;
+            if (ip >= ipLimit) break;
+            ip--;
+            if (ip > anchor) size += _literalsLength(ip - anchor);
+            uint256 l = _matchLength(data, ref + 3, ip + 3, ipLimit + 9);
+            size += _matchCost(l - 1);
+            ip += l;
+            table[_hash(_u24(data, ip))] = ip;
+            ip++;
+            table[_hash(_u24(data, ip))] = ip;
+            ip++;
+            anchor = ip;
         }
-        return literals + (literals + 31) / 32 + matchBytes;
+        size += _literalsLength(length - anchor);
+    }
+
+    /// @dev Bytes equal from p and q, counted as the reference does: first mismatch + 1, at
+    /// most `end - q`.
+    function _matchLength(bytes calldata data, uint256 p, uint256 q, uint256 end)
+        private
+        pure
+        returns (uint256 l)
+    {
+        uint256 limit = end - q;
+        while (l < limit) {
+            bool same = data[p + l] == data[q + l];
+            l++;
+            if (!same) break;
+        }
+    }
+
+    function _matchCost(uint256 m) private pure returns (uint256) {
+        return 3 * (m / 262) + (m % 262 >= 6 ? 3 : 2);
+    }
+
+    function _literalsLength(uint256 run) private pure returns (uint256 size) {
+        size = 33 * (run / 32);
+        uint256 rest = run % 32;
+        if (rest != 0) size += rest + 1;
+    }
+
+    function _u24(bytes calldata data, uint256 i) private pure returns (uint256) {
+        return uint256(uint8(data[i])) | (uint256(uint8(data[i + 1])) << 8) | (uint256(uint8(data[i + 2])) << 16);
+    }
+
+    function _hash(uint256 v) private pure returns (uint256) {
+        return ((2654435769 * v) >> 19) & 0x1fff;
     }
 }

@@ -40,6 +40,10 @@ const envSchema = z.object({
 
   BASE_RPC_URL: optionalUrl,
   RPC_TIMEOUT_MS: positiveInt(5000, MAX_TIMEOUT_MS),
+  /** Background poll of the chain head (ms); unset: 250 on mainnet, 1000 on the devnet; 0: off. */
+  RPC_HEAD_POLL_MS: z.coerce.number().int().min(0).max(MAX_TIMEOUT_MS).optional(),
+  /** Most pooled keep-alive connections to the RPC; further requests queue. */
+  RPC_MAX_CONNECTIONS: positiveInt(64, 4096),
 
   GAS_WARN_THRESHOLD: bigintString(1_000_000n),
   UNLIMITED_ALLOWANCE_THRESHOLD: bigintString(2n ** 128n),

@@ -11,7 +11,7 @@ import {
 } from './adapters/facilitator/payment-services.js'
 import { setUpOperations } from './adapters/metrics/operations-setup.js'
 import { createJinaReader } from './adapters/reader/jina-reader.js'
-import { createViemChainReader } from './adapters/rpc/viem-chain-reader.js'
+import { createViemChainReader, DEFAULT_HEAD_POLL_MS } from './adapters/rpc/viem-chain-reader.js'
 import { SettlerInUseError } from './adapters/storage/settler-lease.js'
 import { createApp } from './app.js'
 import {
@@ -90,6 +90,8 @@ async function main(): Promise<void> {
     rpcUrl,
     timeoutMs: config.RPC_TIMEOUT_MS,
     observe: operations.observeRpc,
+    headPollMs: config.RPC_HEAD_POLL_MS ?? DEFAULT_HEAD_POLL_MS[devnet ? 'devnet' : 'mainnet'],
+    maxSockets: config.RPC_MAX_CONNECTIONS,
   })
   const chainId = await chain.chainId().catch((error: unknown) => {
     logger.fatal(
@@ -254,6 +256,7 @@ async function main(): Promise<void> {
       logger.warn({ err: error }, 'closing the ledger failed')
     })
     await operations.close()
+    chain.close()
     await devnet?.stop()
     process.exit(0)
   }

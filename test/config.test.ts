@@ -14,6 +14,16 @@ describe('configuration', () => {
     expect(config.UNLIMITED_ALLOWANCE_THRESHOLD).toBe(2n ** 128n)
   })
 
+  it('reads the RPC head poll and pool size, refusing values a timer or pool cannot hold', () => {
+    expect(loadConfig({}).RPC_HEAD_POLL_MS).toBeUndefined()
+    expect(loadConfig({ RPC_HEAD_POLL_MS: '0' }).RPC_HEAD_POLL_MS).toBe(0)
+    expect(loadConfig({ RPC_HEAD_POLL_MS: '500' }).RPC_HEAD_POLL_MS).toBe(500)
+    expect(() => loadConfig({ RPC_HEAD_POLL_MS: '-1' })).toThrow(/RPC_HEAD_POLL_MS/)
+    expect(() => loadConfig({ RPC_HEAD_POLL_MS: '3000000000' })).toThrow(/RPC_HEAD_POLL_MS/)
+    expect(loadConfig({}).RPC_MAX_CONNECTIONS).toBe(64)
+    expect(() => loadConfig({ RPC_MAX_CONNECTIONS: '0' })).toThrow(/RPC_MAX_CONNECTIONS/)
+  })
+
   it('is mainnet mode when BASE_RPC_URL is set', () => {
     expect(loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' }).mode).toBe('mainnet')
   })

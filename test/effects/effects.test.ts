@@ -61,6 +61,7 @@ interface Answer {
     senderNet?: { summary: string }
     approvalChanges?: { ownerIsSender: boolean; spender: string; amount: string }[]
   }
+  block: { number: string; hash: Hex }
 }
 
 function body(to: Address, data: Hex, value = 0n, from: Address = AGENT) {
@@ -260,37 +261,77 @@ describe('bundles on an AMM-like pair', () => {
 })
 
 describe('RPC waves, requests and determinism', () => {
-  it('an ETH transfer takes 3 waves and 10 requests (9 before effects + eth_simulateV1)', async () => {
+  it('in steady state an ETH transfer, an ERC-20 transfer and an approve take 1 wave each', async () => {
     const proxy = await startCountingRpc(devnet.rpcUrl)
     try {
       const counted = preflightApp(proxy.url)
+      // The first request of a fresh reader knows no head yet: `latest` first, then the wave.
+      await preflight(body(PERSON, '0x', 1n), counted)
+      expect(proxy.waves).toBe(2)
+      proxy.reset()
+      // `latest` rides in the wave beside every pinned read; the L1 fee parameters and the
+      // metadata of tokens the calldata names ride in eth_simulateV1.
       await preflight(body(PERSON, '0x', 1n), counted)
       console.log(
         `ETH transfer: ${proxy.waves} waves, ${proxy.methods.length} requests: ${proxy.methods.join(' ')}`,
       )
-      expect(proxy.waves).toBe(3)
-      expect(proxy.methods).toHaveLength(10)
+      expect(proxy.waves).toBe(1)
+      expect(proxy.methods).toHaveLength(9)
       expect(proxy.methods.filter((m) => m === 'eth_simulateV1')).toHaveLength(1)
+      expect(proxy.methods.filter((m) => m === 'eth_getBlockByNumber')).toHaveLength(1)
       proxy.reset()
-      // 9 before effects too; now one eth_simulateV1, which also carries the symbol() and
-      // decimals() of the token the calldata names.
       const transfer = encode(tokenA, 'transfer', [PERSON, 5n])
       await preflight(body(tokenA.address, transfer), counted)
-      console.log(`ERC-20 transfer: ${proxy.waves} waves, ${proxy.methods.length} requests`)
-      expect(proxy.waves).toBe(3)
-      expect(proxy.methods).toHaveLength(10)
+      console.log(
+        `ERC-20 transfer: ${proxy.waves} waves, ${proxy.methods.length} requests: ${proxy.methods.join(' ')}`,
+      )
+      expect(proxy.waves).toBe(1)
+      expect(proxy.methods).toHaveLength(9)
       expect(proxy.methods.filter((m) => m === 'eth_simulateV1')).toHaveLength(1)
       proxy.reset()
+      const approve = body(tokenA.address, encode(tokenA, 'approve', [pair.address, 1n]))
+      await preflight(approve, counted)
+      console.log(
+        `approve: ${proxy.waves} waves, ${proxy.methods.length} requests: ${proxy.methods.join(' ')}`,
+      )
+      expect(proxy.waves).toBe(1)
+      // + the spender's code and the three token-standard probes of the token.
+      expect(proxy.methods).toHaveLength(13)
+      proxy.reset()
+      // Execution names a token the calldata does not: its metadata is a second wave.
       await preflight(body(sneaky.address, encode(sneaky, 'deposit')), counted)
       console.log(`sneaky deposit: ${proxy.waves} waves, ${proxy.methods.length} requests`)
-      expect(proxy.waves).toBe(3)
+      expect(proxy.waves).toBe(2)
       proxy.reset()
-      const approve = body(tokenA.address, encode(tokenA, 'approve', [pair.address, 1n]))
       const swap = body(pair.address, encode(pair, 'swap', [1n]))
       const res = await postJson(counted, BUNDLE, { transactions: [approve, swap] })
       expect(res.status).toBe(200)
       console.log(`bundle of 2: ${proxy.waves} waves, ${proxy.methods.length} requests`)
-      expect(proxy.waves).toBe(3)
+      expect(proxy.waves).toBe(1)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('when the chain moved since the tracked head: 2 waves, and the answer is for the new head', async () => {
+    const proxy = await startCountingRpc(devnet.rpcUrl)
+    try {
+      const counted = preflightApp(proxy.url)
+      const before = await preflight(body(PERSON, '0x', 1n), counted)
+      // A block the reader has not seen (no poll in this app): the tracked head is stale.
+      const { publicClient } = clients(devnet.rpcUrl)
+      await publicClient.request({ method: 'evm_mine' } as never)
+      proxy.reset()
+      const after = await preflight(body(PERSON, '0x', 1n), counted)
+      expect(proxy.waves).toBe(2)
+      expect(BigInt(after.block.number)).toBe(BigInt(before.block.number) + 1n)
+      const latest = await publicClient.getBlock()
+      expect(after.block.hash).toBe(latest.hash)
+      // Every pinned read of the second wave names the new head.
+      proxy.reset()
+      const again = await preflight(body(PERSON, '0x', 1n), counted)
+      expect(proxy.waves).toBe(1)
+      expect(again.block.hash).toBe(latest.hash)
     } finally {
       await proxy.close()
     }

@@ -77,10 +77,21 @@ describe('a broken read of the preflight is a 503, never a 500 or a hang', () =>
         'eth_simulateV1',
       ].includes(r.method),
     )
-    // eth_call x2 (the transaction, the GasPriceOracle), estimate, balance, nonce, code x2,
-    // eth_simulateV1.
-    expect(stateReads.length).toBeGreaterThanOrEqual(8)
-    expect(stateReads.map((r) => r.method)).toContain('eth_simulateV1')
+    // eth_call (the transaction), estimate, balance, nonce, code x2, eth_simulateV1, which also
+    // carries the GasPriceOracle's fee parameters (the L1 fee is computed, not asked for).
+    expect(stateReads.map((r) => r.method).sort()).toEqual([
+      'eth_call',
+      'eth_estimateGas',
+      'eth_getBalance',
+      'eth_getCode',
+      'eth_getCode',
+      'eth_getTransactionCount',
+      'eth_simulateV1',
+    ])
+    const simulation = stateReads.find((r) => r.method === 'eth_simulateV1')
+    expect(JSON.stringify(simulation?.params).toLowerCase()).toContain(
+      '0x420000000000000000000000000000000000000f',
+    )
     for (const read of stateReads)
       expect(read.params.at(-1), read.method).toEqual({ blockHash: block.hash })
     const history = rpc.seen.find((r) => r.method === 'eth_feeHistory')

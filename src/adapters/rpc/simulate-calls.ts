@@ -1,13 +1,4 @@
-import {
-  type Address,
-  type Hex,
-  HttpRequestError,
-  numberToHex,
-  pad,
-  RpcError,
-  RpcRequestError,
-  toHex,
-} from 'viem'
+import { type Address, type Hex, numberToHex, pad, toHex } from 'viem'
 import { z } from 'zod'
 import {
   type BlockRef,
@@ -19,6 +10,7 @@ import {
   type StateOverrides,
 } from '../../domain/preflight/chain-reader.js'
 import type { RpcUnavailableError } from '../../errors.js'
+import { JsonRpcError, RpcTransportError } from './json-rpc-client.js'
 
 /** keccak256("Transfer(address,address,uint256)"): the topic of the synthetic ETH moves. */
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
@@ -88,7 +80,7 @@ const frameSchema: z.ZodType<Frame> = z.lazy(() =>
 
 /** What the simulator needs from the reader: raw JSON-RPC and its error mapping. */
 export interface SimulatorDeps {
-  send(method: string, params: unknown[]): Promise<unknown>
+  send(method: string, params: readonly unknown[]): Promise<unknown>
   unavailable(what: string, error: unknown): RpcUnavailableError
   /** The node's words when the error says execution failed (not node trouble); else undefined. */
   executionMessage(error: unknown): string | undefined
@@ -101,12 +93,12 @@ export interface SimulatorDeps {
 export function isMethodMissing(error: unknown): boolean {
   const MISSING =
     /method\b.*\b(?:not found|not supported|not available|does not exist|unsupported|not allowed|disabled)|not (?:supported|implemented)|unsupported method|unknown method/i
-  if (error instanceof RpcError || error instanceof RpcRequestError) {
+  if (error instanceof JsonRpcError) {
     if (error.code === -32601) return true
-    return MISSING.test(`${error.details ?? ''} ${error.shortMessage}`)
+    return MISSING.test(error.message)
   }
-  if (error instanceof HttpRequestError) {
-    return MISSING.test(`${error.details ?? ''} ${JSON.stringify(error.body ?? '')}`)
+  if (error instanceof RpcTransportError && error.kind === 'http') {
+    return MISSING.test(`${error.shortMessage} ${error.body ?? ''}`)
   }
   return false
 }

@@ -1,14 +1,4 @@
-import {
-  createPublicClient,
-  decodeFunctionResult,
-  encodeFunctionData,
-  type Hex,
-  http,
-  numberToHex,
-  parseAbi,
-  RpcError,
-  RpcRequestError,
-} from 'viem'
+import { type Hex, numberToHex } from 'viem'
 import { z } from 'zod'
 import type {
   BlockRef,
@@ -19,13 +9,10 @@ import type {
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
-import { boundedFetch } from '../http/bounded-fetch.js'
-import { observedFetch, type RpcObserver } from '../http/observed-fetch.js'
+import type { RpcObserver } from '../http/observed-fetch.js'
+import { createHeadTracker } from './head-tracker.js'
+import { createJsonRpcClient, JsonRpcError, RpcTransportError } from './json-rpc-client.js'
 import { createSimulator } from './simulate-calls.js'
-
-/** OP-stack GasPriceOracle predeploy (same address on Base). */
-export const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F' as const
-const gasPriceOracleAbi = parseAbi(['function getL1Fee(bytes) view returns (uint256)'])
 
 /** Our calls return small replies (a block header, a code blob); more than this is garbage. */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024
@@ -72,11 +59,8 @@ const NODE_TROUBLE =
 /** Longest node message carried into an answer. */
 const MAX_MESSAGE_CHARS = 300
 
-type ExecutionError = (RpcError | RpcRequestError) & { code: number }
-
-function revertDataOf(error: ExecutionError): Hex {
-  const data =
-    (error.cause as { data?: unknown } | undefined)?.data ?? (error as { data?: unknown }).data
+function revertDataOf(error: JsonRpcError): Hex {
+  const data = error.data
   if (typeof data === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(data)) return data as Hex
   if (data && typeof data === 'object' && 'data' in data) {
     const inner = (data as { data: unknown }).data
@@ -85,27 +69,29 @@ function revertDataOf(error: ExecutionError): Hex {
   return '0x'
 }
 
-/** The node's own words (viem's `details`), not viem's generic summary, bounded. */
-function nodeMessage(error: ExecutionError): string {
-  const text = (error.details || error.shortMessage).replace(/\s+/g, ' ').trim()
+/** The node's own words, bounded. */
+function nodeMessage(error: JsonRpcError): string {
+  const text = error.message.replace(/\s+/g, ' ').trim()
   return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text
 }
 
-// viem maps well-known JSON-RPC codes to RpcError subclasses and leaves others (such as 3,
-// the revert code) as RpcRequestError, so both must be recognised.
-function isExecutionError(error: unknown): error is ExecutionError {
-  if (!(error instanceof RpcError || error instanceof RpcRequestError)) return false
-  const text = `${error.details ?? ''} ${error.shortMessage}`
+/** A JSON-RPC error that says the node executed the call and it failed (not node trouble). */
+function isExecutionError(error: unknown): error is JsonRpcError {
+  if (!(error instanceof JsonRpcError)) return false
+  const text = error.message
   if (NODE_TROUBLE.test(text) && !/revert/i.test(text)) return false
   if (EXECUTION_ERROR_CODES.has(error.code)) return true
   return error.code === GENERIC_SERVER_ERROR && EXECUTION_MESSAGE.test(text)
 }
 
 function unavailable(what: string, error: unknown): RpcUnavailableError {
+  // A transport error's short form: its full message names the URL, for the logs only.
   const reason =
-    error instanceof Error
-      ? ((error as { shortMessage?: string }).shortMessage ?? error.message)
-      : String(error)
+    error instanceof RpcTransportError
+      ? error.shortMessage
+      : error instanceof Error
+        ? error.message
+        : String(error)
   return new RpcUnavailableError(`Base RPC failed during ${what}: ${reason}`, error)
 }
 
@@ -134,31 +120,39 @@ function txParams(request: CallRequest) {
   }
 }
 
+/** Default interval of the background head poll, per environment (see docs/operations.md). */
+export const DEFAULT_HEAD_POLL_MS = { mainnet: 250, devnet: 1_000 } as const
+
 /**
- * A {@link ChainReader} over JSON-RPC HTTP. Each request is bounded by `timeoutMs` and not
- * retried: a preflight answers 503 quickly rather than hanging an agent.
+ * A {@link ChainReader} over JSON-RPC HTTP (our own small client: keep-alive pool, one deadline
+ * per request covering the reply body, bounded replies). Each request is bounded by `timeoutMs`
+ * and not retried: a preflight answers 503 quickly rather than hanging an agent. The reader
+ * tracks the chain head: every `latestBlock()` answer updates it, and with `headPollMs` a
+ * background poll (unref'd: it never keeps the process alive) keeps it current between requests
+ * so a preflight can pin its reads before it knows `latest` (see `atLatestHead`). `close()`
+ * stops the poll and the pool.
  */
 export function createViemChainReader(options: {
   rpcUrl: string
   timeoutMs: number
   /** Sees every JSON-RPC request (metrics). */
   observe?: RpcObserver
-}): ChainReader {
-  const bounded = boundedFetch({ timeoutMs: options.timeoutMs, maxBytes: MAX_REPLY_BYTES })
-  const client = createPublicClient({
-    // No JSON-RPC batching: measured on the devnet it doubled p50 (anvil serves a batch in
-    // order, separate requests in parallel); keep-alive connections already share the RTT.
-    // The deadline covers the reply body too: a node that sends headers and stalls is a 503.
-    transport: http(options.rpcUrl, {
-      timeout: options.timeoutMs,
-      retryCount: 0,
-      fetchFn: options.observe ? observedFetch(bounded, options.observe) : bounded,
-    }),
+  /** Poll `latest` this often in the background (ms); 0 or absent: no poll. */
+  headPollMs?: number
+  /** Most pooled connections to the RPC. */
+  maxSockets?: number
+}): ChainReader & { close(): void } {
+  // No JSON-RPC batching: measured on the devnet it doubled p50 (anvil serves a batch in
+  // order, separate requests in parallel); keep-alive connections already share the RTT.
+  const client = createJsonRpcClient({
+    url: options.rpcUrl,
+    timeoutMs: options.timeoutMs,
+    maxReplyBytes: MAX_REPLY_BYTES,
+    ...(options.maxSockets !== undefined ? { maxSockets: options.maxSockets } : {}),
+    ...(options.observe ? { observe: options.observe } : {}),
   })
-  // Raw JSON-RPC (viem's typed schema has no EIP-1898 block objects for every method); every
-  // reply is parsed with zod below.
-  const send = (method: string, params: unknown[]): Promise<unknown> =>
-    client.request({ method, params } as never)
+  // Raw JSON-RPC with EIP-1898 block objects; every reply is parsed with zod below.
+  const send = client.send
   const request = async (what: string, method: string, params: unknown[]): Promise<unknown> => {
     try {
       return await send(method, params)
@@ -173,25 +167,37 @@ export function createViemChainReader(options: {
     executionMessage: (error) => (isExecutionError(error) ? nodeMessage(error) : undefined),
   })
 
+  const readLatest = async (): Promise<PinnedBlock> => {
+    const raw = await request('eth_getBlockByNumber', 'eth_getBlockByNumber', ['latest', false])
+    const block = parse(blockSchema, raw, 'eth_getBlockByNumber')
+    const pinned: PinnedBlock = {
+      number: block.number,
+      hash: block.hash as Hex,
+      timestamp: block.timestamp,
+      gasLimit: block.gasLimit,
+      baseFeePerGas: block.baseFeePerGas ?? 0n,
+    }
+    head.observe(pinned)
+    return pinned
+  }
+  const head = createHeadTracker({ poll: readLatest, intervalMs: options.headPollMs ?? 0 })
+
   return {
     simulate,
+
+    head: () => head.current(),
+
+    close() {
+      head.stop()
+      client.close()
+    },
 
     async chainId() {
       const id = parse(uint64, await request('eth_chainId', 'eth_chainId', []), 'eth_chainId')
       return Number(id)
     },
 
-    async latestBlock(): Promise<PinnedBlock> {
-      const raw = await request('eth_getBlockByNumber', 'eth_getBlockByNumber', ['latest', false])
-      const block = parse(blockSchema, raw, 'eth_getBlockByNumber')
-      return {
-        number: block.number,
-        hash: block.hash as Hex,
-        timestamp: block.timestamp,
-        gasLimit: block.gasLimit,
-        baseFeePerGas: block.baseFeePerGas ?? 0n,
-      }
-    },
+    latestBlock: readLatest,
 
     async call(req, at): Promise<CallOutcome> {
       try {
@@ -254,28 +260,6 @@ export function createViemChainReader(options: {
       ])
       const history = parse(feeHistorySchema, raw, 'eth_feeHistory')
       return (history.reward ?? []).map((r) => r[0] ?? 0n)
-    },
-
-    async l1Fee(serializedTx, at) {
-      const data = encodeFunctionData({
-        abi: gasPriceOracleAbi,
-        functionName: 'getL1Fee',
-        args: [serializedTx],
-      })
-      const raw = await request('GasPriceOracle.getL1Fee', 'eth_call', [
-        { to: GAS_PRICE_ORACLE, data },
-        byHash(at),
-      ])
-      const returned = parse(hex, raw, 'GasPriceOracle.getL1Fee') as Hex
-      try {
-        return decodeFunctionResult({
-          abi: gasPriceOracleAbi,
-          functionName: 'getL1Fee',
-          data: returned,
-        })
-      } catch (error) {
-        throw unavailable('GasPriceOracle.getL1Fee', error)
-      }
     },
   }
 }

@@ -86,7 +86,13 @@ export type StateOverrides = Readonly<Record<Address, StateOverride>>
  */
 export interface ChainReader {
   chainId(): Promise<number>
+  /** The `latest` block, read now; the answer also becomes the tracked {@link head}. */
   latestBlock(): Promise<PinnedBlock>
+  /**
+   * The last head this reader saw (its own reads, its background poll), without a request;
+   * undefined before the first. Never trusted alone: see `atLatestHead`.
+   */
+  head(): PinnedBlock | undefined
   call(request: CallRequest, at: BlockRef): Promise<CallOutcome>
   estimateGas(request: CallRequest, at: BlockRef): Promise<GasOutcome>
   balance(address: Address, at: BlockRef): Promise<bigint>
@@ -107,6 +113,4 @@ export interface ChainReader {
     overrides?: StateOverrides,
     reads?: readonly CallRequest[],
   ): Promise<Simulation>
-  /** L1 data fee (wei) the GasPriceOracle predeploy charges for this serialized transaction. */
-  l1Fee(serializedTx: Hex, at: BlockRef): Promise<bigint>
 }

@@ -25,6 +25,7 @@ import type {
 } from '../screen/context.js'
 import { effectAddresses } from '../screen/effect-facts.js'
 import { screenTransaction } from '../screen/screen-transaction.js'
+import { atLatestHead } from './at-latest-head.js'
 import type {
   BlockRef,
   ChainReader,
@@ -33,6 +34,13 @@ import type {
   StateOverrides,
 } from './chain-reader.js'
 import { computeFees, type FeeContext, suggestMaxFee, suggestPriorityFee } from './fees.js'
+import {
+  fjordL1Fee,
+  type L1FeeParams,
+  l1FeeParamCalls,
+  l1FeeParamsFrom,
+  l1FeeParamsFromSimulated,
+} from './l1-fee.js'
 import { probeTokenStandards } from './probe-token-standards.js'
 import {
   metadataCalls,
@@ -44,9 +52,9 @@ import {
 /** How many recent blocks the priority-fee suggestion looks at. */
 const FEE_HISTORY_BLOCKS = 5
 const FEE_HISTORY_PERCENTILE = 50
-/** Most addresses whose code one bundle reads in wave 2 (a lone transaction stays within 64). */
+/** Most addresses whose code one bundle reads in the wave (a lone transaction stays within 64). */
 export const BUNDLE_CODE_LIMIT = 2 * ADDRESSES_OF_INTEREST_LIMIT
-/** Most addresses named only by execution effects whose code is read (wave 3). */
+/** Most addresses named only by execution effects whose code is read (a second wave). */
 export const EFFECT_CODE_LIMIT = 16
 /**
  * Gas limit for a transaction whose gas comes from the simulation (a later bundle transaction,
@@ -95,20 +103,37 @@ function unique(addresses: readonly string[]): Address[] {
 }
 
 /**
- * Simulates transactions in order at one pinned block and screens each, in three sequential
- * RPC waves whatever the count: (1) the block; (2) `eth_simulateV1` of the whole sequence beside
- * `eth_call`/`eth_estimateGas` of the first transaction (when no overrides apply), balances,
- * nonces, fee history, code and token-standard probes; (3) the L1 data fee of each transaction
- * beside token metadata and the code of addresses only execution named. Sends nothing.
+ * Simulates transactions in order at one pinned block and screens each, in one sequential RPC
+ * wave in steady state whatever the count: `latest` (to confirm the tracked head, see
+ * {@link atLatestHead}) beside `eth_simulateV1` of the whole sequence, which also carries the
+ * token metadata reads of tokens the calldata names and the GasPriceOracle's fee parameters (so
+ * the L1 data fee is computed here, {@link fjordL1Fee}), `eth_call`/`eth_estimateGas` of the first
+ * transaction (when no overrides apply), balances, nonces, fee history, code and token-standard
+ * probes. A second wave follows only when execution reveals what the calldata did not name
+ * (tokens whose metadata is read late, addresses an effect rule judges by their code) or when the
+ * node lacks `eth_simulateV1` (the fee parameters are then read with `eth_call`); a third only
+ * when the chain moved during the request. Sends nothing.
  */
 export async function preflightSequence(
   deps: PreflightDeps,
   txs: readonly TransactionInput[],
   overrides?: StateOverrides,
 ): Promise<SequenceOutcome> {
+  if (txs.length === 0) throw new Error('preflightSequence needs at least one transaction')
+  const { result } = await atLatestHead(deps.chain, (block) =>
+    sequenceAt(deps, txs, overrides, block),
+  )
+  return result
+}
+
+/** {@link preflightSequence} with every read pinned to `block`. */
+async function sequenceAt(
+  deps: PreflightDeps,
+  txs: readonly TransactionInput[],
+  overrides: StateOverrides | undefined,
+  block: PinnedBlock,
+): Promise<SequenceOutcome> {
   const { chain } = deps
-  // Resolve `latest` once so every read below describes the same state.
-  const block = await chain.latestBlock()
   const at: BlockRef = { number: block.number, hash: block.hash }
   const decoded = txs.map((tx) => decodeCalldata(tx.data, tx.to))
   const first = txs[0]
@@ -131,7 +156,7 @@ export async function preflightSequence(
 
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
     await Promise.all([
-      chain.simulate(txs, at, overrides, metadataCalls(early)),
+      chain.simulate(txs, at, overrides, [...metadataCalls(early), ...l1FeeParamCalls()]),
       direct ? chain.call(first, at) : undefined,
       direct ? chain.estimateGas(first, at) : undefined,
       Promise.all(senders.map((s) => chain.balance(s, at))),
@@ -195,11 +220,10 @@ export async function preflightSequence(
     ...outcomes.flatMap((o) => (o.effects === undefined ? [] : effectTokens(o.effects))),
   ])
   const tokenList = allTokens.slice(0, TOKEN_METADATA_LIMIT)
+  const rode = simulation.available ? simulation.reads : undefined
   const known =
-    simulation.available && simulation.reads !== undefined
-      ? metadataFromResults(early, simulation.reads)
-      : new Map<string, TokenMetadata>()
-  // Tokens only execution revealed (or all, when the reads could not ride along): wave 3.
+    rode !== undefined ? metadataFromResults(early, rode) : new Map<string, TokenMetadata>()
+  // Tokens only execution revealed (or all, when the reads could not ride along): a later wave.
   const late = tokenList.filter((t) => !known.has(t))
   // Only what an effect rule will judge: recipients the calldata declares are not read.
   const extraCode = unique(
@@ -209,8 +233,10 @@ export async function preflightSequence(
   )
     .filter((a) => !codes.has(a))
     .slice(0, EFFECT_CODE_LIMIT)
-  const [l1Fees, lateTokens, extraCodes] = await Promise.all([
-    Promise.all(unsigned.map((u) => chain.l1Fee(u, at))),
+  const [l1Params, lateTokens, extraCodes] = await Promise.all([
+    rode !== undefined
+      ? l1FeeParamsFromSimulated(rode.slice(3 * early.length))
+      : readL1FeeParams(chain, at),
     readTokenMetadata(
       chain,
       late,
@@ -222,6 +248,12 @@ export async function preflightSequence(
   extraCode.forEach((a, i) => {
     codes.set(a, extraCodes[i] ?? '0x')
   })
+  if (l1Params === undefined) {
+    throw new RpcUnavailableError(
+      'Base RPC: the GasPriceOracle fee parameters are unreadable at the pinned block',
+    )
+  }
+  const l1Fees = unsigned.map((u) => fjordL1Fee(u, l1Params))
   // One book in a fixed order (the token list's), so answers are byte-identical.
   const tokens = new Map(
     tokenList.map((t) => [
@@ -290,6 +322,12 @@ export async function preflightSequence(
     tokens,
     tokensOmitted: allTokens.length - tokenList.length,
   }
+}
+
+/** The oracle's fee parameters by `eth_call` (nodes without `eth_simulateV1` only). */
+async function readL1FeeParams(chain: ChainReader, at: BlockRef): Promise<L1FeeParams | undefined> {
+  const outcomes = await Promise.all(l1FeeParamCalls().map((call) => chain.call(call, at)))
+  return l1FeeParamsFrom(outcomes.map((o) => (o.status === 'success' ? o.returnData : undefined)))
 }
 
 function nonceOverride(

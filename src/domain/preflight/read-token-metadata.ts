@@ -10,8 +10,9 @@ import type { TokenMetadata } from '../effects/token-amount.js'
 import type { BlockRef, CallRequest, ChainReader, SimulatedCall } from './chain-reader.js'
 
 /**
- * Most tokens whose `symbol`/`decimals` one preflight reads (two `eth_call`s each, in the wave
- * that already waits for the L1 fee). Tokens beyond it show raw amounts; the answer says how many.
+ * Most tokens whose `symbol`/`decimals` one preflight reads (riding in the wave's simulation for
+ * tokens the calldata names, in a second wave for tokens only execution revealed). Tokens beyond
+ * it show raw amounts; the answer says how many.
  */
 export const TOKEN_METADATA_LIMIT = 16
 

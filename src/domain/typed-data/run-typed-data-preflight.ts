@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem'
+import { atLatestHead } from '../preflight/at-latest-head.js'
 import type { PreflightDeps } from '../preflight/run-preflight.js'
 import type { Finding, Verdict } from '../screen/context.js'
 import type { TypedDataKind } from './known-kinds.js'
@@ -91,10 +92,16 @@ export async function runTypedDataPreflight(
 ): Promise<TypedDataPreflightResult> {
   const data = validateTypedDataInput(input.typedData)
   const recognised = recogniseTypedData(data, input.signer)
-  // Resolve `latest` once so every read below describes the same state.
-  const block = await deps.chain.latestBlock()
-  const at = { number: block.number, hash: block.hash }
-  const facts = await readTypedDataFacts(deps.chain, at, data.domain, recognised, deps.chainId)
+  // Every read pinned to the head as of this request, in one wave in steady state.
+  const { block, result: facts } = await atLatestHead(deps.chain, (head) =>
+    readTypedDataFacts(
+      deps.chain,
+      { number: head.number, hash: head.hash },
+      data.domain,
+      recognised,
+      deps.chainId,
+    ),
+  )
   const { verdict, findings } = screenTypedData({
     data,
     recognised,

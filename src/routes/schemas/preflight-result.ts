@@ -273,7 +273,9 @@ export const PreflightResultSchema = z
           .openapi({ description: 'Gas used for the costs (the estimate; 0 if it failed).' }),
         l2ExecutionCost: wei('gas x (base fee + tip): expected L2 execution cost.'),
         l2ExecutionCostMax: wei('gas x max fee: worst-case L2 execution cost.'),
-        l1DataFee: wei('L1 data fee from the GasPriceOracle predeploy (getL1Fee).'),
+        l1DataFee: wei(
+          "L1 data fee as the GasPriceOracle predeploy's getL1Fee computes it (Fjord formula, from the oracle's parameters at the pinned block); the Isthmus operator fee is not included.",
+        ),
         totalCost: wei('l2ExecutionCost + l1DataFee.'),
         totalCostMax: wei('l2ExecutionCostMax + l1DataFee.'),
         totalCostPlusValue: wei('totalCostMax + value: what the sender must hold.'),
