@@ -8,16 +8,18 @@ import { listen } from './service/listen.js'
 import { openLedger, startPayments } from './service/payments.js'
 
 /**
- * The service, start to finish. The ledger opens and the routes' code loads while the chain
- * starts (the devnet's anvil is another process): start-up takes the longest of the three,
- * not their sum. Nothing is served before the payment side holds its settlement lease and
+ * The service, start to finish. On the devnet the ledger opens and the routes' code loads
+ * while anvil starts (another process): start-up takes about the longest of the three, not
+ * their sum. Nothing is served before the payment side holds its settlement lease and
  * has started its reconciler, so a second instance on the same key is refused first.
  */
 async function main(): Promise<void> {
   const config = readConfig()
   const logger = startLogging(config)
   const lifecycle = createLifecycle(logger)
-  const ledger = openLedger(config, logger, lifecycle)
+  stopOnSignals(lifecycle, logger)
+  // Mainnet opens its ledger after its payment settings are checked (no DATA_DIR on a refusal).
+  const ledger = config.mode === 'devnet' ? openLedger(config, logger, lifecycle) : undefined
   const routes = import('./service/app.js')
   routes.catch(() => undefined) // awaited below; not an unhandled rejection meanwhile
   let unresolved = () => Promise.resolve(0)
@@ -28,7 +30,6 @@ async function main(): Promise<void> {
   unresolved = payments.payments.ledger.unresolvedCount
   const app = (await routes).buildApp(config, chain, payments, operations, logger)
   listen(app.fetch, config, chain, logger, lifecycle)
-  stopOnSignals(lifecycle, logger)
 }
 
 await main().catch((error: unknown) => {

@@ -62,7 +62,8 @@ export function openLedger(config: Config, logger: Logger, lifecycle: Lifecycle)
 export async function startPayments(
   config: Config,
   chain: ChainConnection,
-  ledger: Promise<Storage>,
+  /** The ledger being opened since start-up began; opened here when undefined. */
+  ledger: Promise<Storage> | undefined,
   logger: Logger,
   lifecycle: Lifecycle,
 ): Promise<PaymentServices> {
@@ -73,7 +74,8 @@ export async function startPayments(
   }
   let services: PaymentServices
   try {
-    services = await startPaymentServices(paymentOptions(config, chain, await ledger, logger))
+    const storage = await (ledger ?? openLedger(config, logger, lifecycle))
+    services = await startPaymentServices(paymentOptions(config, chain, storage, logger))
   } catch (error) {
     if (error instanceof SettlerInUseError) {
       // A configuration problem, reported like one (exit 2), not a crash.
