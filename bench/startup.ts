@@ -150,8 +150,11 @@ async function startOnce(variant: Variant, idleMs = 0, dataDir?: string): Promis
     const ms = performance.now() - started
     if (idleMs === 0 || !child.pid) return { ms }
     await new Promise((r) => setTimeout(r, idleMs))
-    // npm is not the service: measure the node process it runs (and whatever that runs).
-    const tree = [child.pid, ...descendants(child.pid)].filter((pid) => command(pid) !== 'npm')
+    // npm (its title is "npm start ...") and its shell are not the service: measure the node
+    // process they run, and whatever that runs.
+    const tree = [child.pid, ...descendants(child.pid)].filter(
+      (pid) => !/^(npm|sh)\b/.test(command(pid)),
+    )
     const anvils = tree.filter((pid) => command(pid) === 'anvil')
     const sum = (pids: number[]) => pids.reduce((total, pid) => total + rssMb(pid), 0)
     return {
