@@ -13,6 +13,7 @@ const benches = [
   'evidence.ts',
   'paid.ts',
   'unpaid-402.ts',
+  'startup.ts',
   'load.ts',
 ]
 let failed = 0

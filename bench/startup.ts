@@ -1,42 +1,91 @@
 /**
- * Start-up: spawn to the first `/healthz` 200 on the devnet, with no configuration, rounds
+ * Start-up and idle memory, each next to its floor measured in the same run, rounds
  * interleaved so the machine's noise falls on every variant alike:
  *
- * - `npm start` (what a user runs: npm, then the compiled service in one node process);
- * - `node scripts/start.mjs` (the same without npm: the floor npm adds to);
- * - `tsx src/main.ts` (the same sources transpiled at run time: how `npm start` ran before);
+ * - `npm start` on the devnet with no configuration: spawn to the first `/healthz` 200 (the
+ *   service listens only once devnet, ledger, payment side and routes are all up);
+ * - floor: a bare node + Hono server answering `/healthz`, spawn to its first 200;
+ * - floor: anvil alone, spawn to its first `eth_chainId` answer;
  * - with BENCH_BEFORE_DIR (a checkout of an earlier commit with its node_modules), that
- *   checkout's own `npm start`: the real before, sequential start-up included.
+ *   checkout's own `npm start`: the real before.
  *
- * Then the idle RSS of the devnet service (the compiled one, a few seconds after it answered)
- * beside its floor, a bare Hono server measured the same way.
+ * Then idle RSS 5 s after the first 200: the service's node process on the devnet (its
+ * anvil reported apart), in mainnet mode (BASE_RPC_URL at an anvil, built-in facilitator,
+ * PGlite in DATA_DIR, second start so the ledger exists), and the bare Hono floor. RSS of the
+ * service is that of every process it runs except anvil: the service runs no other.
  * Builds dist/ first when stale, outside the timings. Prints figures; never fails on them.
  *
- * Run: npx tsx bench/startup.ts [rounds]
+ * Run: npx tsx bench/startup.ts [rounds, default 5]
  */
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt } from '../scripts/build.mjs'
+import { resolveAnvilBinary, startAnvil } from '../src/adapters/devnet/anvil.js'
 import { freePort } from '../test/support/net.js'
 import { spread } from './stats.js'
 
-const rounds = Number(process.argv[2] ?? 5)
+const rounds = Math.max(5, Number(process.argv[2] ?? 5))
 const ROOT = new URL('..', import.meta.url).pathname
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
-
-/** A checkout of the code before this change (BENCH_BEFORE_DIR), started as it was then. */
 const BEFORE_DIR = process.env.BENCH_BEFORE_DIR
 
-type Variant = readonly [command: string, args: readonly string[], cwd?: string]
+/** The floor: a bare Hono server on @hono/node-server answering /healthz, nothing else loaded. */
+const BARE = `import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
+const app = new Hono().get('/healthz', (c) => c.json({ status: 'ok' }))
+serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' })`
+
+type Variant = {
+  command: string
+  args: (port: number) => string[]
+  cwd?: string
+  env?: Record<string, string>
+  /** The request that counts as "up". */
+  probe: (port: number) => Promise<boolean>
+}
+
+const healthz = (port: number) =>
+  fetch(`http://127.0.0.1:${port}/healthz`).then(
+    (r) => r.ok,
+    () => false,
+  )
+const chainId = (port: number) =>
+  fetch(`http://127.0.0.1:${port}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+  }).then(
+    (r) => r.ok,
+    () => false,
+  )
+
 const VARIANTS: Record<string, Variant> = {
-  'npm start (compiled)': ['npm', ['start', '--silent']],
-  'node scripts/start.mjs (compiled, no npm)': [process.execPath, ['scripts/start.mjs']],
-  'tsx src/main.ts (run-time transpile)': [TSX, ['src/main.ts']],
+  'npm start (devnet, no configuration)': {
+    command: 'npm',
+    args: () => ['start', '--silent'],
+    probe: healthz,
+  },
+  '  floor: bare node + Hono': {
+    command: process.execPath,
+    args: () => ['--input-type=module', '-e', BARE],
+    probe: healthz,
+  },
+  '  floor: anvil alone, to its first eth_chainId': {
+    command: resolveAnvilBinary(),
+    args: (port) => ['--port', String(port), '--chain-id', '8453', '--silent'],
+    probe: chainId,
+  },
   ...(BEFORE_DIR
-    ? { 'before: npm start in BENCH_BEFORE_DIR (tsx)': ['npm', ['start', '--silent'], BEFORE_DIR] }
+    ? {
+        'before: npm start in BENCH_BEFORE_DIR': {
+          command: 'npm',
+          args: () => ['start', '--silent'],
+          cwd: BEFORE_DIR,
+          probe: healthz,
+        },
+      }
     : {}),
 }
 
@@ -46,22 +95,43 @@ function rssMb(pid: number): number {
   return line?.[1] ? Number(line[1]) / 1024 : Number.NaN
 }
 
-/** Spawn to first `/healthz` 200 in ms; with `idleMs`, also the RSS after that long idle. */
-async function startOnce(
-  [command, args, cwd = ROOT]: Variant,
-  idleMs = 0,
-): Promise<{ ms: number; rss?: number }> {
+/** The processes `pid` started, and theirs (Linux /proc). */
+function descendants(pid: number): number[] {
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+  } catch {
+    return []
+  }
+  return children.flatMap((child) => [child, ...descendants(child)])
+}
+
+const command = (pid: number) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+
+interface Run {
+  ms: number
+  /** With `idleMs`: node's RSS (every non-anvil process of the tree), and anvil's, in MB. */
+  rss?: number
+  anvilRss?: number
+}
+
+async function startOnce(variant: Variant, idleMs = 0, dataDir?: string): Promise<Run> {
   const port = await freePort()
-  const dataDir = mkdtempSync(join(tmpdir(), 'psg-bench-'))
+  const scratch = dataDir ?? mkdtempSync(join(tmpdir(), 'psg-bench-'))
   const started = performance.now()
-  const child = spawn(command, args, {
-    cwd,
+  const child: ChildProcess = spawn(variant.command, variant.args(port), {
+    cwd: variant.cwd ?? ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       PORT: String(port),
-      DATA_DIR: dataDir,
+      DATA_DIR: scratch,
       LOG_LEVEL: 'silent',
+      ...variant.env,
     },
     detached: true,
     stdio: 'ignore',
@@ -72,26 +142,32 @@ async function startOnce(
   })
   try {
     for (;;) {
-      if (exited) throw new Error(`${command} exited before answering /healthz`)
-      if (performance.now() - started > 60_000) throw new Error('no /healthz 200 within 60 s')
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-      if (ok) {
-        const ms = performance.now() - started
-        if (idleMs === 0 || !child.pid) return { ms }
-        await new Promise((r) => setTimeout(r, idleMs))
-        return { ms, rss: rssMb(child.pid) }
-      }
+      if (exited) throw new Error(`${variant.command} exited before answering`)
+      if (performance.now() - started > 120_000) throw new Error('no answer within 120 s')
+      if (await variant.probe(port)) break
       await new Promise((r) => setTimeout(r, 5))
+    }
+    const ms = performance.now() - started
+    if (idleMs === 0 || !child.pid) return { ms }
+    await new Promise((r) => setTimeout(r, idleMs))
+    // npm (its title is "npm start ...") and its shell are not the service: measure the node
+    // process they run, and whatever that runs.
+    const tree = [child.pid, ...descendants(child.pid)].filter(
+      (pid) => !/^(npm|sh)\b/.test(command(pid)),
+    )
+    const anvils = tree.filter((pid) => command(pid) === 'anvil')
+    const sum = (pids: number[]) => pids.reduce((total, pid) => total + rssMb(pid), 0)
+    return {
+      ms,
+      rss: sum(tree.filter((pid) => !anvils.includes(pid))),
+      anvilRss: sum(anvils),
     }
   } finally {
     if (child.pid && !exited) {
       process.kill(-child.pid, 'SIGINT')
       await new Promise((r) => child.once('exit', r))
     }
-    rmSync(dataDir, { recursive: true, force: true })
+    if (!dataDir) rmSync(scratch, { recursive: true, force: true })
   }
 }
 
@@ -104,27 +180,65 @@ for (let round = 0; round < rounds; round++) {
     samples.get(name)?.push((await startOnce(variant)).ms)
   }
 }
-for (const [name, ms] of samples) console.log(spread(`start -> first /healthz 200: ${name}`, ms))
+for (const [name, ms] of samples) console.log(spread(`start -> first answer: ${name}`, ms))
 
-const rss: number[] = []
-for (let i = 0; i < 3; i++) {
-  const compiled = VARIANTS['node scripts/start.mjs (compiled, no npm)']
-  const { rss: mb } = compiled ? await startOnce(compiled, 5_000) : {}
-  if (mb !== undefined) rss.push(mb)
+const npmStart = VARIANTS['npm start (devnet, no configuration)'] as Variant
+const idle = async (variant: Variant, dataDir?: string) => {
+  const runs: Run[] = []
+  for (let i = 0; i < 3; i++) runs.push(await startOnce(variant, 5_000, dataDir))
+  return runs
 }
-console.log(spread('idle RSS of the devnet service, 5 s after /healthz', rss, 'MB'))
+const devnet = await idle(npmStart)
+console.log(
+  spread(
+    'idle RSS, devnet: the service (node)',
+    devnet.map((r) => r.rss ?? NaN),
+    'MB',
+  ),
+)
+console.log(
+  spread(
+    '  its anvil, apart',
+    devnet.map((r) => r.anvilRss ?? NaN),
+    'MB',
+  ),
+)
 
-// The floor: a bare Hono server on @hono/node-server answering /healthz, nothing else loaded.
-const BARE = `import { serve } from '@hono/node-server'
-import { Hono } from 'hono'
-const app = new Hono().get('/healthz', (c) => c.json({ status: 'ok' }))
-serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' })`
-const bareRss: number[] = []
-for (let i = 0; i < 3; i++) {
-  const { rss: mb } = await startOnce(
-    [process.execPath, ['--input-type=module', '-e', BARE]],
-    5_000,
+// Mainnet mode: the same service against an RPC (an anvil standing in for Base), with
+// mainnet's required settings; keys are random, never anvil's public ones.
+const rpc = await startAnvil()
+const mainnetDir = mkdtempSync(join(tmpdir(), 'psg-bench-mainnet-'))
+const random = (bytes: number) =>
+  `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex')}`
+try {
+  const mainnet: Variant = {
+    ...npmStart,
+    env: {
+      BASE_RPC_URL: rpc.rpcUrl,
+      PAY_TO_ADDRESS: random(20),
+      FACILITATOR: 'builtin',
+      SETTLEMENT_PRIVATE_KEY: random(32),
+      RECEIPT_PRIVATE_KEY: random(32),
+    },
+  }
+  await startOnce(mainnet, 0, mainnetDir) // the first start creates DATA_DIR/ledger
+  const runs = await idle(mainnet, mainnetDir)
+  console.log(
+    spread(
+      'idle RSS, mainnet mode: the service (node)',
+      runs.map((r) => r.rss ?? NaN),
+      'MB',
+    ),
   )
-  if (mb !== undefined) bareRss.push(mb)
+} finally {
+  await rpc.stop()
+  rmSync(mainnetDir, { recursive: true, force: true })
 }
-console.log(spread('  floor: idle RSS of a bare Hono server, 5 s after /healthz', bareRss, 'MB'))
+const bare = await idle(VARIANTS['  floor: bare node + Hono'] as Variant)
+console.log(
+  spread(
+    '  floor: idle RSS of a bare Hono server',
+    bare.map((r) => r.rss ?? NaN),
+    'MB',
+  ),
+)

@@ -23,7 +23,7 @@ import {
 } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DIST = join(ROOT, 'dist')
@@ -111,9 +111,32 @@ export function ensureBuilt({ optional = false } = {}) {
   return true
 }
 
+/**
+ * Makes the embedded ledger's template cluster (see src/adapters/storage/pglite-files.ts) with
+ * the compiled code, so that the first `npm start` copies it instead of running initdb. A
+ * no-op when it exists; a failure is only a note (the service makes it when missing).
+ */
+export function prepareLedgerTemplate() {
+  const module = join(DIST, 'src', 'adapters', 'storage', 'pglite-files.js')
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `await (await import(${JSON.stringify(pathToFileURL(module).href)})).ledgerTemplate()`,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  )
+  if (result.status !== 0) {
+    process.stderr.write(
+      'pre-send-guard: could not prepare the ledger template now; the first start makes it\n',
+    )
+  }
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    ensureBuilt({ optional: process.argv.includes('--if-possible') })
+    if (ensureBuilt({ optional: process.argv.includes('--if-possible') })) prepareLedgerTemplate()
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
     process.exit(1)

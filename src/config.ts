@@ -176,3 +176,25 @@ export function mainnetPaymentProblems(cfg: Config): string[] {
   }
   return problems
 }
+
+/**
+ * Start-up's first step: `.env`, then the environment, parsed. A bad configuration stops the
+ * process with exit code 2 and one line per bad variable (never a stack).
+ */
+export function readConfig(): Config {
+  try {
+    loadDotEnvFile()
+    return loadConfig()
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    reportConfigProblems(error.problems)
+    process.exit(2)
+  }
+}
+
+/** Writes configuration problems to stderr, one line each (the caller exits with code 2). */
+export function reportConfigProblems(problems: string[]): void {
+  process.stderr.write(
+    `pre-send-guard: ${new ConfigError(problems).message}\nSee .env.example for every variable.\n`,
+  )
+}

@@ -1,6 +1,7 @@
 import { format } from 'node:util'
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino'
-import { redactSecrets } from './secrets.js'
+import type { Config } from './config.js'
+import { configureSecrets, redactSecrets } from './secrets.js'
 
 /** Options for {@link createLogger}. */
 export interface CreateLoggerOptions {
@@ -69,4 +70,22 @@ export function routeConsoleToLogger(logger: Logger): () => void {
     }
   }
   return () => Object.assign(console, original)
+}
+
+/**
+ * Start-up's second step, before anything can log or fail: from here on no configured secret
+ * leaves the process (see `secrets.ts`); console output and crashes go through the logger.
+ */
+export function startLogging(config: Config): Logger {
+  configureSecrets(config)
+  const logger = createLogger(config.LOG_LEVEL)
+  routeConsoleToLogger(logger)
+  const crash = (what: string) => (error: unknown) => {
+    logger.fatal({ err: error }, what)
+    process.exit(1)
+  }
+  // Node would print these to stderr itself, stack and all, past the logger's redaction.
+  process.on('uncaughtException', crash('uncaught exception; stopping'))
+  process.on('unhandledRejection', crash('unhandled promise rejection; stopping'))
+  return logger
 }

@@ -1,6 +1,5 @@
 import type { OpenAPIHono, z } from '@hono/zod-openapi'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import {
   decodePaymentRequiredHeader,
@@ -69,14 +68,35 @@ const FREE_TOOLS: FreeTool[] = [
 const PAID_TOOL_DESCRIPTION =
   'The same preflight as preflight_transaction, sold for $0.01 USDC on Base under x402, with a PRE_SEND_PROOF_RECEIPT: an EIP-712 signature binding the request, the result and the settlement transaction (verify it with the signer in /.well-known/x402). Called without payment it fails (isError) with the x402 PaymentRequired object as structuredContent; sign the offer in `accepts` (exact scheme, EIP-3009 authorization) and call again with the PaymentPayload in params._meta["x402/payment"]. The settlement comes back in _meta["x402/payment-response"]. Calling again with the same payment returns the same answer and is never charged twice.'
 
+/**
+ * The MCP SDK, loaded on the first `/mcp` call: about 10 MB of memory and a good part of
+ * start-up's module loading that a service whose clients speak plain HTTP never needs.
+ */
+const mcpSdk = (() => {
+  let loading:
+    | Promise<
+        typeof import('@modelcontextprotocol/sdk/server/mcp.js') &
+          typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')
+      >
+    | undefined
+  return () => {
+    loading ??= Promise.all([
+      import('@modelcontextprotocol/sdk/server/mcp.js'),
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    ]).then(([mcp, transport]) => ({ ...mcp, ...transport }))
+    return loading
+  }
+})()
+
 /** Mounts `POST /mcp`: the MCP Streamable HTTP endpoint (stateless, JSON responses). */
 export function registerMcp(app: OpenAPIHono, deps: { maxBodyBytes: number; paid: boolean }): void {
   const [guardBody] = jsonBody(deps.maxBodyBytes)
   if (!guardBody) throw new Error('jsonBody gives its body guard')
   app.post(MCP_PATH, guardBody, async (c) => {
-    const server = mcpServer(c, app, deps.paid)
+    const sdk = await mcpSdk()
+    const server = mcpServer(sdk.McpServer, c, app, deps.paid)
     // No sessionIdGenerator: stateless, every POST stands alone.
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
     await server.connect(transport)
     try {
       return await transport.handleRequest(c.req.raw, { parsedBody: await c.req.json() })
@@ -97,8 +117,13 @@ export function registerMcp(app: OpenAPIHono, deps: { maxBodyBytes: number; paid
  * through every middleware (body bounds, rate limits, metrics): same validation, same ledger,
  * replay rules and receipts as an HTTP client gets.
  */
-function mcpServer(c: Context, app: OpenAPIHono, paid: boolean): McpServer {
-  const server = new McpServer({ name: 'pre-send-guard', version: '1.2.0' })
+function mcpServer(
+  Server: typeof McpServer,
+  c: Context,
+  app: OpenAPIHono,
+  paid: boolean,
+): McpServer {
+  const server = new Server({ name: 'pre-send-guard', version: '1.2.0' })
   const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const url = new URL(path, c.req.url)
     const request = new Request(url, {

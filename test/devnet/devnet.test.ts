@@ -9,10 +9,11 @@ import {
   serializeSignature,
   toHex,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { estimateL1Fee } from 'viem/op-stack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import {
   BUYER_INITIAL_USDC,
@@ -51,6 +52,21 @@ const usdcAbi = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ])
+
+describe('devnet role accounts', () => {
+  it('are anvil test-mnemonic accounts #0-#4, keys and addresses as written', () => {
+    for (const [role, account] of Object.entries(DEVNET_ACCOUNTS)) {
+      const derived = mnemonicToAccount(ANVIL_TEST_MNEMONIC, { addressIndex: account.index })
+      const key = derived.getHdKey().privateKey
+      expect({ role, address: derived.address, privateKey: key && toHex(key) }).toEqual({
+        role,
+        address: account.address,
+        privateKey: account.privateKey,
+      })
+    }
+    expect(Object.values(DEVNET_ACCOUNTS).map((a) => a.index)).toEqual([0, 1, 2, 3, 4])
+  })
+})
 
 const buyer = privateKeyToAccount(DEVNET_ACCOUNTS.buyer.privateKey)
 const facilitator = privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey)

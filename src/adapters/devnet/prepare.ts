@@ -11,15 +11,14 @@ import {
   parseEther,
   publicActions,
   stringToBytes,
-  toHex,
 } from 'viem'
-import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import usdcArtifact from '../../../contracts/artifacts/DevnetUSDC.json' with { type: 'json' }
 import gasPriceOracleArtifact from '../../../contracts/artifacts/GasPriceOracle.json' with {
   type: 'json',
 }
 import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' with { type: 'json' }
-import { ANVIL_TEST_MNEMONIC } from './anvil.js'
+import { DEVNET_ACCOUNTS } from './accounts.js'
 
 /** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
 export const USDC_ADDRESS: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
@@ -36,45 +35,7 @@ export const BUYER_INITIAL_USDC = 1_000_000_000n
 /** ETH each role account holds after preparation (anvil's default dev balance). */
 export const ROLE_INITIAL_ETH = parseEther('10000')
 
-/** One role account of the devnet. Its private key is public knowledge: devnet only. */
-export type DevnetAccount = {
-  /** BIP-44 address index under {@link ANVIL_TEST_MNEMONIC}. */
-  index: number
-  address: Address
-  /** DEVNET ONLY: derived from the public anvil test mnemonic, so anyone can spend from it. */
-  privateKey: Hex
-}
-
-// Derivation runs PBKDF2 per account (~20 ms each), once per process at import.
-function deriveAccount(index: number): DevnetAccount {
-  const account = mnemonicToAccount(ANVIL_TEST_MNEMONIC, { addressIndex: index })
-  const key = account.getHdKey().privateKey
-  if (key === null) throw new Error(`no private key derived for index ${index}`)
-  return { index, address: account.address, privateKey: toHex(key) }
-}
-
-/**
- * The devnet's role accounts, derived from anvil's well-known test mnemonic.
- * DEVNET ONLY: these keys are published everywhere; never use them on a real network.
- */
-export const DEVNET_ACCOUNTS = {
-  /** #0: facilitator / settlement signer; pays gas for settlement transactions. */
-  facilitator: deriveAccount(0),
-  /** #1: demo buyer; holds {@link BUYER_INITIAL_USDC} and ETH. */
-  buyer: deriveAccount(1),
-  /** #2: payTo; receives payments, starts with 0 USDC. */
-  payTo: deriveAccount(2),
-  /** #3: signs receipts; never sends transactions. */
-  receiptSigner: deriveAccount(3),
-  /**
-   * #4: DevnetUSDC minter. A separate account so minting never consumes the nonces of the
-   * roles above, keeping their transaction history the same whatever a test mints.
-   */
-  usdcMinter: deriveAccount(4),
-} as const satisfies Record<string, DevnetAccount>
-
-/** Role names of {@link DEVNET_ACCOUNTS}. */
-export type DevnetRole = keyof typeof DEVNET_ACCOUNTS
+export { DEVNET_ACCOUNTS, type DevnetAccount, type DevnetRole } from './accounts.js'
 
 const mintAbi = parseAbi([
   'function mint(address to, uint256 amount) returns (bool)',

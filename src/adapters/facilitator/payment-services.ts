@@ -17,7 +17,8 @@ export interface PaymentServicesOptions {
   facilitator: FacilitatorSetup
   payTo: Address
   receiptPrivateKey: Hex
-  storage: StorageSetup
+  /** Where the ledger lives, or the ledger already opened (start-up opens it early). */
+  storage: StorageSetup | Storage
   /** RPC the reconciler reads settlement facts from. */
   rpcUrl: string
   rpcTimeoutMs: number
@@ -64,14 +65,17 @@ export interface PaymentServices {
 export async function startPaymentServices(
   options: PaymentServicesOptions,
 ): Promise<PaymentServices> {
-  const storage = await openStorage(
-    options.storage.kind === 'postgres'
-      ? {
-          ...options.storage,
-          onError: (error, context) => options.logger.warn({ err: error }, context),
-        }
-      : options.storage,
-  )
+  const storage =
+    'ledger' in options.storage
+      ? options.storage
+      : await openStorage(
+          options.storage.kind === 'postgres'
+            ? {
+                ...options.storage,
+                onError: (error, context) => options.logger.warn({ err: error }, context),
+              }
+            : options.storage,
+        )
   const facilitator = createFacilitator(options.facilitator)
   // Instances sharing one ledger never share a settlement account (their nonces would
   // collide): the account is leased to one instance at a time. PGlite serves one instance.

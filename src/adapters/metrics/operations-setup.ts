@@ -3,7 +3,6 @@ import type { RateLimitSettings } from '../../app.js'
 import type { Config } from '../../config.js'
 import type { RpcObserver } from '../http/observed-fetch.js'
 import { createMemoryBucketStore } from '../rate-limit/memory-bucket-store.js'
-import { createRedisBucketStore } from '../rate-limit/redis-bucket-store.js'
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js'
 
 /** Metrics, the RPC observer feeding them, and the free routes' rate limits, from config. */
@@ -20,12 +19,12 @@ export interface OperationsSetup {
  * unresolved-payments gauge reads the ledger through `unresolvedPayments`, which may start
  * answering only once the ledger is open.
  */
-export function setUpOperations(
+export async function setUpOperations(
   config: Config,
   environment: 'devnet' | 'mainnet',
   logger: Logger,
   unresolvedPayments: () => Promise<number>,
-): OperationsSetup {
+): Promise<OperationsSetup> {
   const metrics = createServiceMetrics({ unresolvedPayments })
   const observeRpc: RpcObserver = (method, outcome, seconds) => {
     metrics.rpcRequests.inc({ method, outcome })
@@ -36,7 +35,8 @@ export function setUpOperations(
   const store = !limited
     ? undefined
     : config.REDIS_URL
-      ? createRedisBucketStore({
+      ? // Loaded only with REDIS_URL: ioredis costs about 8 MB that one instance never needs.
+        (await import('../rate-limit/redis-bucket-store.js')).createRedisBucketStore({
           url: config.REDIS_URL,
           onError: (error) => {
             // ioredis reports every reconnect attempt; one line per 30 s is enough.

@@ -1,8 +1,14 @@
-import { mkdir, open, readFile, rm } from 'node:fs/promises'
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
-import pg from 'pg'
+import type { PGlite } from '@electric-sql/pglite'
+import {
+  createPglite,
+  pgliteSqlClient,
+  seedDataDir,
+  sweepThrowawayDirs,
+  throwawayDataDir,
+} from './pglite-files.js'
 
 /** Runs one parameterised statement ($1, $2, ...) and returns its rows. */
 export interface SqlQueryable {
@@ -27,46 +33,51 @@ export type StorageErrorListener = (error: Error, context: string) => void
 export const PGLITE_LOCK_FILE = 'pre-send-guard.lock'
 
 /**
- * Embedded PostgreSQL (PGlite) persisted in `dataDir`, or in memory when `dataDir` is
- * undefined. PGlite is one process's database: a lock file in `dataDir` makes a second process
- * on the same directory refuse to start instead of corrupting it.
+ * Embedded PostgreSQL (PGlite) on files in `dataDir`, or a throwaway ledger when `dataDir` is
+ * undefined (a fresh temporary directory, removed on close: gone like an in-memory one, but
+ * without holding its files in memory). A `dataDir` without a cluster gets a copy of the
+ * template cluster (see pglite-files.ts). PGlite is one process's database: a lock file in
+ * the directory makes a second process on it refuse to start instead of corrupting it.
  */
 export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
-  let unlock = async () => {}
-  if (dataDir) {
-    await mkdir(dataDir, { recursive: true })
-    unlock = await lockDirectory(dataDir)
+  const throwaway = dataDir === undefined
+  if (throwaway) void sweepThrowawayDirs(isAbandoned)
+  const dir = dataDir ?? (await throwawayDataDir())
+  await mkdir(dir, { recursive: true })
+  const unlock = await lockDirectory(dir)
+  const release = async () => {
+    await unlock()
+    if (throwaway) await rm(dir, { recursive: true, force: true })
   }
   let db: PGlite
   try {
-    db = dataDir ? await PGlite.create(dataDir) : await PGlite.create()
+    await seedDataDir(dir)
+    db = await createPglite(dir)
   } catch (error) {
-    await unlock()
+    await release()
     throw error
   }
-  return {
-    kind: 'pglite',
-    query: async <Row>(sql: string, params: readonly unknown[] = []) => {
-      const result = await db.query<Row>(sql, [...params])
-      return { rows: result.rows }
-    },
-    transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({
-          query: async <Row>(sql: string, params: readonly unknown[] = []) => {
-            const result = await tx.query<Row>(sql, [...params])
-            return { rows: result.rows }
-          },
-        }),
-      ),
-    close: once(async () => {
+  return pgliteSqlClient(
+    db,
+    once(async () => {
       try {
         await db.close()
       } finally {
-        await unlock()
+        await release()
       }
     }),
-  }
+  )
+}
+
+/** A throwaway ledger's directory whose process is gone (or that never got a lock). */
+async function isAbandoned(dir: string): Promise<boolean> {
+  const lock = resolve(dir, PGLITE_LOCK_FILE)
+  if (lockedHere.has(lock)) return false
+  const owner = await readOwner(lock)
+  if (owner) return owner.pid !== process.pid && !isAlive(owner)
+  // No lock yet: either being created this moment, or left half-made long ago.
+  const { mtimeMs } = await stat(dir)
+  return Date.now() - mtimeMs > 60_000
 }
 
 /** Options for {@link openPostgres}. */
@@ -85,6 +96,8 @@ export async function openPostgres(
   options: PostgresOptions = {},
 ): Promise<SqlClient> {
   const queryTimeoutMs = options.queryTimeoutMs ?? 10_000
+  // Loaded only here: a service on the embedded ledger never needs the driver.
+  const { default: pg } = await import('pg')
   const pool = new pg.Pool({
     connectionString,
     max: options.maxConnections ?? 10,

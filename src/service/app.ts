@@ -1,0 +1,50 @@
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Logger } from 'pino'
+import type { PaymentServices } from '../adapters/facilitator/payment-services.js'
+import type { OperationsSetup } from '../adapters/metrics/operations-setup.js'
+import { createJinaReader } from '../adapters/reader/jina-reader.js'
+import { createApp } from '../app.js'
+import type { Config } from '../config.js'
+import { type ChainConnection, devnetAccountList } from './chain.js'
+
+/**
+ * Start-up's app step: every route wired to the running chain, payment side and operations.
+ * This module is what pulls in the routes' code (hono, zod, x402): `main.ts` imports it
+ * dynamically, so that the code loads while the devnet and the ledger start.
+ */
+export function buildApp(
+  config: Config,
+  chain: ChainConnection,
+  payments: PaymentServices,
+  operations: OperationsSetup,
+  logger: Logger,
+): OpenAPIHono {
+  const { devnet, environment } = chain
+  return createApp({
+    logger,
+    environment,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    preflight: {
+      chain: chain.reader,
+      chainId: chain.chainId,
+      environment,
+      screen: {
+        gasWarnThreshold: config.GAS_WARN_THRESHOLD,
+        unlimitedAllowanceThreshold: config.UNLIMITED_ALLOWANCE_THRESHOLD,
+        permit2ExpiryWarnSeconds: config.PERMIT2_EXPIRY_WARN_SECONDS,
+      },
+    },
+    reader: createJinaReader({
+      baseUrl: config.READER_BASE_URL,
+      apiKey: config.READER_API_KEY,
+      timeoutMs: config.READER_TIMEOUT_MS,
+    }),
+    payments: payments.payments,
+    metrics: operations.metrics,
+    ...(operations.rateLimits ? { rateLimits: operations.rateLimits } : {}),
+    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+    ...(devnet ? {} : { readyMaxBlockAgeSeconds: config.READY_MAX_BLOCK_AGE_SECONDS }),
+    ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
+  })
+}

@@ -1,0 +1,98 @@
+import type { Logger } from 'pino'
+import type { Devnet } from '../adapters/devnet/devnet.js'
+import type { RpcObserver } from '../adapters/http/observed-fetch.js'
+import { createViemChainReader, DEFAULT_HEAD_POLL_MS } from '../adapters/rpc/viem-chain-reader.js'
+import type { Config } from '../config.js'
+import type { ChainReader } from '../domain/preflight/chain-reader.js'
+import { publicOrigin } from '../secrets.js'
+import type { Lifecycle } from './lifecycle.js'
+
+const BASE_CHAIN_ID = 8453
+
+/** The chain the service reads: the embedded devnet, or Base mainnet behind `BASE_RPC_URL`. */
+export interface ChainConnection {
+  environment: 'devnet' | 'mainnet'
+  rpcUrl: string
+  chainId: number
+  reader: ChainReader
+  /** The embedded devnet; absent on mainnet. */
+  devnet?: Devnet
+}
+
+/**
+ * Start-up's chain step: starts and prepares the embedded devnet (anvil) when no
+ * `BASE_RPC_URL` is set, then checks that the RPC answers as Base mainnet (chain id 8453).
+ * Either failure stops the process (exit 1) with one fatal line.
+ */
+export async function connectChain(
+  config: Config,
+  logger: Logger,
+  observe: RpcObserver,
+  lifecycle: Lifecycle,
+): Promise<ChainConnection> {
+  let devnet: Devnet | undefined
+  let rpcUrl = config.BASE_RPC_URL ?? ''
+  if (!config.BASE_RPC_URL) {
+    try {
+      // Loaded only for the devnet: mainnet needs neither anvil's adapter nor viem's test client.
+      const { startDevnet } = await import('../adapters/devnet/devnet.js')
+      devnet = await startDevnet()
+    } catch (error) {
+      logger.fatal(
+        { err: error },
+        'cannot start the embedded devnet (anvil from @foundry-rs/anvil-linux-amd64, Linux x86-64 only); set BASE_RPC_URL to use a Base RPC instead',
+      )
+      return lifecycle.exit(1)
+    }
+    const running = devnet
+    lifecycle.onStop('devnet', () => running.stop())
+    rpcUrl = devnet.rpcUrl
+    logger.info({ anvilPid: devnet.pid, rpcUrl }, 'embedded devnet started (anvil, chain id 8453)')
+    devnet.onExit((info) => {
+      if (lifecycle.stopping || info.expected) return
+      logger.fatal(info, 'the embedded devnet (anvil) exited unexpectedly; stopping the service')
+      void lifecycle.exit(1)
+    })
+  }
+  const reader = createViemChainReader({
+    rpcUrl,
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    observe,
+    headPollMs: config.RPC_HEAD_POLL_MS ?? DEFAULT_HEAD_POLL_MS[devnet ? 'devnet' : 'mainnet'],
+    maxSockets: config.RPC_MAX_CONNECTIONS,
+  })
+  // Before the devnet's own stop (registered earlier, so run later): the head poll ends first.
+  lifecycle.onStop('chain reader', async () => reader.close())
+  const chainId = await reader.chainId().catch((error: unknown) => {
+    logger.fatal(
+      { err: error, rpcUrl: publicOrigin(rpcUrl) },
+      'cannot reach the Base RPC at start-up',
+    )
+    return undefined
+  })
+  if (chainId !== BASE_CHAIN_ID) {
+    if (chainId !== undefined) {
+      logger.fatal(
+        { chainId: `0x${chainId.toString(16)}`, expected: '0x2105' },
+        'BASE_RPC_URL is not Base mainnet (eth_chainId must be 0x2105); refusing to start',
+      )
+    }
+    return lifecycle.exit(1)
+  }
+  return {
+    environment: devnet ? 'devnet' : 'mainnet',
+    rpcUrl,
+    chainId,
+    reader,
+    ...(devnet ? { devnet } : {}),
+  }
+}
+
+/** The devnet's role accounts without their (public, devnet-only) keys. */
+export function devnetAccountList(
+  devnet: Devnet,
+): Record<string, { index: number; address: `0x${string}` }> {
+  return Object.fromEntries(
+    Object.entries(devnet.accounts).map(([role, { index, address }]) => [role, { index, address }]),
+  )
+}

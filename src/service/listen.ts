@@ -1,0 +1,76 @@
+import type { ServerType } from '@hono/node-server'
+import type { Logger } from 'pino'
+import type { Config } from '../config.js'
+import { startHttpServer } from '../http/server.js'
+import { publicOrigin } from '../secrets.js'
+import { type ChainConnection, devnetAccountList } from './chain.js'
+import type { Lifecycle } from './lifecycle.js'
+
+/**
+ * Start-up's listen step: serves `fetch` on HOST:PORT with the configured limits and says
+ * where. A port in use (or any listen error) stops the service with exit code 2. On the way
+ * out, in-flight requests finish (bounded by 5 s) and idle keep-alive sockets are not waited on.
+ */
+export function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  config: Config,
+  chain: ChainConnection,
+  logger: Logger,
+  lifecycle: Lifecycle,
+): ServerType {
+  const { devnet, environment } = chain
+  const server = startHttpServer({
+    fetch,
+    port: config.PORT,
+    hostname: config.HOST,
+    limits: {
+      headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    },
+    onListening: (info) => {
+      const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`
+      if (devnet) {
+        logger.warn(
+          {
+            environment: 'devnet',
+            rpcUrl: devnet.rpcUrl,
+            chainId: '0x2105',
+            anvilPid: devnet.pid,
+            accounts: devnetAccountList(devnet),
+          },
+          `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet. Try the whole paid flow: npm run demo`,
+        )
+      } else {
+        logger.info(
+          { environment: 'mainnet', rpcUrl: publicOrigin(chain.rpcUrl) },
+          'connected to Base mainnet',
+        )
+      }
+      logger.info({ url, environment }, `pre-send-guard listening on ${url}`)
+    },
+  })
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    logger.fatal(
+      { err: error, host: config.HOST, port: config.PORT },
+      error.code === 'EADDRINUSE'
+        ? `port ${config.PORT} on ${config.HOST} is already in use; set PORT to a free one`
+        : 'cannot listen',
+    )
+    void lifecycle.exit(2)
+  })
+  lifecycle.onStop(
+    'HTTP server',
+    () =>
+      // Let in-flight requests finish, but never wait on idle keep-alive sockets or forever.
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        if ('closeIdleConnections' in server) server.closeIdleConnections()
+        setTimeout(() => {
+          if ('closeAllConnections' in server) server.closeAllConnections()
+          resolve()
+        }, 5000).unref()
+      }),
+  )
+  return server
+}
