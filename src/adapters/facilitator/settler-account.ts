@@ -137,7 +137,14 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
      * called beside verify's reads, so the settlement that follows is one request.
      */
     prime(): void {
-      if (next === undefined) readPendingNonce().catch(() => undefined)
+      if (next === undefined) {
+        readPendingNonce().then(
+          (pending) => {
+            next ??= pending
+          },
+          () => undefined,
+        )
+      }
       if (!fees || Date.now() - fees.at > feeMaxAgeMs) refreshFees().catch(() => undefined)
     },
 
