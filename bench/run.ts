@@ -11,6 +11,7 @@ const benches = [
   'screen.ts',
   'evidence.ts',
   'paid.ts',
+  'paid-waves.ts',
   'unpaid-402.ts',
   'load.ts',
 ]
