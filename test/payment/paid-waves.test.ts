@@ -3,9 +3,11 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { paymentId } from '../../src/domain/payment/payment-id.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
+import { startHttpFacilitator } from './http-facilitator.js'
 import {
   BUYER,
   builtinFacilitator,
@@ -161,5 +163,32 @@ describe('the settler kept nonce', () => {
     proxy.reset()
     expect((await sendPayment(stack.app, await client.paymentHeader(offer))).status).toBe(200)
     expect(count('eth_sendRawTransaction')).toBe(1)
+  }, 60_000)
+})
+
+describe('with a facilitator at a URL', () => {
+  it('counts only our own waves: the preflight (beside the remote verify) and one receipt read', async () => {
+    // The remote facilitator reads its own RPC (straight to anvil, not counted here).
+    const remote = await startHttpFacilitator(builtinFacilitator(devnet.rpcUrl).client)
+    try {
+      const { app } = await paidApp({
+        preflightRpcUrl: proxy.url,
+        settlementRpcUrl: proxy.url,
+        facilitator: createFacilitator({ kind: 'url', url: remote.url, timeoutMs: 10_000 }),
+        ledger: storage.ledger,
+      })
+      const header = await buyer(app, devnet.rpcUrl, BUYER).paymentHeader(await unpaidOffer(app))
+      proxy.reset()
+      const answer = await sendPayment(app, header)
+      expect(answer.status).toBe(200)
+      expect(remote.calls).toMatchObject({ verify: 1, settle: 1 })
+      // Nothing of verify or settle is ours; the confirmation is one receipt read, last.
+      expect(count('eth_sendRawTransaction')).toBe(0)
+      expect(count('eth_getTransactionReceipt')).toBe(1)
+      expect(waveOf('eth_getTransactionReceipt')).toBe(proxy.waves)
+      expect(proxy.waves, JSON.stringify(proxy.calls)).toBeLessThanOrEqual(4)
+    } finally {
+      await remote.close()
+    }
   }, 60_000)
 })
