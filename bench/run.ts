@@ -12,6 +12,7 @@ const benches = [
   'screen.ts',
   'evidence.ts',
   'paid.ts',
+  'paid-waves.ts',
   'unpaid-402.ts',
   'startup.ts',
   'load.ts',

@@ -136,6 +136,9 @@ export async function paidApp(options: {
       chain: createViemSettlementChain({
         rpcUrl: options.settlementRpcUrl ?? options.preflightRpcUrl,
         timeoutMs: 2_000,
+        ...(options.facilitator.minedReceipts
+          ? { minedReceipts: options.facilitator.minedReceipts }
+          : {}),
       }),
       receiptSigner: RECEIPT_SIGNER,
       pollIntervalMs: 10,

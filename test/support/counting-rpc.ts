@@ -11,6 +11,7 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
   const holdMs = options.holdMs ?? 150
   const missing = new Set<string>()
   const methods: string[] = []
+  const calls: { method: string; wave: number }[] = []
   let waves = 0
   let inFlight = 0
   const server = http.createServer(async (req, res) => {
@@ -22,6 +23,7 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       const body = Buffer.concat(chunks).toString('utf8')
       const message = JSON.parse(body) as { id: unknown; method: string }
       methods.push(message.method)
+      calls.push({ method: message.method, wave: waves })
       let reply: string
       if (missing.has(message.method)) {
         reply = JSON.stringify({
@@ -55,11 +57,14 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Methods received, in arrival order, since the last reset. */
     methods,
+    /** Each request's method and the wave it arrived in (1-based), in arrival order. */
+    calls,
     get waves() {
       return waves
     },
     reset() {
       methods.length = 0
+      calls.length = 0
       waves = 0
     },
     /** Answer these methods "method not found" from now on. */

@@ -1,13 +1,27 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import type { FacilitatorClient } from '@x402/core/server'
-import type { SupportedResponse } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { type Address, createWalletClient, type Hex, http, nonceManager, publicActions } from 'viem'
+import {
+  type Abi,
+  type Address,
+  concatHex,
+  createPublicClient,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  http,
+  isAddress,
+  parseAbi,
+  parseSignature,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
+import { type AuthorizationFacts, createAuthorizationFactsStore } from './authorization-facts.js'
+import { createMinedReceipts, type MinedReceipts } from './mined-receipts.js'
+import { createSettlerAccount } from './settler-account.js'
 
 /** Options for {@link createBuiltinFacilitator}. */
 export interface BuiltinFacilitatorOptions {
@@ -27,80 +41,225 @@ export interface BuiltinFacilitatorOptions {
 export interface BuiltinFacilitator {
   client: FacilitatorClient
   settlerAddress: Address
+  /**
+   * Settlement receipts this facilitator read from the node, each handed out once: the
+   * confirmation of a settlement reads it here instead of asking the node again.
+   */
+  minedReceipts: MinedReceipts
 }
 
 /**
  * Our own x402 facilitator: `@x402/core`'s x402Facilitator with `@x402/evm`'s exact scheme
- * (facilitator side) over a viem wallet holding the settlement key, for eip155:8453 only.
- * It submits EIP-3009 `transferWithAuthorization` itself, so no third party is involved.
+ * (facilitator side), for eip155:8453 only. It submits EIP-3009 `transferWithAuthorization`
+ * itself, so no third party is involved.
+ *
+ * `@x402/evm` keeps every verification rule (signature, amount, asset, payTo, time window,
+ * nonce unused, balance: the simulation fails otherwise); what it reads and sends goes
+ * through the signer we give it, which makes a paid call few RPC waves:
+ * - verify starts every read it will need at once (the payer's code, the settlement's
+ *   `eth_estimateGas`, which is also the simulation, and the settler's nonce and fees when
+ *   unknown or stale), so it is one wave, run beside the preflight's;
+ * - those facts are shared with settle ({@link createAuthorizationFactsStore}): it reads the
+ *   payer's code and the asset's no more;
+ * - the settler keeps its nonce and fees ({@link createSettlerAccount}), so settle is one
+ *   `eth_estimateGas` (the last simulation, just before sending: a transfer that would revert
+ *   is refused before anything is sent), one `eth_sendRawTransaction`, and the receipt wait.
+ * One settlement key per instance: the nonce is kept in memory (see the settler lease).
  */
 export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): BuiltinFacilitator {
-  // The nonce manager hands out transaction nonces locally, so concurrent settlements of
-  // different payments never race for the same account nonce.
-  const account = privateKeyToAccount(options.settlementPrivateKey, { nonceManager })
-  // Set when the current writeContract reached eth_sendRawTransaction: from then on a failure
-  // (a timeout, a lost answer) says nothing about whether the node took the transaction.
-  const broadcast = new AsyncLocalStorage<{ attempted: boolean }>()
-  const wallet = createWalletClient({
+  const account = privateKeyToAccount(options.settlementPrivateKey)
+  const pollingIntervalMs = options.pollingIntervalMs ?? 250
+  const settler = createSettlerAccount({
     account,
+    chainId: base.id,
+    rpcUrl: options.rpcUrl,
+    rpcTimeoutMs: options.rpcTimeoutMs,
+    pollingIntervalMs,
+  })
+  const reads = createPublicClient({
     chain: base,
-    transport: http(options.rpcUrl, {
-      retryCount: 0,
-      timeout: options.rpcTimeoutMs,
-      onFetchRequest(_request, init) {
-        const store = broadcast.getStore()
-        if (
-          store &&
-          typeof init.body === 'string' &&
-          init.body.includes('eth_sendRawTransaction')
-        ) {
-          store.attempted = true
-        }
-      },
-    }),
-    pollingInterval: options.pollingIntervalMs ?? 250,
-  }).extend(publicActions)
+    transport: http(options.rpcUrl, { retryCount: 0, timeout: options.rpcTimeoutMs }),
+  })
+  const facts = createAuthorizationFactsStore()
+  const receipts = createMinedReceipts()
+
+  /**
+   * Gas of a settlement, estimated just before it is sent: also the last simulation, so a
+   * transfer that would now revert (the payer moved its funds, canceled the authorization,
+   * someone used it) is refused before anything is sent and costs no gas.
+   */
+  const settlementGas = async (to: Address, data: Hex) =>
+    ((await settler.estimateGas(to, data)) * 5n) / 4n
+
   /**
    * `@x402/evm` turns any writeContract error into a settle failure whose reason it guesses
    * from the message (a revert "insufficient balance", "invalid signature"...). Those are only
-   * true before the broadcast (simulation, gas estimation). An error after it is rethrown
+   * true before the broadcast (gas estimation, signing). An error after it is rethrown
    * with a message that matches none of those guesses, so it becomes
    * `invalid_exact_evm_transaction_failed`: never on the pre-send allow-list, so pending.
    */
-  const writeContract = (args: unknown) => {
-    const mark = { attempted: false }
-    return broadcast.run(mark, async () => {
-      try {
-        return await wallet.writeContract(args as never)
-      } catch (error) {
-        if (!mark.attempted) throw error
-        throw new BroadcastOutcomeUnknownError(error)
-      }
-    })
+  const writeContract = async (args: {
+    address: Address
+    abi: readonly unknown[]
+    functionName: string
+    args: readonly unknown[]
+    dataSuffix?: Hex
+  }): Promise<Hex> => {
+    const data = concatHex([
+      encodeFunctionData({
+        abi: args.abi as Abi,
+        functionName: args.functionName,
+        args: args.args,
+      } as never),
+      args.dataSuffix ?? '0x',
+    ])
+    const gas = await settlementGas(args.address, data)
+    let attempted = false
+    try {
+      return await settler.send({ to: args.address, data, gas }, () => {
+        attempted = true
+      })
+    } catch (error) {
+      if (!attempted) throw error
+      throw new BroadcastOutcomeUnknownError(error)
+    }
   }
+
   const signer = toFacilitatorEvmSigner(
     {
       address: account.address,
-      readContract: (args) => wallet.readContract(args as never) as Promise<unknown>,
-      verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-      writeContract,
-      sendTransaction: (args) => wallet.sendTransaction(args as never),
-      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
-      getCode: (args) => wallet.getCode(args),
+      readContract: async (args) => {
+        // The library's settlement simulation: an estimate from the settler is the same
+        // simulation (it reverts exactly when the transfer would) and sizes the settlement.
+        if (args.functionName === 'transferWithAuthorization') {
+          const data = encodeFunctionData(args as never)
+          const current = facts.current()
+          const estimate = () => settler.estimateGas(args.address, data)
+          await (current ? current.gas(args.address, data, estimate) : estimate())
+          return undefined
+        }
+        return reads.readContract(args as never) as Promise<unknown>
+      },
+      verifyTypedData: (args) => reads.verifyTypedData(args as never),
+      writeContract: writeContract as never,
+      sendTransaction: async (args) => {
+        // Only for an ERC-6492 wallet deployment (counterfactual payers): no shared facts.
+        const gas = await settler.estimateGas(args.to, args.data)
+        let attempted = false
+        try {
+          return await settler.send({ to: args.to, data: args.data, gas: (gas * 5n) / 4n }, () => {
+            attempted = true
+          })
+        } catch (error) {
+          if (!attempted) throw error
+          throw new BroadcastOutcomeUnknownError(error)
+        }
+      },
+      waitForTransactionReceipt: async (args: { hash: Hex; timeout?: number }) => {
+        const receipt = await settler.waitForReceipt(
+          args.hash,
+          args.timeout ?? options.confirmationTimeoutMs,
+        )
+        receipts.put(receipt)
+        return receipt
+      },
+      getCode: (args) => {
+        const current = facts.current()
+        const read = () => reads.getCode(args)
+        return current ? current.code(args.address, read) : read()
+      },
     },
     { confirmationTimeoutMs: options.confirmationTimeoutMs },
   )
   const facilitator = new x402Facilitator().register(PAYMENT_NETWORK, new ExactEvmScheme(signer))
+
   return {
     settlerAddress: account.address,
+    minedReceipts: receipts,
     client: {
-      verify: (payload, requirements) => facilitator.verify(payload, requirements),
-      settle: (payload, requirements) => facilitator.settle(payload, requirements),
+      async verify(payload, requirements) {
+        const key = authorizationKey(payload)
+        if (!key) return facilitator.verify(payload, requirements)
+        const known = facts.of(key)
+        prefetch(known, payload, requirements)
+        return facts.run(known, () => facilitator.verify(payload, requirements))
+      },
+      async settle(payload, requirements) {
+        const key = authorizationKey(payload)
+        if (!key) return facilitator.settle(payload, requirements)
+        settler.prime()
+        try {
+          return await facts.run(facts.of(key), () => facilitator.settle(payload, requirements))
+        } finally {
+          facts.forget(key)
+        }
+      },
       // Same data, typed as x402's SupportedResponse (networks are CAIP-2 strings).
       getSupported: async () => facilitator.getSupported() as SupportedResponse,
     },
   }
+
+  /**
+   * Starts every read verify and settle will make, together: the payer's code, the
+   * settlement's estimate (the library's simulation, for a plain 65-byte signature; any
+   * other form is read when the library asks) and the settler's nonce and fees.
+   */
+  function prefetch(
+    known: AuthorizationFacts,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+  ) {
+    settler.prime()
+    const inner = payload.payload as { signature?: unknown; authorization?: Authorization }
+    const auth = inner.authorization
+    if (!auth || !isAddress(auth.from) || !isAddress(requirements.asset)) return
+    known.code(auth.from, () => reads.getCode({ address: auth.from as Address })).catch(() => {})
+    const signature = inner.signature
+    if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return
+    try {
+      const { v, yParity, r, s } = parseSignature(signature as Hex)
+      const data = encodeFunctionData({
+        abi: TRANSFER_WITH_AUTHORIZATION_VRS,
+        functionName: 'transferWithAuthorization',
+        args: [
+          getAddress(auth.from),
+          getAddress(auth.to),
+          BigInt(auth.value),
+          BigInt(auth.validAfter),
+          BigInt(auth.validBefore),
+          auth.nonce as Hex,
+          Number(v ?? BigInt(yParity)),
+          r,
+          s,
+        ],
+      })
+      const asset = getAddress(requirements.asset)
+      known.gas(asset, data, () => settler.estimateGas(asset, data)).catch(() => {})
+    } catch {
+      // Not a well-formed authorization: the library refuses it with its own reason.
+    }
+  }
 }
+
+interface Authorization {
+  from: string
+  to: string
+  value: string
+  validAfter: string
+  validBefore: string
+  nonce: string
+}
+
+/** The authorization an exact EIP-3009 payload carries, as a key (payer and nonce). */
+function authorizationKey(payload: PaymentPayload): string | undefined {
+  const auth = (payload.payload as { authorization?: Partial<Authorization> }).authorization
+  if (typeof auth?.from !== 'string' || typeof auth.nonce !== 'string') return undefined
+  return `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
+}
+
+const TRANSFER_WITH_AUTHORIZATION_VRS = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+])
 
 /** The settlement transaction was handed to the node and the answer was lost or an error. */
 export class BroadcastOutcomeUnknownError extends Error {

@@ -4,6 +4,7 @@ import type { Address, Hex } from 'viem'
 import type { FacilitatorKind } from '../../domain/payment/payment-rail.js'
 import { splitUrlCredentials } from '../http/url-credentials.js'
 import { createBuiltinFacilitator } from './builtin-facilitator.js'
+import type { MinedReceipts } from './mined-receipts.js'
 
 /** Which facilitator to use, from configuration. */
 export type FacilitatorSetup =
@@ -28,6 +29,8 @@ export interface Facilitator {
   url?: string
   /** Address submitting settlements, for the built-in facilitator. */
   settlerAddress?: Address
+  /** Settlement receipts the built-in facilitator read (see {@link MinedReceipts}). */
+  minedReceipts?: MinedReceipts
   client: FacilitatorClient
 }
 
@@ -40,7 +43,12 @@ export function createFacilitator(setup: FacilitatorSetup): Facilitator {
   switch (setup.kind) {
     case 'builtin': {
       const builtin = createBuiltinFacilitator(setup)
-      return { kind: 'builtin', settlerAddress: builtin.settlerAddress, client: builtin.client }
+      return {
+        kind: 'builtin',
+        settlerAddress: builtin.settlerAddress,
+        minedReceipts: builtin.minedReceipts,
+        client: builtin.client,
+      }
     }
     case 'url': {
       const url = setup.url.replace(/\/+$/, '')

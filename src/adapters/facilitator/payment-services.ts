@@ -112,6 +112,7 @@ export async function startPaymentServices(
     rpcUrl: options.rpcUrl,
     timeoutMs: options.rpcTimeoutMs,
     ...(options.idleChainClock ? { idleChainClock: true } : {}),
+    ...(facilitator.minedReceipts ? { minedReceipts: facilitator.minedReceipts } : {}),
   })
   const leaseMs = options.leaseMs ?? DEFAULT_PAYMENT_LEASE_MS
   // The reconciler takes over what no living owner holds (the lease decides, not a fixed

@@ -15,6 +15,7 @@ import type {
   SettlementChain,
 } from '../../domain/payment/reconcile-settlements.js'
 import { SETTLEMENT_EVENTS_ABI } from '../../domain/payment/settlement-proof.js'
+import type { MinedReceipts } from './mined-receipts.js'
 
 const eip3009Abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -32,6 +33,11 @@ export interface ViemSettlementChainOptions {
    * the head's timestamp alone counts.
    */
   idleChainClock?: boolean
+  /**
+   * Receipts the built-in facilitator just read while settling: a transaction found there is
+   * not read from the node again (it was read from it a moment ago, by this process).
+   */
+  minedReceipts?: MinedReceipts
 }
 
 /** The chain reads that confirm and resolve settlements (request path and reconciler), over viem. */
@@ -94,6 +100,8 @@ export function createViemSettlementChain(options: ViemSettlementChainOptions): 
     },
 
     async transaction(hash) {
+      const known = options.minedReceipts?.take(hash)
+      if (known) return { state: 'mined', tx: known }
       try {
         const receipt = await client.getTransactionReceipt({ hash })
         return {

@@ -58,8 +58,8 @@ export interface PaidPreflightRequest {
 }
 
 /**
- * The paid preflight: decode -> claim in the ledger -> verify -> preflight -> settle -> confirm
- * on chain -> receipt.
+ * The paid preflight: decode -> claim in the ledger -> verify and preflight (together) ->
+ * settle -> confirm on chain -> receipt.
  *
  * Exactly one request works on a payment (the ledger claim, held by a lease it renews while
  * it lives); copies wait a bounded time for its answer and return the same one, and a retry
@@ -154,7 +154,7 @@ async function paidPreflight(
   return withLease(deps, id, () => ownPayment(deps, request, payment, timings))
 }
 
-/** The work of the request that owns a payment: verify, preflight, settle, confirm, receipt. */
+/** The work of the request that owns a payment: verify with preflight, settle, confirm, receipt. */
 async function ownPayment(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
@@ -169,8 +169,17 @@ async function ownPayment(
     await deps.ledger.transition(id, [from], { status: 'failed', failure })
   }
 
-  // Verify: the facilitator checks signature, amount, payTo, expiry, balance and nonce.
-  let started = performance.now()
+  // Verify and preflight run together: their chain reads share one wave. The facilitator
+  // checks signature, amount, payTo, expiry, balance and nonce; the preflight's result is
+  // used only once verify passed, and nothing settles unless the preflight produced one.
+  const started = performance.now()
+  const preflight = deps.runPreflight(request.tx).then(
+    (result) => ({ ok: true as const, result }),
+    (error: unknown) => ({ ok: false as const, error }),
+  )
+  preflight.then(() => {
+    timings.preflightMs = performance.now() - started
+  })
   let verdict: VerifyOutcome
   try {
     verdict = await deps.rail.verify(payload)
@@ -227,17 +236,13 @@ async function ownPayment(
   }
 
   // Preflight: if it cannot run (RPC down), nothing is settled and the payer may retry.
-  started = performance.now()
-  let result: PreflightResult
-  try {
-    result = await deps.runPreflight(request.tx)
-  } catch (error) {
-    const appError = asAppError(error, 'internal_error')
+  const ran = await preflight
+  if (!ran.ok) {
+    const appError = asAppError(ran.error, 'internal_error')
     await fail('verified', failureOf(appError))
-    throw error
-  } finally {
-    timings.preflightMs = performance.now() - started
+    throw ran.error
   }
+  const result = ran.result
   // From `settling` on, settlement may have been sent; the result is stored with it, so a
   // reconciler that finds the payment on chain can always issue the receipt.
   if (!(await deps.ledger.transition(id, ['verified'], { status: 'settling', result }))) {
@@ -245,7 +250,7 @@ async function ownPayment(
   }
 
   // Settle: only a settled payment earns the result and a receipt.
-  started = performance.now()
+  const settleStarted = performance.now()
   let settled: SettleOutcome
   if (paidOnChain) {
     settled = {
@@ -287,18 +292,18 @@ async function ownPayment(
       deps.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
     )
     if (confirmation.state === 'pending') {
-      timings.settleMs = performance.now() - started
+      timings.settleMs = performance.now() - settleStarted
       return pending(settled.transaction, 'settlement transaction not mined yet')
     }
     if (confirmation.state === 'unproven') {
       const resolution = await fromChain(undefined).catch(() => 'stillPending' as const)
-      timings.settleMs = performance.now() - started
+      timings.settleMs = performance.now() - settleStarted
       if (resolution !== 'stillPending') return answerStored()
       return facilitatorLied(deps, id, settled.transaction)
     }
     settled = { ...settled, transaction: confirmation.tx.hash }
   }
-  timings.settleMs = performance.now() - started
+  timings.settleMs = performance.now() - settleStarted
 
   switch (settled.status) {
     case 'settled': {

@@ -1,0 +1,75 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Hex } from 'viem'
+
+/**
+ * Chain facts read for one EIP-3009 authorization, shared by its verify and its settle: the
+ * code at an address (the payer's: EOA, smart wallet or EIP-7702 delegate) and the gas of a
+ * call (verify's `transferWithAuthorization` simulation, started with the payer's code).
+ *
+ * `@x402/evm` reads the payer's code twice in verify (ERC-6492 classification, then the
+ * signature check) and twice again in settle; here the first read serves all four. A fact is
+ * kept for minutes at most: the token contract checks the signature and the nonce again when
+ * the settlement executes, so a fact that went stale in between can only make the
+ * settlement revert (nothing is charged), never pay twice or pay the wrong party.
+ */
+export interface AuthorizationFacts {
+  /** `eth_getCode` of `address`, read once. */
+  code(address: string, read: () => Promise<Hex | undefined>): Promise<Hex | undefined>
+  /** Gas of `data` sent to `to` from the settler, estimated once (verify's simulation). */
+  gas(to: string, data: Hex, estimate: () => Promise<bigint>): Promise<bigint>
+}
+
+/** Facts per authorization, bounded in number and age. */
+export function createAuthorizationFactsStore(options: { ttlMs?: number; max?: number } = {}) {
+  const ttlMs = options.ttlMs ?? 5 * 60_000
+  const max = options.max ?? 10_000
+  const entries = new Map<string, { facts: AuthorizationFacts; expires: number }>()
+  const scope = new AsyncLocalStorage<AuthorizationFacts>()
+
+  const create = (): AuthorizationFacts => {
+    const codes = new Map<string, Promise<Hex | undefined>>()
+    const gas = new Map<string, Promise<bigint>>()
+    // A failed read is forgotten: the next caller reads again.
+    const once = <T>(map: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
+      let value = map.get(key)
+      if (!value) {
+        value = read()
+        map.set(key, value)
+        value.catch(() => map.delete(key))
+      }
+      return value
+    }
+    return {
+      code: (address, read) => once(codes, address.toLowerCase(), read),
+      gas: (to, data, estimate) => once(gas, `${to.toLowerCase()}:${data.toLowerCase()}`, estimate),
+    }
+  }
+
+  return {
+    /** The facts of the authorization `key` (payer and nonce), created on first use. */
+    of(key: string): AuthorizationFacts {
+      const now = Date.now()
+      const entry = entries.get(key)
+      if (entry && entry.expires > now) return entry.facts
+      for (const [k, e] of entries) {
+        if (e.expires <= now || entries.size >= max) entries.delete(k)
+        else break // insertion order: the rest are younger
+      }
+      const facts = create()
+      entries.set(key, { facts, expires: now + ttlMs })
+      return facts
+    },
+    /** Forgets an authorization's facts (after its settlement). */
+    forget(key: string): void {
+      entries.delete(key)
+    },
+    /** Runs `work` with `facts` as the current authorization's (see {@link current}). */
+    run<T>(facts: AuthorizationFacts, work: () => Promise<T>): Promise<T> {
+      return scope.run(facts, work)
+    },
+    /** The facts of the authorization being verified or settled, if any. */
+    current(): AuthorizationFacts | undefined {
+      return scope.getStore()
+    },
+  }
+}
