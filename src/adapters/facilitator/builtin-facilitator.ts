@@ -1,7 +1,7 @@
 import { x402Facilitator } from '@x402/core/facilitator'
 import type { FacilitatorClient } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types'
-import { toFacilitatorEvmSigner } from '@x402/evm'
+import { startAssetContractCheck, toFacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import {
   type Abi,
@@ -182,7 +182,18 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
         if (!key) return facilitator.verify(payload, requirements)
         const known = facts.of(key)
         prefetch(known, payload, requirements)
-        return facts.run(known, () => facilitator.verify(payload, requirements))
+        return facts.run(known, async () => {
+          // The library starts its asset-is-a-contract check and abandons it on an early
+          // return (a bad signature, say); if that read then fails, its rejection is unhandled
+          // and would stop the process. Awaiting the same check here first makes a failure ours
+          // to report; its read (only while the library's cache is cold) goes out beside the
+          // prefetched ones, so no extra wave, and a positive answer is cached by the library,
+          // which then skips its own read.
+          if (isAddress(requirements.asset)) {
+            await startAssetContractCheck(signer, PAYMENT_NETWORK, requirements.asset).await()
+          }
+          return facilitator.verify(payload, requirements)
+        })
       },
       async settle(payload, requirements) {
         const key = authorizationKey(payload)
