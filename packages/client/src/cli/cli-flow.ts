@@ -7,6 +7,7 @@ import {
   type PaidPreflight,
 } from '../client/guard-client.js'
 import type { Discovery } from '../client/guard-responses.js'
+import { verifyOfferReceipt } from '../client/verify-offer-receipt.js'
 import { withTypedDataGuard } from '../viem/typed-data-guard.js'
 import { type CliValues, transaction } from './cli-args.js'
 import { type ChainReader, chainReader, usdcBalance } from './cli-chain.js'
@@ -188,8 +189,12 @@ async function finishPaidFlow(
     settlementTx: paid.settlement.transaction,
     payer: payer.address,
   })
+  // The x402 offer-receipt receipt in PAYMENT-RESPONSE, checked with @x402/extensions' own code.
+  const offerReceipt = await verifyOfferReceipt(paid.settlement, discovery, {
+    payer: payer.address,
+  })
   const settled = paid.settlement.success && settlementReceipt.status === 'success'
-  const ok = settled && balances.matches && verification.valid
+  const ok = settled && balances.matches && verification.valid && offerReceipt.valid
   print.result(
     {
       ok,
@@ -203,12 +208,19 @@ async function finishPaidFlow(
       result: { verdict: paid.result.verdict, findings: paid.result.findings },
       receipt: paid.receipt,
       receiptVerification: verification,
+      offerReceiptVerification: offerReceipt,
     },
     () => [
       `settlement tx ${paid.settlement.transaction} on ${paid.settlement.network}: ${settlementReceipt.status} (block ${block})`,
       `USDC before ${formatUnits(before, 6)} (block ${block - 1n}), after ${formatUnits(after, 6)} (block ${block}), debit ${formatUnits(before - after, 6)} (expected ${formatUnits(expectedDebit, 6)}): ${balances.matches ? 'OK' : 'MISMATCH'}  [${chain.label}]`,
       `preflight verdict: ${paid.result.verdict.toUpperCase()} (${paid.result.findings.length} finding(s))`,
       describeVerification(paid.receipt.id, verification),
+      offerReceipt.valid
+        ? `x402 offer-receipt: VALID (signed by ${offerReceipt.signer}, discovery's receipt signer)`
+        : `x402 offer-receipt: INVALID (${offerReceipt.checks
+            .filter((c) => !c.ok)
+            .map((c) => `${c.name}: ${c.detail}`)
+            .join('; ')})`,
       ok
         ? 'flow complete: one paid call, one settlement, one debit, one verified receipt.'
         : 'flow FAILED a verification: see above.',

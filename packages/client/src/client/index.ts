@@ -47,6 +47,14 @@ export {
 } from './guard-types.js'
 export { BASE_NETWORK } from './paid-preflight.js'
 export {
+  type OfferReceiptBinding,
+  type OfferReceiptCheck,
+  type OfferReceiptCheckName,
+  type OfferReceiptVerification,
+  offerReceiptOf,
+  verifyOfferReceipt,
+} from './verify-offer-receipt.js'
+export {
   canonicalJson,
   canonicalJsonHash,
   RECEIPT_TYPE,
