@@ -77,6 +77,8 @@ describe('npm pack of @pre-send-guard/client', () => {
     const files = listed.stdout.trim().split('\n')
     expect(files).toContain('package/dist/cli/bin.js')
     expect(files).toContain('package/dist/mcp/bin.js')
+    expect(files).toContain('package/bin/pre-send-guard-buyer.js')
+    expect(files).toContain('package/bin/pre-send-guard-mcp.js')
     expect(files).toContain('package/dist/client/index.d.ts')
     expect(files).toContain('package/dist/viem/index.d.ts')
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])

@@ -16,7 +16,10 @@ import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
  * loopback with a real devnet and the built-in facilitator settling on chain. The payer is a
  * fresh funded key given in BUYER_PRIVATE_KEY, under a spend cap of one paid call.
  */
-const BIN = fileURLToPath(new URL('../../packages/client/dist/mcp/bin.js', import.meta.url))
+// The executable npx runs: the committed shim that loads the compiled server.
+const BIN = fileURLToPath(
+  new URL('../../packages/client/bin/pre-send-guard-mcp.js', import.meta.url),
+)
 
 let guard: ServedGuard
 let client: Client

@@ -8,14 +8,14 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import {
-  appendPaymentIdentifierToExtensions,
-  PAYMENT_IDENTIFIER,
-} from '@x402/extensions/payment-identifier'
-import {
   type EIP712SignedReceipt,
   extractReceiptFromResponse,
   verifyReceiptSignatureEIP712,
 } from '@x402/extensions/offer-receipt'
+import {
+  appendPaymentIdentifierToExtensions,
+  PAYMENT_IDENTIFIER,
+} from '@x402/extensions/payment-identifier'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
