@@ -163,7 +163,8 @@ describe('flow', () => {
         await proxy.close()
       }
     }
-  })
+    // Three CLI processes in a row: slack for a loaded machine, nothing asserted less.
+  }, 90_000)
 
   it('rejects a malformed BUYER_PRIVATE_KEY without echoing it', async () => {
     const bad = `0x${'ab'.repeat(31)}zz`
