@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The client package is compiled first: the service and several tests run its build.
+    globalSetup: ['test/support/build-client.ts'],
     // Each file starts its own anvil; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,

@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// Compiles the service (src/) to JavaScript in dist/ with tsc (tsconfig.build.json), so
-// `npm start` runs plain `node` and never transpiles at run time.
+// Compiles the client package (packages/client, to packages/client/dist) and then the service
+// (src/, to dist/) with tsc, so `npm start`, `npm run buyer` and the package's executables run
+// plain `node` and never transpile at run time. The client comes first: the service imports
+// the answer types it shares with buyers from `@pre-send-guard/client/types`.
 //
 // A build is stale when the fingerprint of its inputs (path, size and mtime of every source,
 // the tsconfigs, package.json and the contract artifacts it copies) differs from the one stored
 // beside the build. `ensureBuilt()` compiles only then; it builds into a scratch directory and
-// swaps it in whole, so a half-written dist/ is never run and two starts never mix builds.
+// swaps it in whole, so a half-written build is never run and two starts never mix builds.
 //
-//   node scripts/build.mjs              build when stale (npm run build)
+//   node scripts/build.mjs              build both when stale (npm run build)
+//   node scripts/build.mjs --client     only the client package
 //   node scripts/build.mjs --if-possible  the same, but only a note when TypeScript is not
 //                                       installed (npm's `prepare` under `npm ci --omit=dev`)
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
+  chmodSync,
   existsSync,
   readdirSync,
   readFileSync,
@@ -26,13 +30,35 @@ import { join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const DIST = join(ROOT, 'dist')
-const STAMP = join(DIST, '.build-fingerprint')
-/** The compiled entry point `npm start` runs. */
-export const MAIN = join(DIST, 'src', 'main.js')
+const CLIENT = join(ROOT, 'packages', 'client')
 
-const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json']
-const INPUT_DIRS = ['src', join('contracts', 'artifacts')]
+/** What each build compiles, from what, to where. */
+const TARGETS = {
+  client: {
+    label: 'packages/client/src/ to packages/client/dist/',
+    tsconfig: join(CLIENT, 'tsconfig.json'),
+    dist: join(CLIENT, 'dist'),
+    main: join(CLIENT, 'dist', 'cli', 'bin.js'),
+    files: [join(CLIENT, 'tsconfig.json'), join(CLIENT, 'package.json')],
+    dirs: [join(CLIENT, 'src')],
+    /** Package executables: npm links them before `prepare` builds them, so no mode is set yet. */
+    executables: [join('cli', 'bin.js'), join('mcp', 'bin.js')],
+  },
+  service: {
+    label: 'src/ to dist/',
+    tsconfig: join(ROOT, 'tsconfig.build.json'),
+    dist: join(ROOT, 'dist'),
+    main: join(ROOT, 'dist', 'src', 'main.js'),
+    files: ['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => join(ROOT, f)),
+    dirs: [join(ROOT, 'src'), join(ROOT, 'contracts', 'artifacts')],
+    executables: [],
+  },
+}
+
+/** The compiled entry point `npm start` runs. */
+export const MAIN = TARGETS.service.main
+/** The compiled buyer CLI (`pre-send-guard-buyer`, `npm run buyer`). */
+export const CLIENT_CLI = TARGETS.client.main
 
 function* walk(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -43,22 +69,22 @@ function* walk(dir) {
 }
 
 /** A hash over every input's path, size and mtime: any edit, checkout, addition or removal changes it. */
-export function fingerprint() {
+export function fingerprint(target = TARGETS.service) {
   const lines = []
   const add = (path) => {
     const st = statSync(path)
     lines.push(`${relative(ROOT, path)}\t${st.size}\t${st.mtimeMs}`)
   }
-  for (const file of INPUT_FILES) add(join(ROOT, file))
-  for (const dir of INPUT_DIRS) for (const path of walk(join(ROOT, dir))) add(path)
+  for (const file of target.files) add(file)
+  for (const dir of target.dirs) for (const path of walk(dir)) add(path)
   return createHash('sha256').update(lines.sort().join('\n')).digest('hex')
 }
 
-/** Whether dist/ holds a complete build of the current sources. */
-export function isFresh(print = fingerprint()) {
-  if (!existsSync(MAIN)) return false
+/** Whether the target's build holds a complete build of its current sources. */
+export function isFresh(print = fingerprint(), target = TARGETS.service) {
+  if (!existsSync(target.main)) return false
   try {
-    return readFileSync(STAMP, 'utf8').trim() === print
+    return readFileSync(join(target.dist, '.build-fingerprint'), 'utf8').trim() === print
   } catch {
     return false
   }
@@ -72,42 +98,39 @@ function tscPath() {
   }
 }
 
-/**
- * Compiles when stale. Returns `true` when dist/ is fresh afterwards. Without TypeScript
- * (a `--omit=dev` install) it fails with a message saying how to get a build, unless
- * `optional` is set.
- */
-export function ensureBuilt({ optional = false } = {}) {
+/** Compiles one target when stale; true when its build is fresh afterwards. */
+function buildTarget(target, optional) {
   // Taken before compiling: an edit made during the build leaves the next start stale.
-  const print = fingerprint()
-  if (isFresh(print)) return true
+  const print = fingerprint(target)
+  if (isFresh(print, target)) return true
   const tsc = tscPath()
   if (!tsc) {
-    const message =
-      'pre-send-guard: the compiled service (dist/) is missing or older than src/, and TypeScript is not installed to build it (an install without devDependencies?). Run `npm install`, then `npm start`.'
+    const message = `pre-send-guard: the compiled build of ${target.label} is missing or older than its sources, and TypeScript is not installed to build it (an install without devDependencies?). Run \`npm install\`, then \`npm start\`.`
     if (optional) {
       process.stderr.write(`${message}\n`)
       return false
     }
     throw new Error(message)
   }
-  const scratch = join(ROOT, `dist.building-${process.pid}`)
+  const scratch = `${target.dist}.building-${process.pid}`
   rmSync(scratch, { recursive: true, force: true })
-  process.stderr.write('pre-send-guard: compiling src/ to dist/ (once per source change)...\n')
-  const result = spawnSync(
-    process.execPath,
-    [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', scratch],
-    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
-  )
+  process.stderr.write(`pre-send-guard: compiling ${target.label} (once per source change)...\n`)
+  const result = spawnSync(process.execPath, [tsc, '-p', target.tsconfig, '--outDir', scratch], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
   if (result.status !== 0) {
     rmSync(scratch, { recursive: true, force: true })
     throw new Error(
-      `pre-send-guard: compiling src/ failed (tsc exit ${result.status ?? result.signal})`,
+      `pre-send-guard: compiling ${target.label} failed (tsc exit ${result.status ?? result.signal})`,
     )
   }
+  for (const bin of target.executables) {
+    if (existsSync(join(scratch, bin))) chmodSync(join(scratch, bin), 0o755)
+  }
   writeFileSync(join(scratch, '.build-fingerprint'), `${print}\n`)
-  rmSync(DIST, { recursive: true, force: true })
-  renameSync(scratch, DIST)
+  rmSync(target.dist, { recursive: true, force: true })
+  renameSync(scratch, target.dist)
   return true
 }
 
@@ -117,7 +140,7 @@ export function ensureBuilt({ optional = false } = {}) {
  * no-op when it exists; a failure is only a note (the service makes it when missing).
  */
 export function prepareLedgerTemplate() {
-  const module = join(DIST, 'src', 'adapters', 'storage', 'pglite-files.js')
+  const module = join(TARGETS.service.dist, 'src', 'adapters', 'storage', 'pglite-files.js')
   const result = spawnSync(
     process.execPath,
     [
@@ -134,9 +157,25 @@ export function prepareLedgerTemplate() {
   }
 }
 
+/** Compiles the client package when stale (the buyer CLI and the MCP server need only it). */
+export function ensureClientBuilt({ optional = false } = {}) {
+  return buildTarget(TARGETS.client, optional)
+}
+
+/**
+ * Compiles what is stale: the client package, then the service. Returns `true` when both are
+ * fresh afterwards. Without TypeScript (a `--omit=dev` install) it fails with a message saying
+ * how to get a build, unless `optional` is set.
+ */
+export function ensureBuilt({ optional = false } = {}) {
+  return buildTarget(TARGETS.client, optional) && buildTarget(TARGETS.service, optional)
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    if (ensureBuilt({ optional: process.argv.includes('--if-possible') })) prepareLedgerTemplate()
+    const optional = process.argv.includes('--if-possible')
+    if (process.argv.includes('--client')) ensureClientBuilt({ optional })
+    else if (ensureBuilt({ optional })) prepareLedgerTemplate()
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
     process.exit(1)

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+import { ENVIRONMENTS } from '@pre-send-guard/client/types'
 import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
@@ -22,7 +23,7 @@ export const BundleResultSchema = z
       description:
         'True when stateOverrides were applied: every figure and the verdict describe a hypothetical state, not the chain.',
     }),
-    environment: z.enum(['devnet', 'mainnet']),
+    environment: z.enum(ENVIRONMENTS),
     chainId: z.string(),
     network: z.string(),
     block: z.object({ number: z.string(), hash: hex, timestamp: z.string() }),

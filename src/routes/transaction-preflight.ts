@@ -9,6 +9,7 @@ import {
   PRODUCT,
   paidResource,
 } from '../domain/payment/offer.js'
+import { offerReceiptFor, withOfferReceipt } from '../domain/payment/offer-receipt.js'
 import { handlePaidPreflight, type PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import type {
   PaidPreflightOutcome,
@@ -143,7 +144,8 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
     },
     responses: {
       200: {
-        description: 'Preflight result and receipt. PAYMENT-RESPONSE carries the settlement.',
+        description:
+          'Preflight result and receipt. PAYMENT-RESPONSE carries the settlement, with the x402 offer-receipt extension\'s EIP-712 signed receipt in its extensions["offer-receipt"].info.receipt (same receipt key).',
         content: { 'application/json': { schema: PaidResponseSchema } },
       },
       402: {
@@ -192,7 +194,15 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
     const timing = serverTiming(outcome.timings)
     if (timing) c.header('Server-Timing', timing)
     if (outcome.kind === 'payment_required') return challenge(c, deps, paid, outcome)
-    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
+    const resourceUrl = paidResource(publicBaseUrl(c, deps.publicBaseUrl)).url
+    const offerReceipt = await offerReceiptFor(paid.receiptSigner, outcome.receipt, resourceUrl)
+    const settlement = await withOfferReceipt(
+      outcome.settlement,
+      offerReceipt,
+      resourceUrl,
+      paid.receiptSigner.address,
+    )
+    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(settlement))
     c.header('Cache-Control', 'private, no-store')
     return c.json({ result: outcome.result, receipt: outcome.receipt }, 200)
   })

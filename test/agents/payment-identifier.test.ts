@@ -8,6 +8,11 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import {
+  type EIP712SignedReceipt,
+  extractReceiptFromResponse,
+  verifyReceiptSignatureEIP712,
+} from '@x402/extensions/offer-receipt'
+import {
   appendPaymentIdentifierToExtensions,
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier'
@@ -22,6 +27,7 @@ import {
   nonceOf,
   PAY_TO,
   paidApp,
+  RECEIPT_SIGNER,
   settlementsOf,
   usdcBalances,
 } from '../payment/paid-stack.js'
@@ -135,11 +141,35 @@ describe('a stock @x402/fetch client sending a payment-identifier', () => {
     expect(sent.extensions?.[PAYMENT_IDENTIFIER]).toMatchObject({ info: { required: false, id } })
     expect(sent.extensions?.bazaar).toBeDefined()
 
+    // The x402 offer-receipt receipt rides in PAYMENT-RESPONSE, beside PRE_SEND_PROOF_RECEIPT,
+    // and verifies with the extension's own code: signed by the published receipt key.
+    const offerReceipt = extractReceiptFromResponse(res)
+    expect(offerReceipt?.format).toBe('eip712')
+    const recovered = await verifyReceiptSignatureEIP712(offerReceipt as EIP712SignedReceipt)
+    expect(recovered.signer.toLowerCase()).toBe(first.receipt.signer.toLowerCase())
+    expect(recovered.signer.toLowerCase()).toBe(RECEIPT_SIGNER.address.toLowerCase())
+    expect(recovered.payload).toEqual({
+      version: 1,
+      network: 'eip155:8453',
+      resourceUrl: paidUrl,
+      payer: account.address,
+      issuedAt: Number(first.receipt.issuedAt),
+      transaction: settlement.transaction,
+    })
+    // A forged field no longer recovers to the signer.
+    const forged = await verifyReceiptSignatureEIP712({
+      ...(offerReceipt as EIP712SignedReceipt),
+      payload: { ...recovered.payload, payer: PAY_TO },
+    })
+    expect(forged.signer.toLowerCase()).not.toBe(RECEIPT_SIGNER.address.toLowerCase())
+
     // Same id, same payment, same body: the stored answer, nothing charged again.
     const replay = await post(paidUrl, bodyFrom(account), { 'PAYMENT-SIGNATURE': signature })
     expect(replay.res.status).toBe(200)
     expect(replay.json.receipt.id).toBe(first.receipt.id)
     expect(replay.json.result).toEqual(first.result)
+    // ...with the very same x402 receipt (deterministic, from the stored receipt).
+    expect(extractReceiptFromResponse(replay.res)).toEqual(offerReceipt)
 
     // Same id, the same payment, another body: 409.
     const otherBody = await post(paidUrl, bodyFrom(account, '0x1'), {

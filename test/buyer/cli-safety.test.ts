@@ -1,8 +1,8 @@
 import { encodeAbiParameters, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/buyer/cli.js'
-import { EXIT } from '../../src/buyer/cli-output.js'
+import { runCli } from '../../packages/client/src/cli/cli.js'
+import { EXIT } from '../../packages/client/src/cli/cli-output.js'
 import {
   type FakeGuard,
   type FakeGuardOptions,

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EXIT } from '../../packages/client/src/cli/cli-output.js'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
-import { EXIT } from '../../src/buyer/cli-output.js'
 import { usdcBalances } from '../payment/paid-stack.js'
 import {
   DEAD_URL,
@@ -14,7 +14,8 @@ import {
 } from '../support/served-guard.js'
 
 /**
- * The buyer CLI as a user runs it: a child process (`node --import tsx src/buyer/cli.ts`)
+ * The buyer CLI as a user runs it: a child process (the client package's compiled
+ * `pre-send-guard-buyer`, `node packages/client/dist/cli/bin.js`)
  * against the real app served over HTTP on loopback, with a real devnet underneath.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -43,7 +44,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/buyer/cli.ts', ...args],
+      ['packages/client/dist/cli/bin.js', ...args],
       { cwd: ROOT, env: { ...clean, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
@@ -162,7 +163,8 @@ describe('flow', () => {
         await proxy.close()
       }
     }
-  })
+    // Three CLI processes in a row: slack for a loaded machine, nothing asserted less.
+  }, 90_000)
 
   it('rejects a malformed BUYER_PRIVATE_KEY without echoing it', async () => {
     const bad = `0x${'ab'.repeat(31)}zz`

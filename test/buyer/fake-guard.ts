@@ -9,6 +9,7 @@ import type { PaymentPayload } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { offerReceiptFor, withOfferReceipt } from '../../src/domain/payment/offer-receipt.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { receiptVerification, signReceipt } from '../../src/domain/receipt/receipt.js'
 
@@ -120,15 +121,27 @@ export async function genuinePaidReply(
     issuedAt: '1700000000',
     ...options.receipt,
   })
+  // The x402 offer-receipt receipt the real service adds to PAYMENT-RESPONSE, made the same way.
+  const resourceUrl =
+    (payment.payload as { resource?: { url?: string } }).resource?.url ??
+    'http://fake-guard.invalid/simulate/transaction-preflight'
+  const settlement = await withOfferReceipt(
+    {
+      success: true,
+      transaction: SETTLEMENT_TX,
+      network: 'eip155:8453',
+      payer: authorization.from,
+    },
+    await offerReceiptFor(RECEIPT_SIGNER, receipt, resourceUrl),
+    resourceUrl,
+    RECEIPT_SIGNER.address,
+  )
   return {
     status: 200,
     body: JSON.stringify({ result, receipt }),
     headers: {
       'PAYMENT-RESPONSE': encodePaymentResponseHeader({
-        success: true,
-        transaction: SETTLEMENT_TX,
-        network: 'eip155:8453',
-        payer: authorization.from,
+        ...settlement,
         ...options.settlement,
       } as never),
     },

@@ -1,12 +1,18 @@
 import { createPublicClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { checkChallenge } from '../../packages/client/src/client/check-challenge.js'
+import {
+  createGuardClient,
+  type TransactionRequest,
+} from '../../packages/client/src/client/guard-client.js'
+import { GuardError } from '../../packages/client/src/client/guard-error.js'
+import type { Discovery } from '../../packages/client/src/client/guard-responses.js'
+import {
+  canonicalJsonHash,
+  verifyReceipt,
+} from '../../packages/client/src/client/verify-receipt.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
-import { checkChallenge } from '../../src/buyer/check-challenge.js'
-import { createGuardClient, type TransactionRequest } from '../../src/buyer/guard-client.js'
-import { GuardError } from '../../src/buyer/guard-error.js'
-import type { Discovery } from '../../src/buyer/guard-responses.js'
-import { canonicalJsonHash, verifyReceipt } from '../../src/buyer/verify-receipt.js'
 import { canonicalJsonHash as serviceCanonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { readerFor } from '../evidence/evidence-app.js'
 import { usdcBalances } from '../payment/paid-stack.js'

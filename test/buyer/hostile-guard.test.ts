@@ -1,11 +1,14 @@
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
+import {
+  createGuardClient,
+  type TransactionRequest,
+} from '../../packages/client/src/client/guard-client.js'
+import { GuardError } from '../../packages/client/src/client/guard-error.js'
+import type { Discovery } from '../../packages/client/src/client/guard-responses.js'
+import { verifyReceipt } from '../../packages/client/src/client/verify-receipt.js'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
-import { createGuardClient, type TransactionRequest } from '../../src/buyer/guard-client.js'
-import { GuardError } from '../../src/buyer/guard-error.js'
-import type { Discovery } from '../../src/buyer/guard-responses.js'
-import { verifyReceipt } from '../../src/buyer/verify-receipt.js'
 import { paidRouteBazaar } from '../../src/routes/paid-route-bazaar.js'
 import { DEAD_URL } from '../support/served-guard.js'
 import {

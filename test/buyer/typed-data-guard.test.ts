@@ -15,23 +15,26 @@ import {
 import { mnemonicToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../../packages/client/src/cli/cli.js'
+import { EXIT } from '../../packages/client/src/cli/cli-output.js'
+import { createGuardClient } from '../../packages/client/src/client/guard-client.js'
+import {
+  GuardUnavailableError,
+  SignatureBlockedError,
+  SignatureNeedsReviewError,
+  TransactionNotCheckableError,
+} from '../../packages/client/src/viem/pre-send-guard-errors.js'
+import {
+  type TypedDataCheck,
+  withTypedDataGuard,
+} from '../../packages/client/src/viem/typed-data-guard.js'
+import { withPreSendGuard } from '../../packages/client/src/viem/viem-guard.js'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import {
   DEVNET_ACCOUNTS,
   MULTICALL3_ADDRESS,
   USDC_ADDRESS,
 } from '../../src/adapters/devnet/prepare.js'
-import { runCli } from '../../src/buyer/cli.js'
-import { EXIT } from '../../src/buyer/cli-output.js'
-import { createGuardClient } from '../../src/buyer/guard-client.js'
-import {
-  GuardUnavailableError,
-  SignatureBlockedError,
-  SignatureNeedsReviewError,
-  TransactionNotCheckableError,
-} from '../../src/buyer/pre-send-guard-errors.js'
-import { type TypedDataCheck, withTypedDataGuard } from '../../src/buyer/typed-data-guard.js'
-import { withPreSendGuard } from '../../src/buyer/viem-guard.js'
 import { loadArtifact } from '../support/contracts.js'
 import { DEAD_URL, type ServedGuard, startServedGuard } from '../support/served-guard.js'
 import { PERMIT_SINGLE_TYPES, PERMIT2_ADDRESS } from '../support/typed-data-kinds.js'

@@ -13,17 +13,20 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { walletActionsL2 } from 'viem/op-stack'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
-import { createGuardClient } from '../../src/buyer/guard-client.js'
-import type { GuardError } from '../../src/buyer/guard-error.js'
+import { createGuardClient } from '../../packages/client/src/client/guard-client.js'
+import type { GuardError } from '../../packages/client/src/client/guard-error.js'
 import {
   GuardUnavailableError,
   PreSendGuardError,
   TransactionBlockedError,
   TransactionNeedsReviewError,
   TransactionNotCheckableError,
-} from '../../src/buyer/pre-send-guard-errors.js'
-import { type PreSendGuardOptions, withPreSendGuard } from '../../src/buyer/viem-guard.js'
+} from '../../packages/client/src/viem/pre-send-guard-errors.js'
+import {
+  type PreSendGuardOptions,
+  withPreSendGuard,
+} from '../../packages/client/src/viem/viem-guard.js'
+import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
 import {
   type FakeGuard,
   type FakeGuardOptions,

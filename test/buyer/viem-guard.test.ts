@@ -11,21 +11,25 @@ import {
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base, mainnet } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createGuardClient } from '../../packages/client/src/client/guard-client.js'
+import { GuardError } from '../../packages/client/src/client/guard-error.js'
+import {
+  GuardUnavailableError,
+  TransactionBlockedError,
+  TransactionNeedsReviewError,
+  TransactionNotCheckableError,
+} from '../../packages/client/src/viem/pre-send-guard-errors.js'
+import {
+  type BatchCheck,
+  type GuardCheck,
+  withPreSendGuard,
+} from '../../packages/client/src/viem/viem-guard.js'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import {
   DEVNET_ACCOUNTS,
   MULTICALL3_ADDRESS,
   USDC_ADDRESS,
 } from '../../src/adapters/devnet/prepare.js'
-import { createGuardClient } from '../../src/buyer/guard-client.js'
-import { GuardError } from '../../src/buyer/guard-error.js'
-import {
-  GuardUnavailableError,
-  TransactionBlockedError,
-  TransactionNeedsReviewError,
-  TransactionNotCheckableError,
-} from '../../src/buyer/pre-send-guard-errors.js'
-import { type BatchCheck, type GuardCheck, withPreSendGuard } from '../../src/buyer/viem-guard.js'
 import { usdcBalances } from '../payment/paid-stack.js'
 import { preflightApp } from '../support/preflight-app.js'
 import { DEAD_URL, type ServedGuard, serveApp, startServedGuard } from '../support/served-guard.js'

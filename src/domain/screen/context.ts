@@ -83,16 +83,8 @@ export interface ScreenConfig {
   permit2ExpiryWarnSeconds: bigint
 }
 
-export type Severity = 'critical' | 'warning' | 'info'
-
-/** One explained finding. `id` is stable API. */
-export interface Finding {
-  id: string
-  severity: Severity
-  title: string
-  detail: string
-  /** Where in nested calldata the finding comes from, e.g. `multicall[2].approve`; absent at top level. */
-  path?: string
-}
-
-export type Verdict = 'sign' | 'review' | 'block'
+/**
+ * Severity, finding and verdict come from the client package's shared answer vocabulary, so the
+ * service and its buyers cannot disagree on them. `Finding.id` is stable API.
+ */
+export type { Finding, Severity, Verdict } from '@pre-send-guard/client/types'

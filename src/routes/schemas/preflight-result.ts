@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { ENVIRONMENTS, SEVERITIES, VERDICTS } from '@pre-send-guard/client/types'
 import type { DecodedCall } from '../../domain/calldata/decode-calldata.js'
 import type { DecodedRevert } from '../../domain/revert/decode-revert.js'
 
@@ -13,7 +14,7 @@ const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
 export const FindingSchema = z
   .object({
     id: z.string().openapi({ description: 'Stable rule id (see docs/rules.md).' }),
-    severity: z.enum(['critical', 'warning', 'info']).openapi({
+    severity: z.enum(SEVERITIES).openapi({
       description: 'critical makes the verdict block, warning review, info changes nothing.',
     }),
     title: z.string(),
@@ -232,12 +233,12 @@ export const EffectsSchema = z
 /** The read-only preflight answer (spec 2.4). */
 export const PreflightResultSchema = z
   .object({
-    verdict: z.enum(['sign', 'review', 'block']).openapi({
+    verdict: z.enum(VERDICTS).openapi({
       description:
         'Worst severity among findings: critical -> block, warning -> review, else sign.',
     }),
     findings: z.array(FindingSchema),
-    environment: z.enum(['devnet', 'mainnet']).openapi({
+    environment: z.enum(ENVIRONMENTS).openapi({
       description: '`devnet` means the embedded local chain, NOT Base mainnet.',
     }),
     chainId: z.string().openapi({ example: '0x2105' }),

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { ENVIRONMENTS, VERDICTS } from '@pre-send-guard/client/types'
 import { FindingSchema } from './preflight-result.js'
 
 const decimal = z.string().regex(/^-?[0-9]+$/)
@@ -24,9 +25,9 @@ const KINDS = [
 /** The typed-data preflight answer (documentation; the domain builds it). */
 export const TypedDataResultSchema = z
   .object({
-    verdict: z.enum(['sign', 'review', 'block']),
+    verdict: z.enum(VERDICTS),
     findings: z.array(FindingSchema),
-    environment: z.enum(['devnet', 'mainnet']),
+    environment: z.enum(ENVIRONMENTS),
     chainId: z.string(),
     network: z.string(),
     block: z.object({ number: decimal, hash: hex, timestamp: decimal }),

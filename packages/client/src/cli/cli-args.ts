@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util'
+import type { Address, Hex } from 'viem'
+import type { TransactionRequest } from '../client/guard-client.js'
+import { PUBLIC_BASE_RPC } from './cli-chain.js'
+import { UsageError } from './cli-output.js'
+
+/** What the buyer CLI reads from its command line, and the help that says so. */
+
+/** The guard the CLI asks when `--url` is not given. */
+export const DEFAULT_URL = 'http://127.0.0.1:8402'
+
+export const USAGE = `Pre-Send Guard buyer kit
+
+Usage: npm run buyer -- <command> [options]
+
+Commands:
+  discover                               fetch and summarise discovery (/.well-known/x402)
+  check --from A --to B [--data 0x..] [--value 0x..]
+                                         free read-only preflight; exit 0 sign, 1 review, 2 block
+  check-typed --file typed.json [--signer A]
+                                         free typed-data preflight of EIP-712 data (eth_signTypedData_v4
+                                         JSON, or {signer, typedData}); exit 0 sign, 1 review, 2 block
+  challenge [--from A]                   the unpaid 402, checked against discovery; exit 0 match, 4 not
+  flow [--to B] [--data 0x..] [--value 0x..] [--yes] [--payment-signature SIG]
+                                         the recommended new-user flow: discovery, unpaid 402 checked
+                                         against discovery, exactly one paid call, settlement, USDC
+                                         before/after, receipt verified. Refuses to pay (exit 4) when a
+                                         check fails. Pays with BUYER_PRIVATE_KEY only with --yes
+                                         (else a dry run, exit 5), or without a key on a devnet with
+                                         its published demo buyer #1 (anvil's public test key).
+                                         --payment-signature resumes a payment whose outcome was
+                                         unknown (no new payment).
+  receipt <id>                           fetch a PRE_SEND_PROOF_RECEIPT and verify it against discovery
+  evidence <url> [--max-chars N]         public-page evidence: bounded, hashed markdown
+
+Options:
+  --url URL        the guard (default ${DEFAULT_URL})
+  --json           one JSON object on stdout, for machines
+  --rpc-url URL    flow: the chain RPC for balances (default: BASE_RPC_URL, else ${PUBLIC_BASE_RPC};
+                   for the devnet demo buyer, discovery's devnet RPC). Printed as its origin only.
+  -h, --help
+
+Exit codes: 0 ok, 1 review, 2 block, 3 error, 4 refused / not verified, 5 dry run (flow without --yes).
+Environment: BUYER_PRIVATE_KEY (flow payer; never printed), BASE_RPC_URL (flow balances; never printed).
+`
+
+/** Parses the command line; throws on an unknown option or a missing option value. */
+export function parseCliArgs(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      url: { type: 'string' },
+      json: { type: 'boolean' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      data: { type: 'string' },
+      value: { type: 'string' },
+      'rpc-url': { type: 'string' },
+      'max-chars': { type: 'string' },
+      file: { type: 'string' },
+      signer: { type: 'string' },
+      'payment-signature': { type: 'string' },
+      yes: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
+
+/** The options given on the command line. */
+export type CliValues = ReturnType<typeof parseCliArgs>['values']
+
+/** The guard's body for a transaction given as options. */
+export function transaction(input: {
+  from: string
+  to: string
+  data: string | undefined
+  value: string | undefined
+}): TransactionRequest {
+  const value = input.value ?? '0x0'
+  return {
+    chainId: '0x2105',
+    from: input.from as Address,
+    to: input.to as Address,
+    data: (input.data ?? '0x') as Hex,
+    // Decimal wei is accepted for convenience; the guard wants hex.
+    value: (/^[0-9]+$/.test(value) ? `0x${BigInt(value).toString(16)}` : value) as Hex,
+  }
+}
+
+/** `value`, or a UsageError naming `what` when it is missing or empty. */
+export function required(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${what} is required`)
+  return value
+}

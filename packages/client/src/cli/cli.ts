@@ -1,0 +1,84 @@
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { createGuardClient } from '../client/guard-client.js'
+import { DEFAULT_URL, parseCliArgs, required, USAGE } from './cli-args.js'
+import {
+  challengeCommand,
+  checkCommand,
+  discoverCommand,
+  evidenceCommand,
+  receiptCommand,
+} from './cli-commands.js'
+import { flowCommand } from './cli-flow.js'
+import { type CliIo, EXIT, printer, UsageError } from './cli-output.js'
+import { checkTypedCommand } from './cli-typed-data.js'
+
+/**
+ * Runs one CLI command and resolves to its exit code ({@link EXIT}).
+ *
+ * @example
+ * process.exitCode = await runCli(['check', '--from', a, '--to', b, '--json'])
+ */
+export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
+  let parsed: ReturnType<typeof parseCliArgs>
+  try {
+    parsed = parseCliArgs(argv)
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n\n${USAGE}`)
+    return EXIT.error
+  }
+  const { values, positionals } = parsed
+  const [command, ...rest] = positionals
+  if (values.help || command === undefined || command === 'help') {
+    io.stdout(USAGE)
+    return command === undefined && !values.help ? EXIT.error : EXIT.ok
+  }
+  const json = values.json ?? false
+  const print = printer(io, json)
+  const guard = createGuardClient({
+    baseUrl: values.url ?? DEFAULT_URL,
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+  })
+  try {
+    switch (command) {
+      case 'discover':
+        return await discoverCommand(guard, print)
+      case 'check':
+        return await checkCommand(guard, print, values)
+      case 'check-typed':
+        return await checkTypedCommand(guard, print, values)
+      case 'challenge':
+        return await challengeCommand(guard, print, values)
+      case 'flow':
+        return await flowCommand(guard, print, values, io)
+      case 'receipt':
+        return await receiptCommand(guard, print, required(rest[0], 'receipt <id>'))
+      case 'evidence':
+        return await evidenceCommand(guard, print, required(rest[0], 'evidence <url>'), values)
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`)
+    }
+  } catch (error) {
+    return print.failure(error)
+  }
+}
+
+function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+  }
+}
+
+function isEntry(): boolean {
+  const entry = process.argv[1]
+  if (!entry) return false
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isEntry()) process.exitCode = await runCli(process.argv.slice(2))

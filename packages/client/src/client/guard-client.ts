@@ -1,0 +1,140 @@
+import { DEFAULT_MAX_PAYMENT } from './check-challenge.js'
+import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
+import {
+  BundleResultSchema,
+  DiscoverySchema,
+  PageEvidenceSchema,
+  PreflightResultSchema,
+  ReceiptSchema,
+  TypedDataResultSchema,
+} from './guard-responses.js'
+import {
+  BUNDLE_PREFLIGHT_PATH,
+  DISCOVERY_PATH,
+  EVIDENCE_PATH,
+  type GuardClient,
+  type GuardClientOptions,
+  PAID_PREFLIGHT_PATH,
+  READ_ONLY_PREFLIGHT_PATH,
+  TYPED_DATA_PREFLIGHT_PATH,
+} from './guard-types.js'
+import { paidPreflight } from './paid-preflight.js'
+import { verifyReceipt } from './verify-receipt.js'
+
+export * from './guard-types.js'
+
+/**
+ * Creates a client of the guard at `baseUrl`. Replies are validated; failures are GuardErrors
+ * with the service's `error` code.
+ *
+ * @example
+ * const guard = createGuardClient({ baseUrl: 'http://127.0.0.1:8402' })
+ * const { verdict, findings } = await guard.preflight({ from, to, data: '0x', value: '0x0' })
+ */
+export function createGuardClient(options: GuardClientOptions): GuardClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '')
+  const fetchFn = options.fetch ?? globalThis.fetch
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const maxPayment = options.maxPayment ?? DEFAULT_MAX_PAYMENT
+
+  async function send(url: string, init: RequestInit = {}): Promise<Response> {
+    try {
+      return await fetchFn(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+    } catch (error) {
+      throw unreachable(url, error)
+    }
+  }
+
+  const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    send(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
+
+  const client: GuardClient = {
+    baseUrl,
+
+    async discovery() {
+      const res = await send(`${baseUrl}${DISCOVERY_PATH}`)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, DiscoverySchema, 'discovery document')
+    },
+
+    async preflight(tx) {
+      const res = await postJson(READ_ONLY_PREFLIGHT_PATH, tx)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, PreflightResultSchema, 'preflight answer')
+    },
+
+    async typedDataPreflight(request) {
+      const res = await postJson(TYPED_DATA_PREFLIGHT_PATH, request)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, TypedDataResultSchema, 'typed-data preflight answer')
+    },
+
+    async bundlePreflight(bundle) {
+      const res = await postJson(BUNDLE_PREFLIGHT_PATH, bundle)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, BundleResultSchema, 'bundle preflight answer')
+    },
+
+    async unpaidChallenge(tx, opts = {}) {
+      const route = opts.discovery?.route ?? PAID_PREFLIGHT_PATH
+      const url = `${baseUrl}${route}`
+      const res = await postJson(route, tx)
+      // A malformed body or a broken guard is the buyer's to fix, not a challenge to judge.
+      if (res.status === 422 || res.status >= 500) throw await errorOf(res)
+      return {
+        url,
+        status: res.status,
+        body: await res.json().catch(() => undefined),
+        paymentRequired: decodeOffer(res.headers.get('PAYMENT-REQUIRED')),
+      }
+    },
+
+    paidPreflight(tx, opts = {}) {
+      return paidPreflight(
+        {
+          baseUrl,
+          fetch: fetchFn,
+          timeoutMs,
+          maxPayment,
+          payer: options.payer,
+          discovery: () => client.discovery(),
+          postJson,
+        },
+        tx,
+        opts,
+      )
+    },
+
+    async receipt(id) {
+      const res = await send(`${baseUrl}/receipts/${encodeURIComponent(id)}`)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, ReceiptSchema, 'receipt')
+    },
+
+    async receiptByAuthorization(payer, nonce) {
+      const res = await send(
+        `${baseUrl}/receipts/by-authorization/${encodeURIComponent(payer)}/${encodeURIComponent(nonce)}`,
+      )
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, ReceiptSchema, 'receipt')
+    },
+
+    verifyReceipt(receipt, discovery, binding) {
+      return verifyReceipt(receipt, discovery, binding)
+    },
+
+    async evidence(url, maxChars) {
+      const res = await postJson(EVIDENCE_PATH, {
+        url,
+        ...(maxChars === undefined ? {} : { max_chars: maxChars }),
+      })
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, PageEvidenceSchema, 'page evidence')
+    },
+  }
+  return client
+}

@@ -1,0 +1,112 @@
+import type { SendRawTransactionParameters, SendTransactionParameters } from 'viem'
+import { token, writeContract, writeContractSync } from 'viem/actions'
+import type { TransactionRequest } from '../client/guard-client.js'
+import { GuardError } from '../client/guard-error.js'
+import type { AnyWalletClient } from './any-wallet-client.js'
+import type { ApprovedSends } from './approved-sends.js'
+import type { BatchCheck, GuardCheck } from './guard-checks.js'
+import { notCheckable, PreSendGuardError } from './pre-send-guard-errors.js'
+import { toGuardRequest } from './to-guard-request.js'
+
+/** What the named actions need of the wrapper. */
+export interface GuardedWalletActionsContext {
+  /** Checks one transaction and acts on the verdict; undefined when sending blind (fail-open). */
+  judge(transaction: TransactionRequest): Promise<GuardCheck | undefined>
+  /** Asks the guard about a transaction; no verdict is acted on. */
+  ask(transaction: TransactionRequest): Promise<GuardCheck>
+  /** Asks the bundle route about transactions in order; no verdict is acted on. */
+  askBatch(transactions: TransactionRequest[]): Promise<BatchCheck>
+  approved: ApprovedSends
+  lastCheck(): GuardCheck | undefined
+  /** The parameters to send a checked transaction with (the guard's suggested fees, or not). */
+  fees(parameters: SendTransactionParameters, check: GuardCheck): SendTransactionParameters
+}
+
+/**
+ * The wallet actions that override viem's on the guarded client (`base`): the named sends check
+ * first (so the guard's suggested fees can be used) and send with the check approved; contract
+ * and token actions go through them; what cannot be checked refuses; `preSendGuard` is added.
+ */
+export function guardedWalletActions(
+  base: AnyWalletClient,
+  context: GuardedWalletActionsContext,
+): Record<string, unknown> {
+  const guardedSend =
+    <T>(send: (parameters: SendTransactionParameters) => Promise<T>) =>
+    (parameters: SendTransactionParameters) =>
+      unwrap(async () => {
+        const transaction = await toGuardRequest(base, parameters)
+        const check = await context.judge(transaction)
+        const fees = check ? context.fees(parameters, check) : parameters
+        return context.approved.during(transaction, () => send(fees))
+      })
+  const refuse = (what: string) => async (): Promise<never> => {
+    throw notCheckable(what)
+  }
+  const sendTransaction = guardedSend((p) => base.sendTransaction(p as never))
+  const sendTransactionSync = guardedSend((p) => base.sendTransactionSync(p as never))
+  // viem's contract and token actions find `sendTransaction` on the client they are given.
+  const view = { ...base, sendTransaction, sendTransactionSync } as unknown as AnyWalletClient
+  const baseToken = (base as { token?: Record<string, unknown> }).token
+
+  return {
+    sendTransaction,
+    sendTransactionSync,
+    writeContract: (parameters: never) => unwrap(() => writeContract(view, parameters)),
+    writeContractSync: (parameters: never) => unwrap(() => writeContractSync(view, parameters)),
+    // The transport checks raw transactions; these only unwrap viem's error wrappers.
+    sendRawTransaction: (parameters: SendRawTransactionParameters) =>
+      unwrap(() => base.sendRawTransaction(parameters)),
+    sendRawTransactionSync: (parameters: SendRawTransactionParameters) =>
+      unwrap(() => base.sendRawTransactionSync(parameters as never)),
+    deployContract: refuse('contract creation'),
+    // The transport checks `wallet_sendCalls` as one bundle; these only unwrap viem's errors.
+    sendCalls: (parameters: never) => unwrap(() => base.sendCalls(parameters)),
+    sendCallsSync: (parameters: never) => unwrap(() => base.sendCallsSync(parameters)),
+    signTransaction: refuse('a transaction signed to be broadcast elsewhere (signTransaction)'),
+    signAuthorization: refuse('an EIP-7702 authorization (signAuthorization)'),
+    prepareAuthorization: refuse('an EIP-7702 authorization (prepareAuthorization)'),
+    ...(baseToken
+      ? {
+          token: {
+            ...baseToken,
+            approve: keepHelpers(baseToken.approve, (p) => unwrap(() => token.approve(view, p))),
+            approveSync: keepHelpers(baseToken.approveSync, (p) =>
+              unwrap(() => token.approveSync(view, p)),
+            ),
+            transfer: keepHelpers(baseToken.transfer, (p) => unwrap(() => token.transfer(view, p))),
+            transferSync: keepHelpers(baseToken.transferSync, (p) =>
+              unwrap(() => token.transferSync(view, p)),
+            ),
+          },
+        }
+      : {}),
+    preSendGuard: {
+      lastCheck: context.lastCheck,
+      check: async (parameters: SendTransactionParameters) => {
+        const transaction = await toGuardRequest(base, parameters)
+        return context.ask(transaction)
+      },
+      checkBatch: (transactions: TransactionRequest[]) => context.askBatch(transactions),
+    },
+  }
+}
+
+/** Runs a viem action and rethrows a guard refusal it wrapped (viem wraps contract errors). */
+async function unwrap<T>(action: () => Promise<T>): Promise<T> {
+  try {
+    return await action()
+  } catch (error) {
+    let cause: unknown = error
+    while (cause instanceof Error) {
+      if (cause instanceof PreSendGuardError || cause instanceof GuardError) throw cause
+      cause = cause.cause
+    }
+    throw error
+  }
+}
+
+/** A guarded token action that keeps viem's read-only helpers (`.call`, `.estimateGas`...). */
+function keepHelpers(original: unknown, action: (parameters: never) => Promise<unknown>) {
+  return typeof original === 'function' ? Object.assign(action, { ...original }) : action
+}

@@ -1,0 +1,100 @@
+import { PreSendGuardBaseError } from '../client/base-error.js'
+import type { GuardError } from '../client/guard-error.js'
+import type { Finding } from '../client/guard-responses.js'
+import type { BatchCheck, GuardCheck, TypedDataCheck } from './guard-checks.js'
+
+/** Base of every refusal by {@link withPreSendGuard}: nothing was sent. */
+export class PreSendGuardError extends PreSendGuardBaseError {
+  override name = 'PreSendGuardError'
+}
+
+/** The guard's verdict was `block`: nothing was sent. */
+export class TransactionBlockedError extends PreSendGuardError {
+  override name = 'TransactionBlockedError'
+  readonly check: GuardCheck | BatchCheck
+  readonly findings: Finding[]
+  constructor(check: GuardCheck | BatchCheck) {
+    super(`the guard blocked this transaction: ${summary(check.findings, 'critical')}`)
+    this.check = check
+    this.findings = check.findings
+  }
+}
+
+/** The verdict was `review` and no `onReview` approved it: nothing was sent. */
+export class TransactionNeedsReviewError extends PreSendGuardError {
+  override name = 'TransactionNeedsReviewError'
+  readonly check: GuardCheck | BatchCheck
+  readonly findings: Finding[]
+  constructor(check: GuardCheck | BatchCheck) {
+    super(`the guard asks for a review: ${summary(check.findings, 'warning')}`)
+    this.check = check
+    this.findings = check.findings
+  }
+}
+
+/**
+ * The guard cannot judge this transaction or signature (contract creation, EIP-7702
+ * authorizations, batched calls, a chain other than Base, signing a transaction to broadcast
+ * elsewhere, a raw-hash `eth_sign`, typed data not in the `eth_signTypedData_v4` form, an action
+ * added to the client before it was wrapped): nothing was sent or signed.
+ */
+export class TransactionNotCheckableError extends PreSendGuardError {
+  override name = 'TransactionNotCheckableError'
+}
+
+/**
+ * The guard was down (unreachable, garbled, 5xx) and `failClosed` is on, or a paid check's
+ * outcome is unknown (never sent blind then, whatever `failClosed` says): nothing was sent.
+ */
+export class GuardUnavailableError extends PreSendGuardError {
+  override name = 'GuardUnavailableError'
+  /** Seconds the guard asked to wait, when it said. */
+  readonly retryAfter: number | undefined
+  /**
+   * Paid mode: the payment that left and whose outcome is unknown. The wrapper keeps it and
+   * resumes with it when the same transaction is sent again: no second payment.
+   */
+  readonly paymentSignature: string | undefined
+  constructor(cause: GuardError) {
+    super(`the guard is unavailable, not sending blind: ${cause.shortMessage}`, { cause })
+    this.retryAfter = cause.retryAfter
+    this.paymentSignature = cause.paymentSignature
+  }
+}
+
+function summary(findings: Finding[], severity: Finding['severity']): string {
+  const relevant = findings.filter((f) => f.severity === severity)
+  const shown = relevant.length > 0 ? relevant : findings
+  return shown.map((f) => `${f.id} (${f.title})`).join(', ') || 'no findings given'
+}
+
+/** The refusal of something the guard cannot check, sent through the wrapped client. */
+export function notCheckable(what: string): TransactionNotCheckableError {
+  return new TransactionNotCheckableError(
+    `${what} cannot be checked by the guard; use the unwrapped client deliberately`,
+  )
+}
+
+/** The guard's verdict on typed data was `block`: nothing was signed. */
+export class SignatureBlockedError extends PreSendGuardError {
+  override name = 'SignatureBlockedError'
+  readonly check: TypedDataCheck
+  readonly findings: Finding[]
+  constructor(check: TypedDataCheck) {
+    super(`the guard blocked this signature: ${summary(check.findings, 'critical')}`)
+    this.check = check
+    this.findings = check.findings
+  }
+}
+
+/** The verdict on typed data was `review` and no `onReview` approved it: nothing was signed. */
+export class SignatureNeedsReviewError extends PreSendGuardError {
+  override name = 'SignatureNeedsReviewError'
+  readonly check: TypedDataCheck
+  readonly findings: Finding[]
+  constructor(check: TypedDataCheck) {
+    super(`the guard asks for a review of this signature: ${summary(check.findings, 'warning')}`)
+    this.check = check
+    this.findings = check.findings
+  }
+}

@@ -1,0 +1,122 @@
+import {
+  concat,
+  type Hex,
+  hexToNumber,
+  isHex,
+  parseTransaction,
+  recoverTransactionAddress,
+  type SendTransactionParameters,
+  type TransactionSerialized,
+  toHex,
+} from 'viem'
+import type { TransactionRequest } from '../client/guard-client.js'
+import type { AnyWalletClient } from './any-wallet-client.js'
+import { isPlainObject } from './is-plain-object.js'
+import { TransactionNotCheckableError } from './pre-send-guard-errors.js'
+
+/** The only chain the guard checks: Base (the devnet is Base-shaped, chain id 8453 too). */
+const BASE_CHAIN_ID = 8453
+
+/** The guard's body for a viem `sendTransaction` call, exactly as viem will build it. */
+export async function toGuardRequest(
+  client: AnyWalletClient,
+  parameters: SendTransactionParameters,
+): Promise<TransactionRequest> {
+  const account = parameters.account ?? client.account
+  if (!account) throw new TransactionNotCheckableError('no account: the guard needs a sender')
+  const to = parameters.to
+  if (!to) throw new TransactionNotCheckableError('contract creation (no `to`)')
+  if (parameters.authorizationList && parameters.authorizationList.length > 0) {
+    throw new TransactionNotCheckableError('an EIP-7702 authorization list')
+  }
+  const chain = parameters.chain === undefined ? client.chain : parameters.chain
+  await assertBase(chain?.id ?? hexToNumber(await client.request({ method: 'eth_chainId' })))
+  // viem appends the data suffix (parameter, else the client's) before sending: check that.
+  const clientSuffix = (client as { dataSuffix?: Hex | { value: Hex } }).dataSuffix
+  const suffix =
+    parameters.dataSuffix ?? (typeof clientSuffix === 'string' ? clientSuffix : clientSuffix?.value)
+  const data = parameters.data ?? '0x'
+  return {
+    chainId: '0x2105',
+    from: typeof account === 'string' ? account : account.address,
+    to,
+    data: suffix ? concat([data, suffix]) : data,
+    value: toHex(parameters.value ?? 0n),
+  }
+}
+
+/** The guard's body for a JSON-RPC `eth_sendTransaction`-style request object. */
+export async function objectToGuardRequest(
+  request: unknown,
+  chainId: () => Promise<number>,
+): Promise<TransactionRequest> {
+  if (!isPlainObject(request)) throw new TransactionNotCheckableError('a malformed transaction')
+  const { from, to, data, input, value, authorizationList } = request
+  if (typeof from !== 'string' || !isHex(from)) {
+    throw new TransactionNotCheckableError('no sender (`from`): the guard needs one')
+  }
+  if (to === undefined || to === null) {
+    throw new TransactionNotCheckableError('contract creation (no `to`)')
+  }
+  if (typeof to !== 'string' || !isHex(to)) {
+    throw new TransactionNotCheckableError('a malformed `to`')
+  }
+  if (Array.isArray(authorizationList) && authorizationList.length > 0) {
+    throw new TransactionNotCheckableError('an EIP-7702 authorization list')
+  }
+  if (data !== undefined && input !== undefined && data !== input) {
+    throw new TransactionNotCheckableError('a transaction whose `data` and `input` differ')
+  }
+  const calldata = data ?? input ?? '0x'
+  if (typeof calldata !== 'string' || !isHex(calldata)) {
+    throw new TransactionNotCheckableError('malformed calldata')
+  }
+  let wei: bigint
+  try {
+    wei = BigInt((value as string | undefined) ?? 0)
+  } catch {
+    throw new TransactionNotCheckableError('a malformed `value`')
+  }
+  const claimed = request.chainId
+  await assertBase(
+    typeof claimed === 'string' && isHex(claimed) ? hexToNumber(claimed) : await chainId(),
+  )
+  return { chainId: '0x2105', from, to, data: calldata, value: toHex(wei) }
+}
+
+/** The guard's body for an already signed transaction. */
+export async function rawToGuardRequest(serialized: unknown): Promise<TransactionRequest> {
+  if (typeof serialized !== 'string' || !isHex(serialized)) {
+    throw new TransactionNotCheckableError('a malformed signed transaction')
+  }
+  let tx: ReturnType<typeof parseTransaction>
+  let from: Hex
+  try {
+    tx = parseTransaction(serialized)
+    from = await recoverTransactionAddress({
+      serializedTransaction: serialized as TransactionSerialized,
+    })
+  } catch {
+    throw new TransactionNotCheckableError('a signed transaction that cannot be parsed')
+  }
+  if (!tx.to) throw new TransactionNotCheckableError('contract creation (no `to`)')
+  if ('authorizationList' in tx && tx.authorizationList && tx.authorizationList.length > 0) {
+    throw new TransactionNotCheckableError('an EIP-7702 authorization list')
+  }
+  await assertBase(tx.chainId)
+  return {
+    chainId: '0x2105',
+    from: from as TransactionRequest['from'],
+    to: tx.to,
+    data: tx.data ?? '0x',
+    value: toHex(tx.value ?? 0n),
+  }
+}
+
+async function assertBase(chainId: number | undefined): Promise<void> {
+  if (chainId !== BASE_CHAIN_ID) {
+    throw new TransactionNotCheckableError(
+      `chain ${chainId ?? '(unknown)'}: the guard checks Base (chain id 8453) only`,
+    )
+  }
+}
