@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Every response a test receives from the guard is held against its OpenAPI document.
+    setupFiles: ['test/support/contract-setup.ts'],
     // Each file starts its own anvil; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,

@@ -2,39 +2,43 @@
  * Stable error codes. Once published, a code is API: add new ones, never rename.
  * Each maps to exactly one HTTP status in {@link statusForCode}.
  */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'invalid_typed_data'
-  | 'invalid_json'
-  | 'unsupported_content_type'
-  | 'body_too_large'
-  | 'headers_too_large'
-  | 'request_timeout'
-  | 'malformed_request'
-  | 'unsupported_chain'
-  | 'unsafe_url'
-  | 'target_unreachable'
-  | 'target_error'
-  | 'reader_refused'
-  | 'payment_required'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'rpc_unavailable'
-  | 'reader_unavailable'
-  | 'facilitator_unavailable'
-  | 'settlement_pending'
-  | 'payment_in_progress'
-  | 'ledger_unavailable'
-  | 'service_starting'
-  | 'rate_limited'
-  | 'not_ready'
-  | 'unauthorized'
-  | 'simulation_unavailable'
-  | 'simulation_refused'
-  | 'invalid_payment_identifier'
-  | 'payment_identifier_required'
-  | 'payment_identifier_conflict'
-  | 'internal_error'
+export const ERROR_CODES = [
+  'invalid_request',
+  'invalid_typed_data',
+  'invalid_json',
+  'unsupported_content_type',
+  'body_too_large',
+  'headers_too_large',
+  'request_timeout',
+  'malformed_request',
+  'unsupported_chain',
+  'unsafe_url',
+  'target_unreachable',
+  'target_error',
+  'reader_refused',
+  'payment_required',
+  'not_found',
+  'method_not_allowed',
+  'rpc_unavailable',
+  'reader_unavailable',
+  'facilitator_unavailable',
+  'settlement_pending',
+  'payment_in_progress',
+  'ledger_unavailable',
+  'service_starting',
+  'rate_limited',
+  'not_ready',
+  'unauthorized',
+  'simulation_unavailable',
+  'simulation_refused',
+  'invalid_payment_identifier',
+  'payment_identifier_required',
+  'payment_identifier_conflict',
+  'internal_error',
+] as const
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /** The one HTTP status for each error code. */
 export function statusForCode(
