@@ -76,11 +76,14 @@ export function completeDocument(doc: Json, serverUrl: string): Json {
   }
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Json)) {
     for (const [method, operation] of Object.entries(item as Json)) {
-      // Every route refuses a PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB) first.
-      operation.responses['431'] ??= {
-        description: '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      }
+      // What the server and the first middleware answer on every route, before the route runs.
+      operation.responses['408'] ??= errorResponse(
+        "`request_timeout`: the headers or the body did not arrive within the server's timeouts.",
+      )
+      operation.responses['431'] ??= errorResponse(
+        '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
+      )
+      operation.responses = sortedByStatus(operation.responses)
       for (const [status, response] of Object.entries((operation.responses ?? {}) as Json)) {
         const headers: Json = { 'X-Request-Id': ref('XRequestId'), ...response.headers }
         if (['429', '502', '503'].includes(status)) headers['Retry-After'] = ref('RetryAfter')
@@ -105,6 +108,17 @@ export function completeDocument(doc: Json, serverUrl: string): Json {
     }
   }
   return doc
+}
+
+function errorResponse(description: string): Json {
+  return {
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  }
+}
+
+function sortedByStatus(responses: Json): Json {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
 }
 
 /** Mounts `GET /openapi.json`: the document generated from the routes, completed. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuilt } from '../../scripts/build.mjs'
 import { startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { freePort } from '../support/net.js'
+import { contractFetch } from '../support/openapi-contract.js'
 
 const ROOT = new URL('../..', import.meta.url).pathname
 
@@ -133,11 +134,11 @@ describe('npm start, as a new user runs it', () => {
     )
 
     const base = `http://127.0.0.1:${port}`
-    const health = await fetch(`${base}/healthz`)
+    const health = await contractFetch(`${base}/healthz`)
     expect(health.status).toBe(200)
     expect(await health.json()).toMatchObject({ status: 'ok', environment: 'devnet' })
 
-    const res = await fetch(`${base}/payanagent/v1/base-transaction-preflight`, {
+    const res = await contractFetch(`${base}/payanagent/v1/base-transaction-preflight`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
