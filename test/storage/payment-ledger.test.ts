@@ -199,7 +199,11 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
   it('lets a failed payment be claimed again, once', async () => {
     const payment = newPayment()
     await storage.ledger.claim(payment)
-    const failure = { status: 402, code: 'insufficient_funds', message: 'no USDC' }
+    const failure = {
+      kind: 'payment_required' as const,
+      code: 'insufficient_funds',
+      message: 'no USDC',
+    }
     await storage.ledger.transition(payment.id, ['verifying'], { status: 'failed', failure })
     expect(await storage.ledger.get(payment.id)).toMatchObject({ status: 'failed', failure })
     const retry = { ...payment, requestHash: keccak256('0x09') }
@@ -339,7 +343,12 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     await storage.ledger.claim(payment)
     await storage.ledger.transition(payment.id, ['verifying'], {
       status: 'failed',
-      failure: { status: 402, code: 'authorization_canceled', message: 'canceled', final: true },
+      failure: {
+        kind: 'payment_required',
+        code: 'authorization_canceled',
+        message: 'canceled',
+        final: true,
+      },
     })
     expect(await storage.ledger.claim(payment)).toMatchObject({
       claimed: false,

@@ -185,7 +185,7 @@ async function ownPayment(
     // The facilitator verified another payment than the one we keyed and would receipt.
     const detail = `the facilitator verified payer ${verdict.payer}, not authorization.from`
     await fail('verifying', {
-      status: 402,
+      kind: 'payment_required',
       code: 'verification_failed',
       message: `${PAYMENT_REASONS.verification_failed} (${detail})`,
     })
@@ -210,7 +210,7 @@ async function ownPayment(
   if (!verdict.valid && !paidOnChain) {
     const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
     await fail('verifying', {
-      status: 402,
+      kind: 'payment_required',
       code: reason,
       message: PAYMENT_REASONS[reason],
       facilitatorReason: verdict.upstreamReason,
@@ -337,7 +337,7 @@ async function ownPayment(
       const reason = reasonFromFacilitator(settled.upstreamReason, 'settlement_failed')
       try {
         await fail('settling', {
-          status: 402,
+          kind: 'payment_required',
           code: reason,
           message: PAYMENT_REASONS[reason],
           facilitatorReason: settled.upstreamReason,
@@ -387,5 +387,5 @@ function asAppError(error: unknown, fallback: ErrorCode): AppError {
 }
 
 function failureOf(error: AppError): PaymentFailure {
-  return { status: error.status, code: error.code, message: error.message }
+  return { kind: 'error', code: error.code, message: error.message }
 }
