@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt } from '../../scripts/build.mjs'
 import { startAnvil } from '../../src/adapters/devnet/anvil.js'
+import { runCli } from '../../src/buyer/cli.js'
+import { RECORDED_URL_FILE } from '../../src/buyer/cli-args.js'
+import { EXIT } from '../../src/buyer/cli-output.js'
 import { freePort } from '../support/net.js'
 import { contractFetch } from '../support/openapi-contract.js'
 
@@ -151,6 +154,18 @@ describe('npm start, as a new user runs it', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as { verdict: string; environment: string }
     expect(body).toMatchObject({ verdict: 'sign', environment: 'devnet' })
+
+    // `PORT=x npm start`, then the CLI in another shell (no PORT, no --url) finds it.
+    expect(readFileSync(RECORDED_URL_FILE, 'utf8').trim()).toBe(base)
+    const out: string[] = []
+    const err: string[] = []
+    const found = await runCli(['discover', '--json'], {
+      stdout: (t) => out.push(t),
+      stderr: (t) => err.push(t),
+      env: {},
+    })
+    expect(found, err.join('')).toBe(EXIT.ok)
+    expect(JSON.parse(out.join('')).environment).toBe('devnet')
 
     // Ctrl-C in a terminal signals the whole foreground process group.
     if (child.pid) process.kill(-child.pid, 'SIGINT')
