@@ -19,6 +19,7 @@ import { registerBaseTransactionPreflight } from './routes/base-transaction-pref
 import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
 import { registerMcp } from './routes/mcp.js'
+import { registerOpenApiDocument } from './routes/openapi-document.js'
 import { registerOperations } from './routes/operations.js'
 import { registerPages } from './routes/pages.js'
 import {
@@ -112,9 +113,6 @@ const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
 /** Largest PAYMENT-SIGNATURE (or X-PAYMENT) accepted, in bytes: larger is a JSON 431. */
 export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024
-
-/** The OpenAPI document's identity (spec section 9). */
-export const OPENAPI_VERSION = '1.2.0'
 
 /** Wires every route. No I/O happens here; adapters arrive in `deps`. */
 export function createApp(deps: AppDeps): OpenAPIHono {
@@ -272,15 +270,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     payTo: payments?.rail.requirements.payTo ?? DEVNET_PAY_TO,
   })
 
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Pre-Send Guard',
-      version: OPENAPI_VERSION,
-      description:
-        'A pre-send transaction guard for programmatic EVM agents on Base: simulate, judge, never broadcast.',
-    },
-  })
+  registerOpenApiDocument(app, { publicBaseUrl: deps.publicBaseUrl })
   return app
 }
 

@@ -1,108 +1,49 @@
 /**
  * Stable error codes. Once published, a code is API: add new ones, never rename.
- * Each maps to exactly one HTTP status in {@link statusForCode}.
+ * Each maps to exactly one HTTP status, in the HTTP layer (`src/http/error-status.ts`): the
+ * domain raises typed failures and knows no HTTP status.
  */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'invalid_typed_data'
-  | 'invalid_json'
-  | 'unsupported_content_type'
-  | 'body_too_large'
-  | 'headers_too_large'
-  | 'request_timeout'
-  | 'malformed_request'
-  | 'unsupported_chain'
-  | 'unsafe_url'
-  | 'target_unreachable'
-  | 'target_error'
-  | 'reader_refused'
-  | 'payment_required'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'rpc_unavailable'
-  | 'reader_unavailable'
-  | 'facilitator_unavailable'
-  | 'settlement_pending'
-  | 'payment_in_progress'
-  | 'ledger_unavailable'
-  | 'service_starting'
-  | 'rate_limited'
-  | 'not_ready'
-  | 'unauthorized'
-  | 'simulation_unavailable'
-  | 'simulation_refused'
-  | 'invalid_payment_identifier'
-  | 'payment_identifier_required'
-  | 'payment_identifier_conflict'
-  | 'internal_error'
+export const ERROR_CODES = [
+  'invalid_request',
+  'invalid_typed_data',
+  'invalid_json',
+  'unsupported_content_type',
+  'body_too_large',
+  'headers_too_large',
+  'request_timeout',
+  'malformed_request',
+  'unsupported_chain',
+  'unsafe_url',
+  'target_unreachable',
+  'target_error',
+  'reader_refused',
+  'payment_required',
+  'not_found',
+  'method_not_allowed',
+  'rpc_unavailable',
+  'reader_unavailable',
+  'facilitator_unavailable',
+  'settlement_pending',
+  'payment_in_progress',
+  'ledger_unavailable',
+  'service_starting',
+  'rate_limited',
+  'not_ready',
+  'unauthorized',
+  'simulation_unavailable',
+  'simulation_refused',
+  'invalid_payment_identifier',
+  'payment_identifier_required',
+  'payment_identifier_conflict',
+  'internal_error',
+] as const
 
-/** The one HTTP status for each error code. */
-export function statusForCode(
-  code: ErrorCode,
-): 400 | 401 | 402 | 404 | 405 | 408 | 409 | 422 | 429 | 431 | 500 | 502 | 503 {
-  switch (code) {
-    // Refused by the HTTP server before the app (not valid HTTP/1.1).
-    case 'malformed_request':
-    // The x402 payment-identifier extension's statuses (its spec's, not ours): an id outside
-    // 16-128 of [A-Za-z0-9_-], or none where the server requires one.
-    case 'invalid_payment_identifier':
-    case 'payment_identifier_required':
-      return 400
-    // The payment-identifier already names another payment or another request body.
-    case 'payment_identifier_conflict':
-      return 409
-    // The request's headers or body did not arrive within the server's timeouts.
-    case 'request_timeout':
-      return 408
-    // Headers over the server's bound, or a PAYMENT-SIGNATURE over 16 KiB.
-    case 'headers_too_large':
-      return 431
-    case 'invalid_request':
-    // EIP-712 typed data that no wallet could sign as given (bad types, values or bounds).
-    case 'invalid_typed_data':
-    case 'invalid_json':
-    case 'unsupported_content_type':
-    case 'body_too_large':
-    case 'unsupported_chain':
-    case 'unsafe_url':
-    case 'target_unreachable':
-    // The reader reached the target and it answered an HTTP error (404, 500...). 422, not 502:
-    // the reader is healthy and retrying the same URL will not turn an error page into evidence;
-    // 502 stays reserved for reader trouble a client should retry (spec section 7).
-    case 'target_error':
-    // The reader declined the URL itself (its 451 for non-public or blocked targets).
-    case 'reader_refused':
-    // The node ran a bundle and refused it as a whole (a value beyond the balance, say).
-    case 'simulation_refused':
-      return 422
-    case 'unauthorized':
-      return 401
-    case 'payment_required':
-      return 402
-    case 'not_found':
-      return 404
-    case 'method_not_allowed':
-      return 405
-    // One client spent its token bucket on a free route; Retry-After says when to come back.
-    case 'rate_limited':
-      return 429
-    case 'reader_unavailable':
-    case 'facilitator_unavailable':
-    // The Base RPC offers no eth_simulateV1, which bundles and state overrides need.
-    case 'simulation_unavailable':
-      return 502
-    case 'rpc_unavailable':
-    case 'service_starting':
-    case 'settlement_pending':
-    case 'payment_in_progress':
-    // The payment ledger (PGlite or PostgreSQL) cannot be read or written: retry later.
-    case 'ledger_unavailable':
-    // `/readyz`: a dependency (RPC, ledger, payment rail) is not usable right now.
-    case 'not_ready':
-      return 503
-    case 'internal_error':
-      return 500
-  }
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+/** Whether `code` is one of {@link ERROR_CODES} (a stored failure's code, say). */
+export function isErrorCode(code: string | undefined): code is ErrorCode {
+  return (ERROR_CODES as readonly (string | undefined)[]).includes(code)
 }
 
 /** One problem with a request, pointing at the offending field. */
@@ -119,7 +60,7 @@ export interface ErrorBody {
   requestId?: string
 }
 
-/** A failure with a stable code; routes throw it and one handler renders it. */
+/** A failure with a stable code; the domain and routes throw it and one HTTP handler renders it. */
 export class AppError extends Error {
   override name = 'AppError'
   readonly code: ErrorCode
@@ -136,12 +77,9 @@ export class AppError extends Error {
     this.issues = options.issues ?? []
     this.retryAfter = options.retryAfter
   }
-  get status() {
-    return statusForCode(this.code)
-  }
 }
 
-/** The Base RPC failed, timed out or answered something unusable. Maps to 503. */
+/** The Base RPC failed, timed out or answered something unusable (`rpc_unavailable`). */
 export class RpcUnavailableError extends AppError {
   override name = 'RpcUnavailableError'
   constructor(message: string, cause?: unknown) {
@@ -149,7 +87,7 @@ export class RpcUnavailableError extends AppError {
   }
 }
 
-/** The payment facilitator is unreachable, timed out or answered garbage. Maps to 502. */
+/** The payment facilitator is unreachable, timed out or answered garbage. */
 export class FacilitatorUnavailableError extends AppError {
   override name = 'FacilitatorUnavailableError'
   constructor(message: string, cause?: unknown) {
@@ -158,7 +96,7 @@ export class FacilitatorUnavailableError extends AppError {
 }
 
 /**
- * The payment ledger failed (connection lost, timeout, storage error). Maps to 503: the
+ * The payment ledger failed (connection lost, timeout, storage error): the
  * request may be retried with the same PAYMENT-SIGNATURE, it is never charged twice.
  */
 export class LedgerUnavailableError extends AppError {

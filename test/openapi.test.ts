@@ -48,17 +48,29 @@ describe('the OpenAPI document', () => {
     expect(statuses('/simulate/transaction-preflight')).toEqual(
       expect.arrayContaining(['200', '402', '422', '429', '503']),
     )
+    // 408 and 431 on every route: the server's timeouts and the header bound come first.
     expect(statuses('/payanagent/v1/base-transaction-preflight')).toEqual([
       '200',
+      '408',
       '422',
       '429',
+      '431',
       '503',
     ])
-    expect(statuses('/payanagent/v1/public-page-evidence')).toEqual(['200', '422', '429', '502'])
-    expect(statuses('/payanagent/v1/base-bundle-preflight')).toEqual([
+    expect(statuses('/payanagent/v1/public-page-evidence')).toEqual([
       '200',
+      '408',
       '422',
       '429',
+      '431',
+      '502',
+    ])
+    expect(statuses('/payanagent/v1/base-bundle-preflight')).toEqual([
+      '200',
+      '408',
+      '422',
+      '429',
+      '431',
       '502',
       '503',
     ])

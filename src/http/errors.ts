@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { ZodError } from 'zod'
 import { AppError, type ErrorBody, type ErrorCode, type ErrorIssue } from '../errors.js'
 import { redactSecrets } from '../secrets.js'
+import { statusForCode } from './error-status.js'
 
 /**
  * Renders an AppError as the service's one error body, with `Retry-After` where it applies.
@@ -18,7 +19,7 @@ export function errorResponse(c: Context, error: AppError): Response {
     requestId: c.get('requestId'),
   }
   if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter))
-  return c.json(body, error.status)
+  return c.json(body, statusForCode(error.code))
 }
 
 /** Zod issues as `{path, message}` with dotted paths (`items.0.to`). */
@@ -47,7 +48,7 @@ export function validationHook(
 export function onError(logger: Logger): ErrorHandler {
   return (error, c) => {
     if (error instanceof AppError) {
-      if (error.status >= 500)
+      if (statusForCode(error.code) >= 500)
         logger.warn({ err: error, requestId: c.get('requestId') }, error.message)
       return errorResponse(c, error)
     }

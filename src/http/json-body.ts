@@ -35,7 +35,7 @@ export function jsonBody(maxBytes: number): MiddlewareHandler[] {
           `send the body as JSON with Content-Type: application/json (got ${contentType ? JSON.stringify(contentType) : 'none'})`,
         )
       }
-      const text = declared !== undefined ? await c.req.text() : await readCounted(c, maxBytes)
+      const text = await readBody(c, declared, maxBytes)
       let parsed: unknown
       try {
         parsed = JSON.parse(text)
@@ -65,6 +65,26 @@ export function jsonBody(maxBytes: number): MiddlewareHandler[] {
       await next()
     },
   ]
+}
+
+/**
+ * The body as text. A body that stops arriving (the server's request timeout cut the client
+ * off, or the client went away) is a `request_timeout`, not an internal error: the server has
+ * already answered the client 408, and this keeps the app's own answer in the same terms.
+ */
+async function readBody(
+  c: Context,
+  declared: number | undefined,
+  maxBytes: number,
+): Promise<string> {
+  try {
+    return declared !== undefined ? await c.req.text() : await readCounted(c, maxBytes)
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw new AppError('request_timeout', 'the request body did not arrive in full', {
+      cause: error,
+    })
+  }
 }
 
 function tooLarge(maxBytes: number): AppError {

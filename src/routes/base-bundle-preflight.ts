@@ -47,6 +47,7 @@ export function baseBundlePreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
     path: BASE_BUNDLE_PREFLIGHT_PATH,
+    operationId: 'bundlePreflight',
     tags: ['preflight'],
     summary: 'Read-only Base bundle preflight: transactions simulated in order, with one verdict',
     description: `Simulates 1 to 8 transactions in order at one pinned block with eth_simulateV1 (each sees the state the earlier ones left: approve then swap), optionally under eth_simulateV1-shaped state overrides (at most ${OVERRIDE_LIMITS.addresses} addresses, ${OVERRIDE_LIMITS.slotsPerAddress} slots each, ${OVERRIDE_LIMITS.slots} in all, ${OVERRIDE_LIMITS.codeBytes} code bytes each). Each transaction gets its call, gas, fees, findings and effects; the bundle its net effects per sender and the worst verdict. Gas for the first transaction is eth_estimateGas; for later ones (and all under overrides) the simulated gasUsed x 1.3. Free; never broadcasts.`,

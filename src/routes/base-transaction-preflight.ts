@@ -12,6 +12,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
     path: BASE_TRANSACTION_PREFLIGHT_PATH,
+    operationId: 'transactionPreflight',
     tags: ['preflight'],
     summary: 'Read-only Base preflight: revert, gas, fee and calldata risk, with a verdict',
     description:

@@ -13,6 +13,7 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
     path: BASE_TYPED_DATA_PREFLIGHT_PATH,
+    operationId: 'typedDataPreflight',
     tags: ['preflight'],
     summary: 'Read-only screen of EIP-712 typed data before it is signed, with a verdict',
     description:

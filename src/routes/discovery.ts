@@ -5,6 +5,7 @@ import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaymentRail } from '../domain/payment/payment-rail.js'
 import { type ReceiptSigner, receiptVerification } from '../domain/receipt/receipt.js'
 import { publicBaseUrl } from '../http/base-url.js'
+import { DiscoverySchema } from './schemas/discovery.js'
 
 export const DISCOVERY_PATH = '/.well-known/x402'
 
@@ -19,6 +20,21 @@ export function registerDiscovery(
     devnet: DevnetDescription | undefined
   },
 ): void {
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: DISCOVERY_PATH,
+    operationId: 'getDiscovery',
+    tags: ['discovery'],
+    summary: 'The x402 discovery document',
+    description:
+      'What the paid route costs and where it lives (compare it with the 402 before paying), the free routes, how to verify receipts, and on the devnet its RPC URL. Unauthenticated, never cached.',
+    responses: {
+      200: {
+        description: 'The discovery document.',
+        content: { 'application/json': { schema: DiscoverySchema } },
+      },
+    },
+  })
   app.get(DISCOVERY_PATH, (c) => {
     const signer = deps.receiptSigner.address
     const doc = discoveryDocument({

@@ -3,6 +3,8 @@ import type { Registry } from 'prom-client'
 import { checkReadiness, type ReadinessProbes } from '../domain/readiness/check-readiness.js'
 import { AppError } from '../errors.js'
 import { errorResponse } from '../http/errors.js'
+import { errorResponses } from './schemas/error-body.js'
+import { HealthSchema, NotReadySchema, ReadySchema } from './schemas/operations.js'
 
 export const HEALTHZ_PATH = '/healthz'
 export const READYZ_PATH = '/readyz'
@@ -24,6 +26,7 @@ export interface OperationsDeps {
  * every check when one fails) and `/metrics` (Prometheus text format).
  */
 export function registerOperations(app: OpenAPIHono, deps: OperationsDeps): void {
+  documentOperations(app)
   app.get(HEALTHZ_PATH, (c) =>
     c.json({ status: 'ok', environment: deps.environment, chainId: deps.chainId }),
   )
@@ -56,5 +59,53 @@ export function registerOperations(app: OpenAPIHono, deps: OperationsDeps): void
     }
     c.header('Content-Type', deps.metrics.contentType)
     return c.body(await deps.metrics.metrics())
+  })
+}
+
+/** The operator's routes in the OpenAPI document (their handlers stay plain Hono routes). */
+function documentOperations(app: OpenAPIHono): void {
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: HEALTHZ_PATH,
+    operationId: 'getHealth',
+    tags: ['operations'],
+    summary: 'Liveness: the process answers (no I/O)',
+    responses: {
+      200: { description: 'Alive.', content: { 'application/json': { schema: HealthSchema } } },
+    },
+  })
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: READYZ_PATH,
+    operationId: 'getReadiness',
+    tags: ['operations'],
+    summary: 'Readiness: RPC with a recent block, ledger, payment rail',
+    responses: {
+      200: {
+        description: 'Every check passed.',
+        content: { 'application/json': { schema: ReadySchema } },
+      },
+      503: {
+        description:
+          '`not_ready`: the error body with every check, failed or not. Retry-After is set.',
+        content: { 'application/json': { schema: NotReadySchema } },
+      },
+    },
+  })
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: METRICS_PATH,
+    operationId: 'getMetrics',
+    tags: ['operations'],
+    summary: 'Prometheus metrics (text exposition format)',
+    description: 'With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.',
+    security: [{}, { metricsToken: [] }],
+    responses: {
+      200: {
+        description: 'The metrics.',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+      ...errorResponses({ 401: '`unauthorized`: METRICS_TOKEN is set and was not presented.' }),
+    },
   })
 }

@@ -13,6 +13,7 @@ export function publicPageEvidenceRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
     path: PUBLIC_PAGE_EVIDENCE_PATH,
+    operationId: 'publicPageEvidence',
     tags: ['evidence'],
     summary: 'Public-page evidence: one public URL to bounded, hashed, LLM-ready markdown',
     description:

@@ -59,6 +59,7 @@ export const ReceiptSchema = z
 export const receiptRoute = createRoute({
   method: 'get',
   path: '/receipts/{id}',
+  operationId: 'getReceipt',
   tags: ['receipts'],
   summary: 'A stored PRE_SEND_PROOF_RECEIPT',
   description:
@@ -80,6 +81,7 @@ export const receiptRoute = createRoute({
 export const receiptByAuthorizationRoute = createRoute({
   method: 'get',
   path: '/receipts/by-authorization/{payer}/{nonce}',
+  operationId: 'getReceiptByAuthorization',
   tags: ['receipts'],
   summary: 'The receipt of a payment, found from the payment itself',
   description:

@@ -29,6 +29,7 @@ import { paidRouteBazaar } from './paid-route-bazaar.js'
 import { ReceiptSchema } from './receipts.js'
 import { errorResponses } from './schemas/error-body.js'
 import { PreflightResultSchema } from './schemas/preflight-result.js'
+import { RailReadinessSchema } from './schemas/rail-readiness.js'
 import { TransactionRequestSchema, toTransactionInput } from './schemas/transaction-request.js'
 
 /** The 402 body (spec 2.6) with our `reason` and `settlement.railReadiness`. */
@@ -42,25 +43,7 @@ export const ChallengeSchema = z
     quickstartUrl: z.url(),
     browserDemoUrl: z.url(),
     settlement: z.object({
-      railReadiness: z
-        .object({
-          ready: z.boolean(),
-          network: z.string(),
-          asset: z.string(),
-          payTo: z.string(),
-          facilitator: z.object({
-            kind: z.enum(['builtin', 'url', 'cdp']),
-            url: z.string().optional(),
-            supportsExactBase: z.boolean(),
-            checkedAt: z.string().nullable(),
-            error: z.string().optional(),
-          }),
-          receiptSigner: z.object({ configured: z.boolean(), address: z.string().nullable() }),
-        })
-        .openapi({
-          description:
-            '`ready` = the facilitator listed exact on eip155:8453 at its last (cached, background-refreshed) /supported check, and a receipt key is configured.',
-        }),
+      railReadiness: RailReadinessSchema,
     }),
     reason: z.enum(Object.keys(PAYMENT_REASONS) as [PaymentReason, ...PaymentReason[]]).openapi({
       description: 'Stable code: why this 402.',
@@ -124,6 +107,7 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
     path: PAID_PREFLIGHT_PATH,
+    operationId: 'paidTransactionPreflight',
     tags: ['preflight'],
     summary: 'Paid preflight ($0.01 USDC on Base, x402 v2) with a signed PRE_SEND_PROOF_RECEIPT',
     description:

@@ -16,6 +16,7 @@ import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.
 import { mintDevnetUsdc, prepareDevnet } from '../../src/adapters/devnet/prepare.js'
 import { EXAMPLE_BODY, nonceOf, settlementsOf, usdcBalances } from '../payment/paid-stack.js'
 import { freePort } from '../support/net.js'
+import { contractFetch } from '../support/openapi-contract.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 
 // The real service (`node --import tsx src/main.ts`, mainnet mode) on an anvil this test owns
@@ -112,7 +113,7 @@ describe.runIf(havePostgres)('an instance killed while settlements wait to be mi
     const url = `http://127.0.0.1:${port}/simulate/transaction-preflight`
     const first = await startService(port)
     const post = (header?: string) =>
-      fetch(url, {
+      contractFetch(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

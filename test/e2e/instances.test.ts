@@ -14,6 +14,7 @@ import { mintDevnetUsdc, prepareDevnet } from '../../src/adapters/devnet/prepare
 import { EXAMPLE_BODY, nonceOf, settlementsOf, usdcBalances } from '../payment/paid-stack.js'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
 import { freePort } from '../support/net.js'
+import { contractFetch } from '../support/openapi-contract.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 
 // Several real instances (`tsx src/main.ts`, mainnet mode, built-in facilitator) on one anvil
@@ -100,7 +101,7 @@ describe.runIf(havePostgres)('several instances on one PostgreSQL', () => {
   function post(instance: number, header?: string) {
     const target = instances[instance]
     if (!target) throw new Error(`no instance ${instance}`)
-    return fetch(target.url, {
+    return contractFetch(target.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',

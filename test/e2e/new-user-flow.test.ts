@@ -10,6 +10,7 @@ import type { Devnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
 import { PAGE_PATHS } from '../../src/routes/pages.js'
 import { EXAMPLE_BODY, usdcBalances } from '../payment/paid-stack.js'
+import { contractFetch } from '../support/openapi-contract.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
 /**
@@ -34,7 +35,7 @@ afterAll(async () => {
 describe('the recommended new-user flow', () => {
   it('discovery -> matching unpaid 402 -> one paid call -> one settlement, one debit, one receipt', async () => {
     // 1. Discovery.
-    const discoveryRes = await fetch(`${baseUrl}/.well-known/x402`)
+    const discoveryRes = await contractFetch(`${baseUrl}/.well-known/x402`)
     expect(discoveryRes.status).toBe(200)
     const discovery = (await discoveryRes.json()) as Record<string, any>
     expect(discovery).toMatchObject({
@@ -57,7 +58,7 @@ describe('the recommended new-user flow', () => {
     )
 
     // 2. The unpaid challenge, no wallet; it must match discovery before any money moves.
-    const unpaid = await fetch(`${baseUrl}${discovery.route}`, {
+    const unpaid = await contractFetch(`${baseUrl}${discovery.route}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(EXAMPLE_BODY),
@@ -92,7 +93,7 @@ describe('the recommended new-user flow', () => {
     )
     const blockBefore = await rpc.getBlockNumber()
 
-    const paid = await wrapFetchWithPayment(fetch, client)(`${baseUrl}${discovery.route}`, {
+    const paid = await wrapFetchWithPayment(contractFetch, client)(`${baseUrl}${discovery.route}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(EXAMPLE_BODY),
@@ -132,26 +133,26 @@ describe('the recommended new-user flow', () => {
       signature: receipt.signature,
     })
     expect(valid).toBe(true)
-    const stored = await fetch(discovery.receipts.url.replace('{id}', receipt.id))
+    const stored = await contractFetch(discovery.receipts.url.replace('{id}', receipt.id))
     expect(stored.status).toBe(200)
     expect(await stored.json()).toEqual(receipt)
   })
 
   it('serves every informational page, marked as devnet', async () => {
     for (const path of PAGE_PATHS) {
-      const res = await fetch(`${baseUrl}${path}`)
+      const res = await contractFetch(`${baseUrl}${path}`)
       expect(res.status, path).toBe(200)
       expect(res.headers.get('content-type')).toMatch(/text\/html/)
       const page = await res.text()
       expect(page, path).toContain('DEVNET')
     }
-    const demo = await (await fetch(`${baseUrl}/first-unpaid-402?autorun=1`)).text()
+    const demo = await (await contractFetch(`${baseUrl}/first-unpaid-402?autorun=1`)).text()
     expect(demo).toContain('id="browser-demo"')
     expect(demo).toContain('/simulate/transaction-preflight')
   })
 
   it('lets a browser read the challenge (CORS)', async () => {
-    const preflight = await fetch(`${baseUrl}/simulate/transaction-preflight`, {
+    const preflight = await contractFetch(`${baseUrl}/simulate/transaction-preflight`, {
       method: 'OPTIONS',
       headers: {
         origin: 'https://agent.example',
@@ -162,7 +163,7 @@ describe('the recommended new-user flow', () => {
     expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
       'payment-signature',
     )
-    const unpaid = await fetch(`${baseUrl}/simulate/transaction-preflight`, {
+    const unpaid = await contractFetch(`${baseUrl}/simulate/transaction-preflight`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'https://agent.example' },
       body: JSON.stringify(EXAMPLE_BODY),

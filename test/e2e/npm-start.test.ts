@@ -1,13 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../../packages/client/src/cli/cli.js'
+import { RECORDED_URL_FILE } from '../../packages/client/src/cli/cli-args.js'
+import { EXIT } from '../../packages/client/src/cli/cli-output.js'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt } from '../../scripts/build.mjs'
 import { startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { freePort } from '../support/net.js'
+import { contractFetch } from '../support/openapi-contract.js'
 
 const ROOT = new URL('../..', import.meta.url).pathname
 
@@ -133,11 +137,11 @@ describe('npm start, as a new user runs it', () => {
     )
 
     const base = `http://127.0.0.1:${port}`
-    const health = await fetch(`${base}/healthz`)
+    const health = await contractFetch(`${base}/healthz`)
     expect(health.status).toBe(200)
     expect(await health.json()).toMatchObject({ status: 'ok', environment: 'devnet' })
 
-    const res = await fetch(`${base}/payanagent/v1/base-transaction-preflight`, {
+    const res = await contractFetch(`${base}/payanagent/v1/base-transaction-preflight`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -150,6 +154,18 @@ describe('npm start, as a new user runs it', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as { verdict: string; environment: string }
     expect(body).toMatchObject({ verdict: 'sign', environment: 'devnet' })
+
+    // `PORT=x npm start`, then the CLI in another shell (no PORT, no --url) finds it.
+    expect(readFileSync(RECORDED_URL_FILE, 'utf8').trim()).toBe(base)
+    const out: string[] = []
+    const err: string[] = []
+    const found = await runCli(['discover', '--json'], {
+      stdout: (t) => out.push(t),
+      stderr: (t) => err.push(t),
+      env: {},
+    })
+    expect(found, err.join('')).toBe(EXIT.ok)
+    expect(JSON.parse(out.join('')).environment).toBe('devnet')
 
     // Ctrl-C in a terminal signals the whole foreground process group.
     if (child.pid) process.kill(-child.pid, 'SIGINT')

@@ -18,6 +18,7 @@ import { builtinFacilitator } from '../payment/paid-stack.js'
 import { startFakeReader } from '../support/fake-reader.js'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
 import { freePort } from '../support/net.js'
+import { contractFetch } from '../support/openapi-contract.js'
 import { startPasswordRefusingPostgres } from '../support/password-refusing-postgres.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import { basicAuth, startSecretGate } from '../support/secret-gate.js'
@@ -156,7 +157,7 @@ describe('no secret reaches a response or a log line', () => {
     await guard.waitForLine((l) => String(l.msg).includes('listening'), 60_000)
     const baseUrl = `http://127.0.0.1:${port}`
     const call = async (what: string, path: string, init: RequestInit = {}) => {
-      const res = await fetch(`${baseUrl}${path}`, { redirect: 'manual', ...init })
+      const res = await contractFetch(`${baseUrl}${path}`, { redirect: 'manual', ...init })
       const headers: Record<string, string> = {}
       res.headers.forEach((value, name) => {
         headers[name] = value

@@ -498,7 +498,7 @@ describe('public-page evidence: OpenAPI', () => {
     const res = await app.request('/openapi.json')
     const doc = (await res.json()) as Record<string, any>
     const op = doc.paths['/payanagent/v1/public-page-evidence'].post
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '422', '429', '502'])
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '408', '422', '429', '431', '502'])
     const request = doc.components.schemas.PublicPageEvidenceRequest
     expect(request.additionalProperties).toBe(false)
     expect(request.required).toEqual(['url'])

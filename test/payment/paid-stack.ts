@@ -40,6 +40,7 @@ import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
+import { contractChecked } from '../support/openapi-contract.js'
 import {
   CANCEL_AUTHORIZATION_TYPES,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
@@ -148,7 +149,8 @@ export async function paidApp(options: {
     ...(options.devnet ? { devnet: options.devnet } : {}),
     ...options.operations,
   })
-  return { app, rail, readiness }
+  // Every answer of the app is held to its own OpenAPI document (test/support/contract-setup.ts).
+  return { app: contractChecked(app), rail, readiness }
 }
 
 /** What {@link paidApp} starts: the app, its payment rail and the facilitator's readiness. */

@@ -13,6 +13,7 @@ import type { NewPayment } from '../../src/domain/payment/payment-ledger.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { signReceipt } from '../../src/domain/receipt/receipt.js'
 import { AppError } from '../../src/errors.js'
+import { statusForCode } from '../../src/http/error-status.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import { startTcpProxy } from '../support/tcp-proxy.js'
 
@@ -199,7 +200,11 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
   it('lets a failed payment be claimed again, once', async () => {
     const payment = newPayment()
     await storage.ledger.claim(payment)
-    const failure = { status: 402, code: 'insufficient_funds', message: 'no USDC' }
+    const failure = {
+      kind: 'payment_required' as const,
+      code: 'insufficient_funds',
+      message: 'no USDC',
+    }
     await storage.ledger.transition(payment.id, ['verifying'], { status: 'failed', failure })
     expect(await storage.ledger.get(payment.id)).toMatchObject({ status: 'failed', failure })
     const retry = { ...payment, requestHash: keccak256('0x09') }
@@ -339,7 +344,12 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     await storage.ledger.claim(payment)
     await storage.ledger.transition(payment.id, ['verifying'], {
       status: 'failed',
-      failure: { status: 402, code: 'authorization_canceled', message: 'canceled', final: true },
+      failure: {
+        kind: 'payment_required',
+        code: 'authorization_canceled',
+        message: 'canceled',
+        final: true,
+      },
     })
     expect(await storage.ledger.claim(payment)).toMatchObject({
       claimed: false,
@@ -425,7 +435,9 @@ describe.runIf(havePostgres)('a lost PostgreSQL connection', () => {
       const started = Date.now()
       const down = await storage.ledger.get(payment.id).catch((error: unknown) => error)
       expect(down).toBeInstanceOf(AppError)
-      expect(down).toMatchObject({ code: 'ledger_unavailable', status: 503 })
+      expect(down).toMatchObject({ code: 'ledger_unavailable' })
+      // The HTTP layer answers it 503 (the domain and adapters carry no status).
+      expect(statusForCode((down as AppError).code)).toBe(503)
       expect(Date.now() - started).toBeLessThan(5_000)
 
       await proxy.up()

@@ -5,8 +5,9 @@ import { type AppDeps, createApp } from '../../src/app.js'
 import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { ScreenConfig } from '../../src/domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
+import { contractChecked } from './openapi-contract.js'
 
-/** The real app over a real RPC URL, logging nothing. */
+/** The real app over a real RPC URL, logging nothing; its answers are held to its OpenAPI. */
 export function preflightApp(
   rpcUrl: string,
   options: {
@@ -18,20 +19,23 @@ export function preflightApp(
   } = {},
 ) {
   const chain = createViemChainReader({ rpcUrl, timeoutMs: options.timeoutMs ?? 3000 })
-  return createApp({
-    logger: pino({ level: 'silent' }),
-    environment: 'devnet',
-    maxBodyBytes: 64 * 1024,
-    preflight: {
-      chain,
-      chainId: 8453,
+  return contractChecked(
+    createApp({
+      logger: pino({ level: 'silent' }),
       environment: 'devnet',
-      screen: options.screen ?? DEFAULT_SCREEN_CONFIG,
-    },
-    // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
-    reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
-    ...options.operations,
-  })
+      maxBodyBytes: 64 * 1024,
+      preflight: {
+        chain,
+        chainId: 8453,
+        environment: 'devnet',
+        screen: options.screen ?? DEFAULT_SCREEN_CONFIG,
+      },
+      // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
+      reader:
+        options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
+      ...options.operations,
+    }),
+  )
 }
 
 /** POSTs JSON (or a raw string) to the app. */

@@ -22,7 +22,14 @@ describe('the typed-data route as published', () => {
   it('is in the OpenAPI document with its statuses, a strict body and the result schema', async () => {
     const doc = (await (await fetch(`${guard.baseUrl}/openapi.json`)).json()) as Record<string, any>
     const post = doc.paths[PATH]?.post
-    expect(Object.keys(post?.responses ?? {}).sort()).toEqual(['200', '422', '429', '503'])
+    expect(Object.keys(post?.responses ?? {}).sort()).toEqual([
+      '200',
+      '408',
+      '422',
+      '429',
+      '431',
+      '503',
+    ])
     const request = doc.components.schemas.TypedDataRequest
     expect(request.additionalProperties).toBe(false)
     expect(request.required.sort()).toEqual(['signer', 'typedData'])

@@ -289,7 +289,7 @@ function toRecord(row: PaymentRow): PaymentRecord {
     settleResponse:
       row.settle_response === null ? null : (JSON.parse(row.settle_response) as SettleResponse),
     receiptId: row.receipt_id,
-    failure: row.failure === null ? null : (JSON.parse(row.failure) as PaymentFailure),
+    failure: row.failure === null ? null : storedFailure(row.failure),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     nextCheckAt: new Date(row.next_check_at),
@@ -330,4 +330,15 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
     unresolvedCount: wrap('unresolvedCount', ledger.unresolvedCount),
     close: ledger.close,
   }
+}
+
+/**
+ * A stored failure. Rows written before failures carried `kind` hold the HTTP status they
+ * were answered with (402 for a payment problem): read as the same kind.
+ */
+function storedFailure(text: string): PaymentFailure {
+  const stored = JSON.parse(text) as PaymentFailure & { status?: number }
+  const { status, ...failure } = stored
+  if (failure.kind !== undefined) return failure
+  return { ...failure, kind: status === 402 ? 'payment_required' : 'error' }
 }

@@ -194,7 +194,7 @@ async function ownPayment(
     // The facilitator verified another payment than the one we keyed and would receipt.
     const detail = `the facilitator verified payer ${verdict.payer}, not authorization.from`
     await fail('verifying', {
-      status: 402,
+      kind: 'payment_required',
       code: 'verification_failed',
       message: `${PAYMENT_REASONS.verification_failed} (${detail})`,
     })
@@ -219,7 +219,7 @@ async function ownPayment(
   if (!verdict.valid && !paidOnChain) {
     const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
     await fail('verifying', {
-      status: 402,
+      kind: 'payment_required',
       code: reason,
       message: PAYMENT_REASONS[reason],
       facilitatorReason: verdict.upstreamReason,
@@ -342,7 +342,7 @@ async function ownPayment(
       const reason = reasonFromFacilitator(settled.upstreamReason, 'settlement_failed')
       try {
         await fail('settling', {
-          status: 402,
+          kind: 'payment_required',
           code: reason,
           message: PAYMENT_REASONS[reason],
           facilitatorReason: settled.upstreamReason,
@@ -392,5 +392,5 @@ function asAppError(error: unknown, fallback: ErrorCode): AppError {
 }
 
 function failureOf(error: AppError): PaymentFailure {
-  return { status: error.status, code: error.code, message: error.message }
+  return { kind: 'error', code: error.code, message: error.message }
 }

@@ -35,9 +35,13 @@ export const DEFAULT_PAYMENT_LEASE_MS = 15_000
 
 /** Why a payment did not settle, and the answer every copy of the request gets. */
 export interface PaymentFailure {
-  /** HTTP status answered: 402 (payment problem), 5xx (our side or upstream). */
-  status: number
-  /** A PaymentReason for 402, an ErrorCode otherwise. */
+  /**
+   * `payment_required`: the payment itself is the problem (the buyer gets a new challenge);
+   * `error`: our side or upstream failed (the buyer gets the error code). The HTTP layer picks
+   * the status (402, or the code's).
+   */
+  kind: 'payment_required' | 'error'
+  /** A PaymentReason for `payment_required`, an ErrorCode otherwise. */
   code: string
   message: string
   /** The facilitator's own code (x402 invalidReason / errorReason), when it gave one. */

@@ -102,7 +102,7 @@ async function reconcileOne(
     const moved = await deps.ledger.transition(row.id, [row.status], {
       status: 'failed',
       failure: {
-        status: 503,
+        kind: 'error',
         code: 'payment_in_progress',
         message:
           'the request handling this payment stopped before settlement and nothing was charged; retry it with the same PAYMENT-SIGNATURE',
@@ -116,29 +116,4 @@ async function reconcileOne(
     await deps.ledger.transition(row.id, ['settling'], { status: 'settle_pending' })
   }
   return resolution
-}
-
-/**
- * Runs {@link reconcileSettlements} at once (payments a crashed instance left behind are
- * recovered on start, not one interval later), then every `intervalMs` in the background
- * (timer unref'd, one pass at a time). Returns a stop function that waits for a pass in
- * progress.
- */
-export function startReconciler(deps: ReconcileDeps, intervalMs: number): () => Promise<void> {
-  let running: Promise<unknown> | undefined
-  const pass = () => {
-    if (running) return
-    running = reconcileSettlements(deps)
-      .catch((error: unknown) => deps.logger?.warn({ err: error }, 'reconciliation pass failed'))
-      .finally(() => {
-        running = undefined
-      })
-  }
-  const timer = setInterval(pass, intervalMs)
-  timer.unref()
-  pass()
-  return async () => {
-    clearInterval(timer)
-    await running
-  }
 }

@@ -184,7 +184,7 @@ export async function resolvePayment(
   }
   const fail = async (reason: PaymentReason, why: string, transaction?: Hex) => {
     const failure: PaymentFailure = {
-      status: 402,
+      kind: 'payment_required',
       code: reason,
       message: `${PAYMENT_REASONS[reason]} (${why})`,
       final: true,

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem'
-import { AppError, type ErrorCode, statusForCode } from '../../errors.js'
+import { AppError, isErrorCode } from '../../errors.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
 import {
@@ -131,7 +131,7 @@ export async function answerFrom(
     }
     case 'failed': {
       const failure = record.failure
-      if (failure?.status === 402 && failure.code in PAYMENT_REASONS) {
+      if (failure?.kind === 'payment_required' && failure.code in PAYMENT_REASONS) {
         return {
           kind: 'payment_required',
           reason: failure.code as PaymentReason,
@@ -174,15 +174,6 @@ export function pendingError(transaction: Hex | undefined): AppError {
 
 function isInFlight(status: PaymentStatus): boolean {
   return (IN_FLIGHT_STATUSES as readonly string[]).includes(status)
-}
-
-function isErrorCode(code: string | undefined): code is ErrorCode {
-  if (code === undefined) return false
-  try {
-    return statusForCode(code as ErrorCode) !== undefined
-  } catch {
-    return false
-  }
 }
 
 function sleep(ms: number): Promise<void> {

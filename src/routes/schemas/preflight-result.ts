@@ -260,7 +260,11 @@ export const PreflightResultSchema = z
           success: z.literal(false),
           estimate: z.null(),
           message: z.string(),
-          revert: RevertSchema.nullable(),
+          // A union, not `.nullable()`: on a registered schema the generator writes
+          // `allOf: [$ref, {type: [object, null]}]`, which no null satisfies.
+          revert: z.union([RevertSchema, z.null()]).openapi({
+            description: 'The revert estimateGas saw, or null when the node gave no revert data.',
+          }),
         }),
       ])
       .openapi({ description: '`eth_estimateGas` result.' }),

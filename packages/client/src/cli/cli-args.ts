@@ -6,8 +6,38 @@ import { UsageError } from './cli-output.js'
 
 /** What the buyer CLI reads from its command line, and the help that says so. */
 
-/** The guard the CLI asks when `--url` is not given. */
+/** The guard the CLI asks when nothing names another (see {@link guardUrl}). */
 export const DEFAULT_URL = 'http://127.0.0.1:8402'
+
+/** Where `npm start` records the URL it serves on, relative to the project (see scripts/start.mjs). */
+export const RECORDED_URL_FILE = 'node_modules/.cache/pre-send-guard/url'
+
+/** The guard's URL and what named it (said when nothing answers there). */
+export interface GuardUrl {
+  url: string
+  from: '--url' | 'PRE_SEND_GUARD_URL' | 'PORT' | 'npm start' | 'default'
+}
+
+/**
+ * Which guard the CLI asks, first found: `--url`, `PRE_SEND_GUARD_URL`, `PORT` (the same
+ * variable `npm start` listens on, so `PORT=9000 npm start` and `PORT=9000 npm run demo` meet),
+ * the URL the last `npm start` in this project recorded (so a plain `npm run demo` in another
+ * shell finds a guard started with another PORT), else http://127.0.0.1:8402.
+ */
+export function guardUrl(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+  recorded: () => string | undefined,
+): GuardUrl {
+  if (flag) return { url: flag, from: '--url' }
+  if (env.PRE_SEND_GUARD_URL) return { url: env.PRE_SEND_GUARD_URL, from: 'PRE_SEND_GUARD_URL' }
+  if (env.PORT && /^[1-9][0-9]{0,4}$/.test(env.PORT)) {
+    return { url: `http://127.0.0.1:${env.PORT}`, from: 'PORT' }
+  }
+  const url = recorded()?.trim()
+  if (url && /^https?:\/\/\S+$/.test(url)) return { url, from: 'npm start' }
+  return { url: DEFAULT_URL, from: 'default' }
+}
 
 export const USAGE = `Pre-Send Guard buyer kit
 
@@ -34,7 +64,8 @@ Commands:
   evidence <url> [--max-chars N]         public-page evidence: bounded, hashed markdown
 
 Options:
-  --url URL        the guard (default ${DEFAULT_URL})
+  --url URL        the guard (else PRE_SEND_GUARD_URL, else PORT, else the URL npm start
+                   recorded, else ${DEFAULT_URL})
   --json           one JSON object on stdout, for machines
   --rpc-url URL    flow: the chain RPC for balances (default: BASE_RPC_URL, else ${PUBLIC_BASE_RPC};
                    for the devnet demo buyer, discovery's devnet RPC). Printed as its origin only.

@@ -4,6 +4,7 @@ import type { ChallengeChecks } from '../client/check-challenge.js'
 import { GuardError } from '../client/guard-error.js'
 import type { Discovery, PreflightResult } from '../client/guard-responses.js'
 import type { ReceiptVerification } from '../client/verify-receipt.js'
+import type { GuardUrl } from './cli-args.js'
 
 /** How the buyer CLI talks to people and machines: exit codes, output, error reports. */
 
@@ -28,6 +29,8 @@ export interface CliIo {
   stdout: (text: string) => void
   stderr: (text: string) => void
   env: Record<string, string | undefined>
+  /** What `npm start` recorded (tests); read from the project when absent. */
+  recordedUrl?: () => string | undefined
   fetch?: typeof globalThis.fetch
 }
 
@@ -197,7 +200,7 @@ export function describePreflight(r: PreflightResult): string[] {
 export type Printer = ReturnType<typeof printer>
 
 /** Writes for people, or (with `json`) one JSON object on stdout for machines. */
-export function printer(io: CliIo, json: boolean) {
+export function printer(io: CliIo, json: boolean, target?: GuardUrl) {
   const write = (lines: string | string[]) =>
     io.stdout(`${(Array.isArray(lines) ? lines : [lines]).join('\n')}\n`)
   return {
@@ -213,6 +216,11 @@ export function printer(io: CliIo, json: boolean) {
     /** Reports an error (short, URLs redacted, never a key) and returns its exit code. */
     failure(error: unknown): number {
       const { info, lines, exit } = describeError(error)
+      if (target && error instanceof GuardError && error.code === 'guard_unreachable') {
+        lines.push(
+          `  nothing answers at ${target.url} (${target.from === 'default' ? 'the default' : `from ${target.from}`}): start it with \`npm start\`, or point --url or PRE_SEND_GUARD_URL at a running guard`,
+        )
+      }
       if (json) io.stdout(`${stringify({ ok: false, error: info })}\n`)
       io.stderr(`${lines.join('\n')}\n`)
       return exit

@@ -1,7 +1,7 @@
-import { realpathSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createGuardClient } from '../client/guard-client.js'
-import { DEFAULT_URL, parseCliArgs, required, USAGE } from './cli-args.js'
+import { guardUrl, parseCliArgs, RECORDED_URL_FILE, required, USAGE } from './cli-args.js'
 import {
   challengeCommand,
   checkCommand,
@@ -34,9 +34,10 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
     return command === undefined && !values.help ? EXIT.error : EXIT.ok
   }
   const json = values.json ?? false
-  const print = printer(io, json)
+  const target = guardUrl(values.url, io.env, () => recordedUrl(io))
+  const print = printer(io, json, target)
   const guard = createGuardClient({
-    baseUrl: values.url ?? DEFAULT_URL,
+    baseUrl: target.url,
     ...(io.fetch ? { fetch: io.fetch } : {}),
   })
   try {
@@ -60,6 +61,16 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
     }
   } catch (error) {
     return print.failure(error)
+  }
+}
+
+/** The URL `npm start` recorded in this project, if any (never an error: it is a hint). */
+function recordedUrl(io: CliIo): string | undefined {
+  if (io.recordedUrl) return io.recordedUrl()
+  try {
+    return readFileSync(RECORDED_URL_FILE, 'utf8')
+  } catch {
+    return undefined
   }
 }
 

@@ -1,0 +1,164 @@
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import { publicBaseUrl } from '../http/base-url.js'
+
+export const OPENAPI_PATH = '/openapi.json'
+
+/** The OpenAPI document's identity (spec section 9). */
+export const OPENAPI_VERSION = '1.2.0'
+
+type Json = Record<string, any>
+
+/** Headers the service sets, described once and referenced from every response that carries them. */
+const HEADERS: Json = {
+  XRequestId: {
+    description:
+      'Identifies this request in the service log; echoed as `requestId` in error bodies.',
+    schema: { type: 'string' },
+  },
+  RetryAfter: {
+    description:
+      'Seconds to wait before retrying (set on 429, 502 and 503 answers that can be retried).',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  RateLimit: {
+    description:
+      "IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): what is left of this client's bucket. Set only where rate limits are configured.",
+    schema: { type: 'string' },
+  },
+  RateLimitPolicy: {
+    description:
+      'The policy behind `RateLimit` (quota and window). Set only where rate limits are configured.',
+    schema: { type: 'string' },
+  },
+  PaymentRequired: {
+    description:
+      'x402 v2 PaymentRequired: base64 of its JSON (x402Version, resource, accepts, extensions).',
+    required: true,
+    schema: { type: 'string' },
+  },
+  PaymentResponse: {
+    description:
+      'x402 v2 SettlementResponse: base64 of its JSON (success, transaction, network, payer).',
+    schema: { type: 'string' },
+  },
+}
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+/** Where the rate limits apply (see `app.ts`): the free POST routes and unpaid calls to the paid one. */
+function rateLimited(path: string, method: string): boolean {
+  return (
+    method === 'post' &&
+    (path.startsWith('/payanagent/v1/') || path === '/simulate/transaction-preflight')
+  )
+}
+
+/**
+ * Adds what the route definitions do not say themselves: the headers of every response
+ * (X-Request-Id everywhere, Retry-After on retryable failures, RateLimit where limits apply,
+ * PAYMENT-REQUIRED and PAYMENT-RESPONSE on the paid route) and `servers`.
+ */
+export function completeDocument(doc: Json, serverUrl: string): Json {
+  doc.servers = [{ url: serverUrl, description: 'This instance.' }]
+  // No route needs credentials: the paid one is paid per call with x402 (PAYMENT-SIGNATURE),
+  // not authenticated; only /metrics may ask for the operator's token.
+  doc.security = []
+  doc.components = {
+    ...doc.components,
+    headers: { ...doc.components?.headers, ...HEADERS },
+    securitySchemes: {
+      metricsToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'METRICS_TOKEN, when the operator set one.',
+      },
+    },
+  }
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Json)) {
+    for (const [method, operation] of Object.entries(item as Json)) {
+      // What the server and the first middleware answer on every route, before the route runs.
+      operation.responses['408'] ??= errorResponse(
+        "`request_timeout`: the headers or the body did not arrive within the server's timeouts.",
+      )
+      operation.responses['431'] ??= errorResponse(
+        '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
+      )
+      operation.responses = sortedByStatus(operation.responses)
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Json)) {
+        const headers: Json = { 'X-Request-Id': ref('XRequestId'), ...response.headers }
+        if (['429', '502', '503'].includes(status)) headers['Retry-After'] = ref('RetryAfter')
+        if (rateLimited(path, method)) {
+          headers.RateLimit = ref('RateLimit')
+          headers['RateLimit-Policy'] = ref('RateLimitPolicy')
+        }
+        if (operation['x-payment-info']) {
+          if (status === '402') headers['PAYMENT-REQUIRED'] = ref('PaymentRequired')
+          if (status === '200' || status === '402') {
+            headers['PAYMENT-RESPONSE'] = {
+              ...ref('PaymentResponse'),
+              description:
+                status === '200'
+                  ? 'The settlement of this payment (always set on a 200).'
+                  : 'Set when a settlement was attempted and failed.',
+            }
+          }
+        }
+        response.headers = headers
+      }
+    }
+  }
+  return doc
+}
+
+function errorResponse(description: string): Json {
+  return {
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  }
+}
+
+function sortedByStatus(responses: Json): Json {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
+}
+
+/** Mounts `GET /openapi.json`: the document generated from the routes, completed. */
+export function registerOpenApiDocument(
+  app: OpenAPIHono,
+  deps: { publicBaseUrl: string | undefined },
+): void {
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: OPENAPI_PATH,
+    operationId: 'getOpenApiDocument',
+    tags: ['discovery'],
+    summary: 'This OpenAPI 3.1 document',
+    responses: {
+      200: {
+        description: 'The document.',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+    },
+  })
+  app.get(OPENAPI_PATH, (c) => {
+    const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
+    const doc = app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: {
+        title: 'Pre-Send Guard',
+        version: OPENAPI_VERSION,
+        description:
+          'A pre-send transaction guard for programmatic EVM agents on Base: simulate, judge, never broadcast.',
+        license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+      },
+      servers: [{ url: baseUrl }],
+      tags: [
+        { name: 'preflight', description: 'Transaction, bundle and typed-data preflights.' },
+        { name: 'evidence', description: 'Public pages as bounded, hashed markdown.' },
+        { name: 'receipts', description: 'Signed PRE_SEND_PROOF_RECEIPTs.' },
+        { name: 'discovery', description: 'What the service offers, for clients and indexers.' },
+        { name: 'operations', description: 'Liveness, readiness and metrics, for operators.' },
+      ],
+    })
+    return c.json(completeDocument(doc as Json, baseUrl))
+  })
+}

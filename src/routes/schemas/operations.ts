@@ -1,0 +1,32 @@
+import { z } from '@hono/zod-openapi'
+import { ErrorBodySchema } from './error-body.js'
+
+/** One readiness check (RPC, ledger, payment rail) with what it found. */
+const ReadinessCheckSchema = z
+  .object({ ok: z.boolean(), problem: z.string().optional() })
+  .catchall(z.unknown())
+  .openapi('ReadinessCheck')
+
+/** `GET /healthz`. */
+export const HealthSchema = z
+  .object({
+    status: z.literal('ok'),
+    environment: z.enum(['devnet', 'mainnet']),
+    chainId: z.number().int(),
+  })
+  .openapi('Health')
+
+/** `GET /readyz`, 200. */
+export const ReadySchema = z
+  .object({
+    status: z.literal('ready'),
+    environment: z.enum(['devnet', 'mainnet']),
+    checks: z.record(z.string(), ReadinessCheckSchema),
+  })
+  .openapi('Ready')
+
+/** `GET /readyz`, 503: the error body (`not_ready`) with every check. */
+export const NotReadySchema = ErrorBodySchema.extend({
+  status: z.literal('not_ready'),
+  checks: z.record(z.string(), ReadinessCheckSchema),
+}).openapi('NotReady')
