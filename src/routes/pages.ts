@@ -1,8 +1,19 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { html, raw } from 'hono/html'
 import type { HtmlEscapedString } from 'hono/utils/html'
 import { publicBaseUrl } from '../http/base-url.js'
+import { BASE_TRANSACTION_PREFLIGHT_PATH } from './base-transaction-preflight.js'
+import { renderMarkdown } from './markdown.js'
+import { OPENAPI_VERSION } from './openapi-document.js'
+import {
+  PLAYGROUND_PATH,
+  PLAYGROUND_SCRIPT_PATH,
+  playgroundExamples,
+  playgroundScript,
+} from './playground.js'
 
 /** Paths of the informational pages (spec 4.5). */
 export const PAGE_PATHS = [
@@ -37,7 +48,34 @@ type Html = HtmlEscapedString | Promise<HtmlEscapedString>
 
 const NAV = PAGE_PATHS.map((p) => html`<a href="${p}">${p.slice(1)}</a>`)
 
-function layout(title: string, environment: 'devnet' | 'mainnet', body: Html): Html {
+/** The service's version, as the OpenAPI document and package.json state it. */
+const VERSION = OPENAPI_VERSION
+
+/** A shield, drawn inline: no external request, fine under any CSP that allows same-origin images. */
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M16 2 4 6v9c0 7.5 5.1 13.4 12 15 6.9-1.6 12-7.5 12-15V6z" fill="#0b5394"/><path d="m10 16 4.5 4.5L23 12" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>`
+
+const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,sans-serif;max-width:56rem;margin:0 auto;padding:0 1rem 2rem;color:#111;overflow-wrap:anywhere}
+header.site{display:flex;flex-wrap:wrap;align-items:baseline;gap:.3rem 1rem;padding:.8rem 0;border-bottom:1px solid #ccc;margin-bottom:1rem}
+header.site .brand{font-weight:700;color:#0b5394;text-decoration:none}header.site .meta{color:#555;font-size:.9em}
+header.site nav.main{display:flex;flex-wrap:wrap;gap:.2rem .9rem}nav.pages{display:flex;flex-wrap:wrap;gap:.2rem .8rem;font-size:.9em;margin:.4rem 0}
+.env{border-radius:.3rem;padding:0 .4rem;font-size:.85em;font-weight:600}.env-devnet{background:#fff3cd;color:#7a5b00}.env-mainnet{background:#d4edda;color:#155724}
+pre{background:#f4f4f4;padding:.8rem;overflow:auto;max-width:100%}code{font-size:.9em}
+.devnet{background:#fff3cd;border:2px solid #c90;padding:.6rem}.ok{color:#060}.bad{color:#a00}
+.table-wrap{max-width:100%;overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}
+form.tx label{display:block;margin:.5rem 0 .2rem;font-weight:600}form.tx input,form.tx textarea,form.tx select{width:100%;font:14px/1.4 ui-monospace,monospace;padding:.3rem}
+form.tx button{margin-top:.8rem;padding:.4rem 1.2rem;font-size:1rem}
+.verdict{padding:.1rem .6rem;border-radius:.3rem;color:#fff}.verdict-sign{background:#1e7e34}.verdict-review{background:#b36b00}.verdict-block{background:#b00020}
+.findings{list-style:none;padding:0}.finding{border-left:.4rem solid #999;padding:.3rem .6rem;margin:.4rem 0;background:#fafafa}
+.finding .sev{text-transform:uppercase;font-size:.8em;font-weight:700}.sev-critical{border-color:#b00020}.sev-critical .sev{color:#b00020}
+.sev-warning{border-color:#b36b00}.sev-warning .sev{color:#b36b00}.sev-info{border-color:#0b5394}.sev-info .sev{color:#0b5394}
+.detail{font-size:.92em;color:#333}li.in{color:#1e7e34}li.out{color:#b00020}`
+
+function layout(
+  title: string,
+  environment: 'devnet' | 'mainnet',
+  body: Html,
+  script?: string,
+): Html {
   const banner =
     environment === 'devnet'
       ? html`<p class="devnet"><strong>DEVNET.</strong> This instance runs on a local anvil chain shaped like Base mainnet (chain id 8453). Nothing here is real money.</p>`
@@ -45,11 +83,12 @@ function layout(title: string, environment: 'devnet' | 'mainnet', body: Html): H
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · Pre-Send Guard</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:56rem;margin:2rem auto;padding:0 1rem;color:#111}
-nav a{margin-right:.8rem}pre{background:#f4f4f4;padding:.8rem;overflow:auto}code{font-size:.9em}
-.devnet{background:#fff3cd;border:2px solid #c90;padding:.6rem}.ok{color:#060}.bad{color:#a00}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left}</style></head>
-<body><nav>${NAV}</nav>${banner}<h1>${title}</h1>${body}</body></html>`
+<link rel="icon" type="image/svg+xml" href="/favicon.svg">
+<style>${raw(STYLE)}</style></head>
+<body><header class="site"><a class="brand" href="/start-here">Pre-Send Guard</a>
+<span class="meta">v${VERSION} <span class="env env-${environment}" id="environment">${environment}</span></span>
+<nav class="main" aria-label="main"><a href="${PLAYGROUND_PATH}">Playground</a><a href="/rules">Rule catalogue</a><a href="/proof">Receipt verification</a><a href="/openapi.json">OpenAPI</a></nav></header>
+<nav class="pages" aria-label="pages">${NAV}</nav>${banner}<h1>${title}</h1>${body}${script ? html`<script src="${script}" defer></script>` : ''}</body></html>`
 }
 
 function curl(base: string, payTo: string): string {
@@ -193,7 +232,37 @@ if (new URLSearchParams(location.search).get('autorun') === '1') run().catch((e)
 `
 }
 
-/** Mounts the informational GET pages. */
+/**
+ * Reads a file of the project's docs/ folder: from src/routes (tsx) or dist/src/routes (built)
+ * the folder sits two or three levels up, so look in both rather than assume one layout.
+ */
+function readDoc(name: string): string {
+  for (const up of ['../../docs/', '../../../docs/']) {
+    try {
+      return readFileSync(fileURLToPath(new URL(up + name, import.meta.url)), 'utf8')
+    } catch {
+      // not at this level; try the next
+    }
+  }
+  throw new Error(`docs/${name} not found next to the service`)
+}
+
+let rulesHtml: string | undefined
+
+function playgroundPage(): Html {
+  return html`<p>Check a transaction with the free read-only preflight (<code>POST ${BASE_TRANSACTION_PREFLIGHT_PATH}</code>): pick an example or paste your own. Nothing is signed or broadcast, and nothing is paid.</p>
+<form class="tx" id="tx-form">
+<label for="example">Example</label><select id="example"></select>
+<label for="tx-from">from</label><input id="tx-from" name="from" autocomplete="off" spellcheck="false">
+<label for="tx-to">to</label><input id="tx-to" name="to" autocomplete="off" spellcheck="false">
+<label for="tx-value">value (wei, hex or decimal)</label><input id="tx-value" name="value" autocomplete="off" spellcheck="false">
+<label for="tx-data">data</label><textarea id="tx-data" name="data" rows="4" spellcheck="false"></textarea>
+<button type="submit" id="check">Check</button>
+</form>
+<div id="result" aria-live="polite"></div>`
+}
+
+/** Mounts the informational GET pages, the playground, the rule catalogue and the favicon. */
 export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
   for (const path of PAGE_PATHS) {
     app.get(path, (c: Context) => {
@@ -201,5 +270,23 @@ export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
       return c.html(layout(title, deps.environment, body))
     })
   }
+  const script = playgroundScript(playgroundExamples(deps.payTo))
+  app.get(PLAYGROUND_PATH, (c) =>
+    c.html(layout('Playground', deps.environment, playgroundPage(), PLAYGROUND_SCRIPT_PATH)),
+  )
+  app.get(PLAYGROUND_SCRIPT_PATH, (c) =>
+    c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }),
+  )
+  app.get('/rules', (c) => {
+    rulesHtml ??= renderMarkdown(readDoc('rules.md'))
+    return c.html(layout('Rule catalogue', deps.environment, html`${raw(rulesHtml)}`))
+  })
+  app.get('/favicon.svg', (c) =>
+    c.body(FAVICON_SVG, 200, {
+      'content-type': 'image/svg+xml',
+      'cache-control': 'public, max-age=86400',
+    }),
+  )
+  app.get('/favicon.ico', (c) => c.redirect('/favicon.svg', 301))
   app.get('/', (c) => c.redirect('/start-here'))
 }
