@@ -278,7 +278,8 @@ export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
     c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }),
   )
   app.get('/rules', (c) => {
-    rulesHtml ??= renderMarkdown(readDoc('rules.md'))
+    // The document's own first heading is the page title; the layout prints it once.
+    rulesHtml ??= renderMarkdown(readDoc('rules.md').replace(/^# .*\n/, ''))
     return c.html(layout('Rule catalogue', deps.environment, html`${raw(rulesHtml)}`))
   })
   app.get('/favicon.svg', (c) =>

@@ -154,9 +154,10 @@ function render(answer) {
   const approvals = el('ul', { id: 'approval-changes' })
   for (const a of effects.approvalChanges) {
     const meta = tokens.get(a.token.toLowerCase())
-    let amount = a.display
-    if (!amount) amount = a.amount === 'all' ? 'all tokens' : BigInt(a.amount) === MAX ? 'unlimited' : units(a.amount, meta ? meta.decimals : null)
-    approvals.append(el('li', { class: a.revoke ? 'in' : 'out' }, (a.revoke ? 'revoke ' : 'allow ') + amount + ' of ', el('code', {}, a.token), ' to ', el('code', {}, a.spender)))
+    // The maximum uint256 is "unlimited" to a person, whatever its raw size in units.
+    let amount = a.amount === 'all' ? 'all tokens' : BigInt(a.amount) === MAX ? 'unlimited' : a.display
+    if (!amount) amount = units(a.amount, meta ? meta.decimals : null) + (meta && meta.symbol ? ' ' + meta.symbol : '')
+    approvals.append(el('li', { class: a.revoke ? 'in' : 'out' }, (a.revoke ? 'revoke ' : 'allow ') + amount + ' · token ', el('code', {}, a.token), ' · spender ', el('code', {}, a.spender)))
   }
   if (approvals.childElementCount === 0) approvals.append(el('li', {}, 'No approval changes.'))
   out.append(approvals)
