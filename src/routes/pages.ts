@@ -6,6 +6,7 @@ import { html, raw } from 'hono/html'
 import type { HtmlEscapedString } from 'hono/utils/html'
 import { publicBaseUrl } from '../http/base-url.js'
 import { BASE_TRANSACTION_PREFLIGHT_PATH } from './base-transaction-preflight.js'
+import { CHECKER_SCRIPT_PATH, registerBrowserChecker } from './browser-checker.js'
 import { renderMarkdown } from './markdown.js'
 import { OPENAPI_VERSION } from './openapi-document.js'
 import {
@@ -199,31 +200,28 @@ const ok = await verifyTypedData({
   ],
 }
 
-/** The browser demo: one unpaid POST, the challenge decoded and compared with discovery. */
+/**
+ * The browser demo: one unpaid POST, then the buyer kit's own `checkChallenge` (bundled from
+ * the client package, see browser-checker.ts) compares the challenge with discovery: every check
+ * the CLI runs, and "safe to try" only when all pass.
+ */
 function browserDemoScript(payTo: string): string {
   return `
+import { checkChallenge } from '${CHECKER_SCRIPT_PATH}'
 const out = document.getElementById('out')
 const show = (cls, text, id) => { const p = document.createElement('pre'); p.className = cls; if (id) p.id = id; p.textContent = text; out.append(p) }
 async function run() {
   out.textContent = ''
   const discovery = await (await fetch('/.well-known/x402')).json()
-  const res = await fetch('/simulate/transaction-preflight', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(${JSON.stringify(examplePayload(payTo))}) })
+  const requestUrl = new URL('/simulate/transaction-preflight', location.href).href
+  const res = await fetch(requestUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(${JSON.stringify(examplePayload(payTo))}) })
   const body = await res.json()
   const header = res.headers.get('PAYMENT-REQUIRED')
-  const challenge = header ? JSON.parse(atob(header)) : null
-  const accept = challenge && challenge.accepts && challenge.accepts[0]
-  const checks = [
-    ['status is 402', res.status === 402],
-    ['error is payment_required', body.error === 'payment_required'],
-    ['price matches discovery', body.price === discovery.price],
-    ['network matches discovery', body.network === discovery.network && !!accept && accept.network === discovery.network],
-    ['route matches discovery', !!challenge && new URL(challenge.resource.url).pathname === discovery.route],
-    ['payTo matches discovery', !!accept && accept.payTo.toLowerCase() === String(discovery.payTo).toLowerCase()],
-    ['quickstartUrl or browserDemoUrl present', !!(body.quickstartUrl || body.browserDemoUrl)],
-  ]
-  const ok = checks.every(([, pass]) => pass)
+  let challenge = null
+  try { challenge = header ? JSON.parse(atob(header)) : null } catch { challenge = null }
+  const { ok, checks } = checkChallenge(discovery, res.status, body, challenge, { requestUrl })
   show(ok ? 'ok' : 'bad', ok ? 'MATCHES DISCOVERY: one paid call is safe to try.' : 'STOP: the challenge does not match discovery. Do not fund a wallet.', 'verdict')
-  show('', checks.map(([name, pass]) => (pass ? 'PASS ' : 'FAIL ') + name).join('\\n'), 'checks')
+  show('', checks.map((c) => (c.ok ? 'PASS ' : 'FAIL ') + c.name + ': ' + c.detail).join('\\n'), 'checks')
   show('', 'HTTP ' + res.status + '\\n' + JSON.stringify(body, null, 2), 'body')
   if (challenge) show('', 'PAYMENT-REQUIRED (decoded)\\n' + JSON.stringify(challenge, null, 2), 'challenge')
 }
@@ -282,6 +280,7 @@ export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
     rulesHtml ??= renderMarkdown(readDoc('rules.md').replace(/^# .*\n/, ''))
     return c.html(layout('Rule catalogue', deps.environment, html`${raw(rulesHtml)}`))
   })
+  registerBrowserChecker(app)
   app.get('/favicon.svg', (c) =>
     c.body(FAVICON_SVG, 200, {
       'content-type': 'image/svg+xml',
