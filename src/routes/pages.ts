@@ -126,18 +126,24 @@ const pages: Record<
 <h2>2. The unpaid challenge</h2><pre>${curl(base, deps.payTo)}</pre>
 <p>Expect <code>HTTP/1.1 402</code>, a <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2) and a body with <code>"error":"payment_required"</code>, <code>"price":"$0.01"</code>, <code>"network":"eip155:8453"</code>.</p>
 <h2>3. One paid call (TypeScript, @x402/fetch + viem)</h2>
-<pre>import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+<pre class="ts">import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import type { PreflightResult, Receipt } from '@pre-send-guard/client'
+import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
+const key = process.env.BUYER_KEY as Hex | undefined
+if (!key) throw new Error('set BUYER_KEY to the buyer wallet key (0x...)')
 const client = new x402Client()
-registerExactEvmScheme(client, { signer: privateKeyToAccount(process.env.BUYER_KEY) })
+registerExactEvmScheme(client, { signer: privateKeyToAccount(key) })
 const pay = wrapFetchWithPayment(fetch, client)
 const res = await pay('${base}/simulate/transaction-preflight', {
   method: 'POST', headers: { 'content-type': 'application/json' },
   body: JSON.stringify(${JSON.stringify(examplePayload(deps.payTo))}),
 })
-const { result, receipt } = await res.json()   // receipt.name === 'PRE_SEND_PROOF_RECEIPT'</pre>
+if (res.status !== 200) throw new Error('paid call failed: HTTP ' + res.status)
+const { result, receipt } = (await res.json()) as { result: PreflightResult; receipt: Receipt }
+console.log(result.verdict, receipt.type, receipt.settlementTx)   // receipt.type === 'PRE_SEND_PROOF_RECEIPT'</pre>
 <h2>4. The free read-only preflight</h2>
 <pre>curl -s ${base}/payanagent/v1/base-transaction-preflight -H 'content-type: application/json' \\
   -d '${JSON.stringify({ from: examplePayload(deps.payTo).from, to: deps.payTo, data: '0x' })}'</pre>`,
@@ -154,15 +160,26 @@ const { result, receipt } = await res.json()   // receipt.name === 'PRE_SEND_PRO
   '/recipes': (base) => [
     'Recipes',
     html`<h2>Gate every send on the verdict</h2>
-<pre>const res = await fetch('${base}/payanagent/v1/base-transaction-preflight', {
-  method: 'POST', headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ from, to, data, value }),
-})
-if (res.status === 503) throw new Error('RPC unavailable: retry after ' + res.headers.get('retry-after') + ' s')
-const check = await res.json()
-if (check.verdict === 'block') throw new Error(check.findings.map((f) => f.title).join('; '))
-if (check.verdict === 'review') await askAHuman(check.findings)
-await wallet.sendTransaction({ to, data, value, maxFeePerGas: BigInt(check.fees.maxFeePerGas) })</pre>
+<pre class="ts">import type { PreflightResult } from '@pre-send-guard/client'
+import type { Account, Address, Chain, Hex, Transport, WalletClient } from 'viem'
+
+/** Sends only what the guard does not block; asks a person on review. */
+export async function guardedSend(
+  wallet: WalletClient&lt;Transport, Chain, Account&gt;,
+  tx: { to: Address; data: Hex; value: bigint },
+  askAHuman: (findings: PreflightResult['findings']) =&gt; Promise&lt;void&gt;,
+): Promise&lt;Hex&gt; {
+  const res = await fetch('${base}/payanagent/v1/base-transaction-preflight', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ from: wallet.account.address, to: tx.to, data: tx.data, value: '0x' + tx.value.toString(16) }),
+  })
+  if (res.status === 503) throw new Error('RPC unavailable: retry after ' + res.headers.get('retry-after') + ' s')
+  if (res.status !== 200) throw new Error('preflight failed: HTTP ' + res.status)
+  const check = (await res.json()) as PreflightResult
+  if (check.verdict === 'block') throw new Error(check.findings.map((f) =&gt; f.title).join('; '))
+  if (check.verdict === 'review') await askAHuman(check.findings)
+  return wallet.sendTransaction({ ...tx, maxFeePerGas: BigInt(check.fees.maxFeePerGas) })
+}</pre>
 <h2>Budget the whole cost</h2><p><code>fees.totalCostPlusValue</code> is what the sender must hold: value + gas x max fee + the L1 data fee.</p>`,
   ],
   '/examples': () => [
@@ -177,15 +194,17 @@ await wallet.sendTransaction({ to, data, value, maxFeePerGas: BigInt(check.fees.
   '/proof': (base) => [
     'Proof receipts',
     html`<p>Every paid call returns a <code>PRE_SEND_PROOF_RECEIPT</code>: the hashes of your request and of the answer, the verdict, the block the simulation was pinned to, the settlement transaction, payer, payTo, amount and network, signed as EIP-712 typed data by the service's receipt key. The signer address and the typed-data domain and types are published in <a href="/.well-known/x402">discovery</a>.</p>
-<pre>import { verifyTypedData } from 'viem'
-const discovery = await (await fetch('${base}/.well-known/x402')).json()
-const { receipt } = await paidResponse.json()
-const ok = await verifyTypedData({
-  address: discovery.receipts.signer,        // publish-once signer, not the receipt's own claim
-  ...discovery.receipts.eip712,               // { domain, types, primaryType }
-  message: receipt,
-  signature: receipt.signature,
-})</pre>
+<pre class="ts">import { type Discovery, type PreflightResult, verifyReceipt } from '@pre-send-guard/client'
+
+/** Checks a paid answer's receipt against the signer discovery publishes (not the receipt's own claim). */
+export async function checkReceipt(paidResponse: Response, requestBody: unknown): Promise&lt;boolean&gt; {
+  const discovery = (await (await fetch('${base}/.well-known/x402')).json()) as Discovery
+  const { result, receipt } = (await paidResponse.json()) as { result: PreflightResult; receipt: unknown }
+  const { valid, checks } = await verifyReceipt(receipt, discovery, { request: requestBody, result })
+  for (const c of checks) if (!c.ok) console.error('receipt check failed:', c.name, c.detail)
+  return valid
+}</pre>
+<p>Without the kit, <code>verifyTypedData</code> from viem with <code>discovery.receipts.signer</code>, the domain and types in <code>discovery.receipts.eip712</code>, the receipt as the message and <code>receipt.signature</code> checks the signature alone.</p>
 <p><code>requestHash</code> and <code>responseHash</code> are keccak256 of the RFC 8785 canonical JSON of the request body you sent and of the <code>result</code> you received, so you can recompute both.</p>
 <p>Stored receipts: <code>GET ${base}/receipts/{id}</code>.</p>`,
   ],
