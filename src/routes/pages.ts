@@ -1,8 +1,20 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { html, raw } from 'hono/html'
 import type { HtmlEscapedString } from 'hono/utils/html'
 import { publicBaseUrl } from '../http/base-url.js'
+import { BASE_TRANSACTION_PREFLIGHT_PATH } from './base-transaction-preflight.js'
+import { CHECKER_SCRIPT_PATH, registerBrowserChecker } from './browser-checker.js'
+import { renderMarkdown } from './markdown.js'
+import { OPENAPI_VERSION } from './openapi-document.js'
+import {
+  PLAYGROUND_PATH,
+  PLAYGROUND_SCRIPT_PATH,
+  playgroundExamples,
+  playgroundScript,
+} from './playground.js'
 
 /** Paths of the informational pages (spec 4.5). */
 export const PAGE_PATHS = [
@@ -37,7 +49,34 @@ type Html = HtmlEscapedString | Promise<HtmlEscapedString>
 
 const NAV = PAGE_PATHS.map((p) => html`<a href="${p}">${p.slice(1)}</a>`)
 
-function layout(title: string, environment: 'devnet' | 'mainnet', body: Html): Html {
+/** The service's version, as the OpenAPI document and package.json state it. */
+const VERSION = OPENAPI_VERSION
+
+/** A shield, drawn inline: no external request, fine under any CSP that allows same-origin images. */
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M16 2 4 6v9c0 7.5 5.1 13.4 12 15 6.9-1.6 12-7.5 12-15V6z" fill="#0b5394"/><path d="m10 16 4.5 4.5L23 12" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>`
+
+const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,sans-serif;max-width:56rem;margin:0 auto;padding:0 1rem 2rem;color:#111;overflow-wrap:anywhere}
+header.site{display:flex;flex-wrap:wrap;align-items:baseline;gap:.3rem 1rem;padding:.8rem 0;border-bottom:1px solid #ccc;margin-bottom:1rem}
+header.site .brand{font-weight:700;color:#0b5394;text-decoration:none}header.site .meta{color:#555;font-size:.9em}
+header.site nav.main{display:flex;flex-wrap:wrap;gap:.2rem .9rem}nav.pages{display:flex;flex-wrap:wrap;gap:.2rem .8rem;font-size:.9em;margin:.4rem 0}
+.env{border-radius:.3rem;padding:0 .4rem;font-size:.85em;font-weight:600}.env-devnet{background:#fff3cd;color:#7a5b00}.env-mainnet{background:#d4edda;color:#155724}
+pre{background:#f4f4f4;padding:.8rem;overflow:auto;max-width:100%}code{font-size:.9em}
+.devnet{background:#fff3cd;border:2px solid #c90;padding:.6rem}.ok{color:#060}.bad{color:#a00}
+.table-wrap{max-width:100%;overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}
+form.tx label{display:block;margin:.5rem 0 .2rem;font-weight:600}form.tx input,form.tx textarea,form.tx select{width:100%;font:14px/1.4 ui-monospace,monospace;padding:.3rem}
+form.tx button{margin-top:.8rem;padding:.4rem 1.2rem;font-size:1rem}
+.verdict{padding:.1rem .6rem;border-radius:.3rem;color:#fff}.verdict-sign{background:#1e7e34}.verdict-review{background:#b36b00}.verdict-block{background:#b00020}
+.findings{list-style:none;padding:0}.finding{border-left:.4rem solid #999;padding:.3rem .6rem;margin:.4rem 0;background:#fafafa}
+.finding .sev{text-transform:uppercase;font-size:.8em;font-weight:700}.sev-critical{border-color:#b00020}.sev-critical .sev{color:#b00020}
+.sev-warning{border-color:#b36b00}.sev-warning .sev{color:#b36b00}.sev-info{border-color:#0b5394}.sev-info .sev{color:#0b5394}
+.detail{font-size:.92em;color:#333}li.in{color:#1e7e34}li.out{color:#b00020}`
+
+function layout(
+  title: string,
+  environment: 'devnet' | 'mainnet',
+  body: Html,
+  script?: string,
+): Html {
   const banner =
     environment === 'devnet'
       ? html`<p class="devnet"><strong>DEVNET.</strong> This instance runs on a local anvil chain shaped like Base mainnet (chain id 8453). Nothing here is real money.</p>`
@@ -45,11 +84,12 @@ function layout(title: string, environment: 'devnet' | 'mainnet', body: Html): H
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · Pre-Send Guard</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:56rem;margin:2rem auto;padding:0 1rem;color:#111}
-nav a{margin-right:.8rem}pre{background:#f4f4f4;padding:.8rem;overflow:auto}code{font-size:.9em}
-.devnet{background:#fff3cd;border:2px solid #c90;padding:.6rem}.ok{color:#060}.bad{color:#a00}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left}</style></head>
-<body><nav>${NAV}</nav>${banner}<h1>${title}</h1>${body}</body></html>`
+<link rel="icon" type="image/svg+xml" href="/favicon.svg">
+<style>${raw(STYLE)}</style></head>
+<body><header class="site"><a class="brand" href="/start-here">Pre-Send Guard</a>
+<span class="meta">v${VERSION} <span class="env env-${environment}" id="environment">${environment}</span></span>
+<nav class="main" aria-label="main"><a href="${PLAYGROUND_PATH}">Playground</a><a href="/rules">Rule catalogue</a><a href="/proof">Receipt verification</a><a href="/openapi.json">OpenAPI</a></nav></header>
+<nav class="pages" aria-label="pages">${NAV}</nav>${banner}<h1>${title}</h1>${body}${script ? html`<script src="${script}" defer></script>` : ''}</body></html>`
 }
 
 function curl(base: string, payTo: string): string {
@@ -86,18 +126,24 @@ const pages: Record<
 <h2>2. The unpaid challenge</h2><pre>${curl(base, deps.payTo)}</pre>
 <p>Expect <code>HTTP/1.1 402</code>, a <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2) and a body with <code>"error":"payment_required"</code>, <code>"price":"$0.01"</code>, <code>"network":"eip155:8453"</code>.</p>
 <h2>3. One paid call (TypeScript, @x402/fetch + viem)</h2>
-<pre>import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+<pre class="ts">import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import type { PreflightResult, Receipt } from '@pre-send-guard/client'
+import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
+const key = process.env.BUYER_KEY as Hex | undefined
+if (!key) throw new Error('set BUYER_KEY to the buyer wallet key (0x...)')
 const client = new x402Client()
-registerExactEvmScheme(client, { signer: privateKeyToAccount(process.env.BUYER_KEY) })
+registerExactEvmScheme(client, { signer: privateKeyToAccount(key) })
 const pay = wrapFetchWithPayment(fetch, client)
 const res = await pay('${base}/simulate/transaction-preflight', {
   method: 'POST', headers: { 'content-type': 'application/json' },
   body: JSON.stringify(${JSON.stringify(examplePayload(deps.payTo))}),
 })
-const { result, receipt } = await res.json()   // receipt.name === 'PRE_SEND_PROOF_RECEIPT'</pre>
+if (res.status !== 200) throw new Error('paid call failed: HTTP ' + res.status)
+const { result, receipt } = (await res.json()) as { result: PreflightResult; receipt: Receipt }
+console.log(result.verdict, receipt.type, receipt.settlementTx)   // receipt.type === 'PRE_SEND_PROOF_RECEIPT'</pre>
 <h2>4. The free read-only preflight</h2>
 <pre>curl -s ${base}/payanagent/v1/base-transaction-preflight -H 'content-type: application/json' \\
   -d '${JSON.stringify({ from: examplePayload(deps.payTo).from, to: deps.payTo, data: '0x' })}'</pre>`,
@@ -114,15 +160,26 @@ const { result, receipt } = await res.json()   // receipt.name === 'PRE_SEND_PRO
   '/recipes': (base) => [
     'Recipes',
     html`<h2>Gate every send on the verdict</h2>
-<pre>const res = await fetch('${base}/payanagent/v1/base-transaction-preflight', {
-  method: 'POST', headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ from, to, data, value }),
-})
-if (res.status === 503) throw new Error('RPC unavailable: retry after ' + res.headers.get('retry-after') + ' s')
-const check = await res.json()
-if (check.verdict === 'block') throw new Error(check.findings.map((f) => f.title).join('; '))
-if (check.verdict === 'review') await askAHuman(check.findings)
-await wallet.sendTransaction({ to, data, value, maxFeePerGas: BigInt(check.fees.maxFeePerGas) })</pre>
+<pre class="ts">import type { PreflightResult } from '@pre-send-guard/client'
+import type { Account, Address, Chain, Hex, Transport, WalletClient } from 'viem'
+
+/** Sends only what the guard does not block; asks a person on review. */
+export async function guardedSend(
+  wallet: WalletClient&lt;Transport, Chain, Account&gt;,
+  tx: { to: Address; data: Hex; value: bigint },
+  askAHuman: (findings: PreflightResult['findings']) =&gt; Promise&lt;void&gt;,
+): Promise&lt;Hex&gt; {
+  const res = await fetch('${base}/payanagent/v1/base-transaction-preflight', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ from: wallet.account.address, to: tx.to, data: tx.data, value: '0x' + tx.value.toString(16) }),
+  })
+  if (res.status === 503) throw new Error('RPC unavailable: retry after ' + res.headers.get('retry-after') + ' s')
+  if (res.status !== 200) throw new Error('preflight failed: HTTP ' + res.status)
+  const check = (await res.json()) as PreflightResult
+  if (check.verdict === 'block') throw new Error(check.findings.map((f) =&gt; f.title).join('; '))
+  if (check.verdict === 'review') await askAHuman(check.findings)
+  return wallet.sendTransaction({ ...tx, maxFeePerGas: BigInt(check.fees.maxFeePerGas) })
+}</pre>
 <h2>Budget the whole cost</h2><p><code>fees.totalCostPlusValue</code> is what the sender must hold: value + gas x max fee + the L1 data fee.</p>`,
   ],
   '/examples': () => [
@@ -137,15 +194,17 @@ await wallet.sendTransaction({ to, data, value, maxFeePerGas: BigInt(check.fees.
   '/proof': (base) => [
     'Proof receipts',
     html`<p>Every paid call returns a <code>PRE_SEND_PROOF_RECEIPT</code>: the hashes of your request and of the answer, the verdict, the block the simulation was pinned to, the settlement transaction, payer, payTo, amount and network, signed as EIP-712 typed data by the service's receipt key. The signer address and the typed-data domain and types are published in <a href="/.well-known/x402">discovery</a>.</p>
-<pre>import { verifyTypedData } from 'viem'
-const discovery = await (await fetch('${base}/.well-known/x402')).json()
-const { receipt } = await paidResponse.json()
-const ok = await verifyTypedData({
-  address: discovery.receipts.signer,        // publish-once signer, not the receipt's own claim
-  ...discovery.receipts.eip712,               // { domain, types, primaryType }
-  message: receipt,
-  signature: receipt.signature,
-})</pre>
+<pre class="ts">import { type Discovery, type PreflightResult, verifyReceipt } from '@pre-send-guard/client'
+
+/** Checks a paid answer's receipt against the signer discovery publishes (not the receipt's own claim). */
+export async function checkReceipt(paidResponse: Response, requestBody: unknown): Promise&lt;boolean&gt; {
+  const discovery = (await (await fetch('${base}/.well-known/x402')).json()) as Discovery
+  const { result, receipt } = (await paidResponse.json()) as { result: PreflightResult; receipt: unknown }
+  const { valid, checks } = await verifyReceipt(receipt, discovery, { request: requestBody, result })
+  for (const c of checks) if (!c.ok) console.error('receipt check failed:', c.name, c.detail)
+  return valid
+}</pre>
+<p>Without the kit, <code>verifyTypedData</code> from viem with <code>discovery.receipts.signer</code>, the domain and types in <code>discovery.receipts.eip712</code>, the receipt as the message and <code>receipt.signature</code> checks the signature alone.</p>
 <p><code>requestHash</code> and <code>responseHash</code> are keccak256 of the RFC 8785 canonical JSON of the request body you sent and of the <code>result</code> you received, so you can recompute both.</p>
 <p>Stored receipts: <code>GET ${base}/receipts/{id}</code>.</p>`,
   ],
@@ -160,31 +219,28 @@ const ok = await verifyTypedData({
   ],
 }
 
-/** The browser demo: one unpaid POST, the challenge decoded and compared with discovery. */
+/**
+ * The browser demo: one unpaid POST, then the buyer kit's own `checkChallenge` (bundled from
+ * the client package, see browser-checker.ts) compares the challenge with discovery: every check
+ * the CLI runs, and "safe to try" only when all pass.
+ */
 function browserDemoScript(payTo: string): string {
   return `
+import { checkChallenge } from '${CHECKER_SCRIPT_PATH}'
 const out = document.getElementById('out')
 const show = (cls, text, id) => { const p = document.createElement('pre'); p.className = cls; if (id) p.id = id; p.textContent = text; out.append(p) }
 async function run() {
   out.textContent = ''
   const discovery = await (await fetch('/.well-known/x402')).json()
-  const res = await fetch('/simulate/transaction-preflight', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(${JSON.stringify(examplePayload(payTo))}) })
+  const requestUrl = new URL('/simulate/transaction-preflight', location.href).href
+  const res = await fetch(requestUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(${JSON.stringify(examplePayload(payTo))}) })
   const body = await res.json()
   const header = res.headers.get('PAYMENT-REQUIRED')
-  const challenge = header ? JSON.parse(atob(header)) : null
-  const accept = challenge && challenge.accepts && challenge.accepts[0]
-  const checks = [
-    ['status is 402', res.status === 402],
-    ['error is payment_required', body.error === 'payment_required'],
-    ['price matches discovery', body.price === discovery.price],
-    ['network matches discovery', body.network === discovery.network && !!accept && accept.network === discovery.network],
-    ['route matches discovery', !!challenge && new URL(challenge.resource.url).pathname === discovery.route],
-    ['payTo matches discovery', !!accept && accept.payTo.toLowerCase() === String(discovery.payTo).toLowerCase()],
-    ['quickstartUrl or browserDemoUrl present', !!(body.quickstartUrl || body.browserDemoUrl)],
-  ]
-  const ok = checks.every(([, pass]) => pass)
+  let challenge = null
+  try { challenge = header ? JSON.parse(atob(header)) : null } catch { challenge = null }
+  const { ok, checks } = checkChallenge(discovery, res.status, body, challenge, { requestUrl })
   show(ok ? 'ok' : 'bad', ok ? 'MATCHES DISCOVERY: one paid call is safe to try.' : 'STOP: the challenge does not match discovery. Do not fund a wallet.', 'verdict')
-  show('', checks.map(([name, pass]) => (pass ? 'PASS ' : 'FAIL ') + name).join('\\n'), 'checks')
+  show('', checks.map((c) => (c.ok ? 'PASS ' : 'FAIL ') + c.name + ': ' + c.detail).join('\\n'), 'checks')
   show('', 'HTTP ' + res.status + '\\n' + JSON.stringify(body, null, 2), 'body')
   if (challenge) show('', 'PAYMENT-REQUIRED (decoded)\\n' + JSON.stringify(challenge, null, 2), 'challenge')
 }
@@ -193,7 +249,37 @@ if (new URLSearchParams(location.search).get('autorun') === '1') run().catch((e)
 `
 }
 
-/** Mounts the informational GET pages. */
+/**
+ * Reads a file of the project's docs/ folder: from src/routes (tsx) or dist/src/routes (built)
+ * the folder sits two or three levels up, so look in both rather than assume one layout.
+ */
+function readDoc(name: string): string {
+  for (const up of ['../../docs/', '../../../docs/']) {
+    try {
+      return readFileSync(fileURLToPath(new URL(up + name, import.meta.url)), 'utf8')
+    } catch {
+      // not at this level; try the next
+    }
+  }
+  throw new Error(`docs/${name} not found next to the service`)
+}
+
+let rulesHtml: string | undefined
+
+function playgroundPage(): Html {
+  return html`<p>Check a transaction with the free read-only preflight (<code>POST ${BASE_TRANSACTION_PREFLIGHT_PATH}</code>): pick an example or paste your own. Nothing is signed or broadcast, and nothing is paid.</p>
+<form class="tx" id="tx-form">
+<label for="example">Example</label><select id="example"></select>
+<label for="tx-from">from</label><input id="tx-from" name="from" autocomplete="off" spellcheck="false">
+<label for="tx-to">to</label><input id="tx-to" name="to" autocomplete="off" spellcheck="false">
+<label for="tx-value">value (wei, hex or decimal)</label><input id="tx-value" name="value" autocomplete="off" spellcheck="false">
+<label for="tx-data">data</label><textarea id="tx-data" name="data" rows="4" spellcheck="false"></textarea>
+<button type="submit" id="check">Check</button>
+</form>
+<div id="result" aria-live="polite"></div>`
+}
+
+/** Mounts the informational GET pages, the playground, the rule catalogue and the favicon. */
 export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
   for (const path of PAGE_PATHS) {
     app.get(path, (c: Context) => {
@@ -201,5 +287,25 @@ export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
       return c.html(layout(title, deps.environment, body))
     })
   }
+  const script = playgroundScript(playgroundExamples(deps.payTo))
+  app.get(PLAYGROUND_PATH, (c) =>
+    c.html(layout('Playground', deps.environment, playgroundPage(), PLAYGROUND_SCRIPT_PATH)),
+  )
+  app.get(PLAYGROUND_SCRIPT_PATH, (c) =>
+    c.body(script, 200, { 'content-type': 'text/javascript; charset=utf-8' }),
+  )
+  app.get('/rules', (c) => {
+    // The document's own first heading is the page title; the layout prints it once.
+    rulesHtml ??= renderMarkdown(readDoc('rules.md').replace(/^# .*\n/, ''))
+    return c.html(layout('Rule catalogue', deps.environment, html`${raw(rulesHtml)}`))
+  })
+  registerBrowserChecker(app)
+  app.get('/favicon.svg', (c) =>
+    c.body(FAVICON_SVG, 200, {
+      'content-type': 'image/svg+xml',
+      'cache-control': 'public, max-age=86400',
+    }),
+  )
+  app.get('/favicon.ico', (c) => c.redirect('/favicon.svg', 301))
   app.get('/', (c) => c.redirect('/start-here'))
 }
