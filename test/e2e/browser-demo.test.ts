@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium, requireChromium } from '../support/chromium.js'
 import {
   discoveryRewritingProxy,
   type ServedGuard,
@@ -28,22 +28,7 @@ const ALL_CHECKS = [
   'within_spend_cap',
 ]
 
-/** Debian's chromium (CI installs it in .ci/run); never a browser downloaded by a test tool. */
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH
-  try {
-    return (
-      execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim() || undefined
-    )
-  } catch {
-    return undefined
-  }
-}
-
-const executablePath = findChromium()
-if (!executablePath && process.env.CI) {
-  throw new Error('CI must run the browser demo test: install Debian chromium (see .ci/run)')
-}
+const executablePath = requireChromium('the browser demo test')
 
 // Outside CI a machine without chromium skips this file (say `apt-get install chromium` to run it).
 describe.skipIf(!executablePath)(
@@ -54,18 +39,7 @@ describe.skipIf(!executablePath)(
 
     beforeAll(async () => {
       guard = await startServedGuard()
-      browser = await chromium.launch({
-        executablePath: executablePath as string,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-          '--disable-sync',
-        ],
-      })
+      browser = await launchChromium(executablePath as string)
     }, 60_000)
 
     afterAll(async () => {

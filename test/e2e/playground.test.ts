@@ -1,27 +1,12 @@
-import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PAGE_PATHS } from '../../src/routes/pages.js'
 import { playgroundExamples } from '../../src/routes/playground.js'
+import { launchChromium, requireChromium } from '../support/chromium.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
-/** Debian's chromium (CI installs it in .ci/run); never a browser downloaded by a test tool. */
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH
-  try {
-    return (
-      execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim() || undefined
-    )
-  } catch {
-    return undefined
-  }
-}
-
-const executablePath = findChromium()
-if (!executablePath && process.env.CI) {
-  throw new Error('CI must run the playground test: install Debian chromium (see .ci/run)')
-}
+const executablePath = requireChromium('the playground test')
 
 /** Screenshots land here (gitignored) for a person to look at. */
 const SHOTS = '.scratch/playground'
@@ -42,18 +27,7 @@ describe.skipIf(!executablePath)('the pages in headless Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
     guard = await startServedGuard()
-    browser = await chromium.launch({
-      executablePath: executablePath as string,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    })
+    browser = await launchChromium(executablePath as string)
   }, 60_000)
 
   afterAll(async () => {
