@@ -27,17 +27,7 @@ export function createMinedReceipts(options: { ttlMs?: number; max?: number } = 
       }
       entries.set(receipt.transactionHash.toLowerCase(), {
         expires: now + ttlMs,
-        tx: {
-          hash: receipt.transactionHash,
-          status: receipt.status,
-          blockNumber: receipt.blockNumber,
-          logs: receipt.logs.map((log) => ({
-            address: log.address as Address,
-            topics: log.topics as Hex[],
-            data: log.data,
-            logIndex: log.logIndex,
-          })),
-        },
+        tx: toMinedTransaction(receipt),
       })
     },
     take(hash) {
@@ -47,5 +37,20 @@ export function createMinedReceipts(options: { ttlMs?: number; max?: number } = 
       entries.delete(key)
       return entry.expires > Date.now() ? entry.tx : undefined
     },
+  }
+}
+
+/** What the settlement proof reads of a node's transaction receipt. */
+export function toMinedTransaction(receipt: TransactionReceipt): MinedTransaction {
+  return {
+    hash: receipt.transactionHash,
+    status: receipt.status,
+    blockNumber: receipt.blockNumber,
+    logs: receipt.logs.map((log) => ({
+      address: log.address as Address,
+      topics: log.topics as Hex[],
+      data: log.data,
+      logIndex: log.logIndex,
+    })),
   }
 }

@@ -1,8 +1,6 @@
 import {
-  type Address,
   createPublicClient,
   encodeEventTopics,
-  type Hex,
   http,
   pad,
   parseAbi,
@@ -15,7 +13,7 @@ import type {
   SettlementChain,
 } from '../../domain/payment/reconcile-settlements.js'
 import { SETTLEMENT_EVENTS_ABI } from '../../domain/payment/settlement-proof.js'
-import type { MinedReceipts } from './mined-receipts.js'
+import { type MinedReceipts, toMinedTransaction } from './mined-receipts.js'
 
 const eip3009Abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -104,20 +102,7 @@ export function createViemSettlementChain(options: ViemSettlementChainOptions): 
       if (known) return { state: 'mined', tx: known }
       try {
         const receipt = await client.getTransactionReceipt({ hash })
-        return {
-          state: 'mined',
-          tx: {
-            hash,
-            status: receipt.status,
-            blockNumber: receipt.blockNumber,
-            logs: receipt.logs.map((log) => ({
-              address: log.address as Address,
-              topics: log.topics as Hex[],
-              data: log.data,
-              logIndex: log.logIndex,
-            })),
-          },
-        }
+        return { state: 'mined', tx: { ...toMinedTransaction(receipt), hash } }
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error
       }
