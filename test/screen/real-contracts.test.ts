@@ -235,11 +235,16 @@ beforeAll(async () => {
     if (!receipt.contractAddress) throw new Error('deployment produced no contract')
     return receipt.contractAddress
   }
+  // A fixed gas limit, not the node's estimate: anvil's estimate is the exact minimum at the
+  // pending block's timestamp, and a v3 pool's mint costs a little more when the next second has
+  // begun by the time the transaction is mined (its oracle reads depend on block.timestamp), so
+  // an estimated mint reverted out of gas on a slow machine.
   const send = async (to: Address, abi: Abi, functionName: string, args: unknown[], value = 0n) =>
     mined(
       await walletClient.sendTransaction({
         to,
         value,
+        gas: 5_000_000n,
         data: encodeFunctionData({ abi, functionName, args } as never),
       }),
     )
