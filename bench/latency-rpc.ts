@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net'
 
 /**
  * A JSON-RPC proxy on loopback that holds every reply `latencyMs` (as a remote RPC would)
- * and counts requests, methods and sequential waves: a request that arrives while none is in
+ * and counts HTTP requests (a JSON-RPC batch is one), calls (`methods`: one per call, batched
+ * or not) and sequential waves: a request that arrives while none is in
  * flight starts a new wave, so requests sent together share a wave and a request that waited
  * for an earlier reply starts another (with latency > 0; at 0 ms the count is a lower bound).
  * Forwards over a keep-alive agent so the proxy itself stays cheap. The idea of
@@ -26,8 +27,10 @@ export async function startLatencyRpc(upstream: string, options: { latencyMs: nu
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       const body = Buffer.concat(chunks)
-      const method = /"method"\s*:\s*"([A-Za-z0-9_]+)"/.exec(body.toString('utf8'))?.[1]
-      methods.push(method ?? 'unknown')
+      // One method per call: a JSON-RPC batch names several.
+      const named = [...body.toString('utf8').matchAll(/"method"\s*:\s*"([A-Za-z0-9_]+)"/g)]
+      for (const match of named) methods.push(match[1] ?? 'unknown')
+      if (named.length === 0) methods.push('unknown')
       bodies.push(body)
       const forward = http.request(
         {

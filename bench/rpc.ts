@@ -5,8 +5,9 @@
  *      round trip through the same proxy (the floor: the issue wants p50 <= 1.6x at 50 ms);
  *   2. sequential waves and requests per preflight (ETH transfer, ERC-20 transfer, approve);
  *   3. CPU per preflight (process.cpuUsage), and CPU of replaying one preflight's exact requests
- *      through our JSON-RPC client, through viem's http transport + boundedFetch (the transport
- *      before), and through a bare `node:http` keep-alive client (the floor);
+ *      (its calls in JSON-RPC batches, as sent) through a bare `node:http` keep-alive client (the
+ *      floor), the same calls one per request through it (the unbatched floor), through our
+ *      JSON-RPC client and through viem's http transport + boundedFetch (the transport before);
  *   4. a concurrency sweep (1, 4, 16, 64, 256 in flight): throughput, p50, p99, errors.
  * With `BASELINE_DIR` set to a checkout of the tree before (e.g. `git worktree add
  * /tmp/before c29b8f8` plus a `node_modules` link), its app is measured in the same run, side by
@@ -49,6 +50,7 @@ const KINDS = {
 const ETH = KINDS['ETH transfer']
 
 type App = ReturnType<typeof preflightApp>
+type Call = { method: string; params: unknown[] }
 type MakeApp = (rpcUrl: string) => App
 /** The service's default RPC_TIMEOUT_MS, so the sweep's errors are the ones a user would see. */
 const TIMEOUT_MS = 5_000
@@ -159,7 +161,7 @@ try {
         proxy.reset()
         await preflightOnce(app, body)
         console.log(
-          `${name.padEnd(24)} ${kind.padEnd(16)} waves=${proxy.waves}  requests=${proxy.requests}  (${[...proxy.methods].sort().join(' ')})`,
+          `${name.padEnd(24)} ${kind.padEnd(16)} waves=${proxy.waves}  HTTP requests=${proxy.requests}  calls=${proxy.methods.length}  (${[...proxy.methods].sort().join(' ')})`,
         )
       }
     }
@@ -194,10 +196,17 @@ try {
   await preflightOnce(recordingApp)
   const bodies = [...recorder.bodies]
   await recorder.close()
-  const parsed = bodies.map(
-    (b) => JSON.parse(b.toString('utf8')) as { method: string; params: unknown[] },
+  // The calls, whether they travelled alone or in a JSON-RPC batch.
+  const parsed = bodies.flatMap((b) => {
+    const message = JSON.parse(b.toString('utf8')) as Call | Call[]
+    return Array.isArray(message) ? message : [message]
+  })
+  const single = parsed.map((m, i) =>
+    Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: m.method, params: m.params })),
   )
-  console.log(`replaying the ${bodies.length} requests of one steady-state preflight:`)
+  console.log(
+    `replaying the ${parsed.length} calls (${bodies.length} HTTP requests) of one steady-state preflight:`,
+  )
   const bare = bareClient(devnet.rpcUrl)
   const ours = createJsonRpcClient({ url: devnet.rpcUrl, timeoutMs: 10_000 })
   const viemClient = createPublicClient({
@@ -210,6 +219,7 @@ try {
   const settle = (p: Promise<unknown>) => p.catch(() => undefined)
   const replays: [string, () => Promise<unknown>][] = [
     ['floor: bare node:http keep-alive', () => Promise.all(bodies.map((b) => bare.send(b)))],
+    ['bare node:http, one call per request', () => Promise.all(single.map((b) => bare.send(b)))],
     [
       'our JSON-RPC client (after)',
       () => Promise.all(parsed.map((m) => settle(ours.send(m.method, m.params)))),

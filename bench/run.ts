@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 const benches = [
   'preflight.ts',
   'rpc.ts',
+  'service.ts',
   'effects.ts',
   'screen.ts',
   'evidence.ts',

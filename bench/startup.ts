@@ -6,6 +6,7 @@
  *   service listens only once devnet, ledger, payment side and routes are all up);
  * - floor: a bare node + Hono server answering `/healthz`, spawn to its first 200;
  * - floor: anvil alone, spawn to its first `eth_chainId` answer;
+ * - floor: npm itself, running that bare server (`npm run bench:bare-hono`), to its first 200;
  * - with BENCH_BEFORE_DIR (a checkout of an earlier commit with its node_modules), that
  *   checkout's own `npm start`: the real before.
  *
@@ -18,12 +19,14 @@
  * Run: npx tsx bench/startup.ts [rounds, default 5]
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 // @ts-expect-error: a plain-JavaScript script without type declarations
-import { ensureBuilt } from '../scripts/build.mjs'
+import { ensureBuilt, MAIN } from '../scripts/build.mjs'
 import { resolveAnvilBinary, startAnvil } from '../src/adapters/devnet/anvil.js'
+import { THROWAWAY_PREFIX } from '../src/adapters/storage/pglite-files.js'
 import { freePort } from '../test/support/net.js'
 import { spread } from './stats.js'
 
@@ -32,10 +35,7 @@ const ROOT = new URL('..', import.meta.url).pathname
 const BEFORE_DIR = process.env.BENCH_BEFORE_DIR
 
 /** The floor: a bare Hono server on @hono/node-server answering /healthz, nothing else loaded. */
-const BARE = `import { serve } from '@hono/node-server'
-import { Hono } from 'hono'
-const app = new Hono().get('/healthz', (c) => c.json({ status: 'ok' }))
-serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' })`
+const BARE = join(ROOT, 'bench', 'bare-hono.mjs')
 
 type Variant = {
   command: string
@@ -69,7 +69,12 @@ const VARIANTS: Record<string, Variant> = {
   },
   '  floor: bare node + Hono': {
     command: process.execPath,
-    args: () => ['--input-type=module', '-e', BARE],
+    args: () => [BARE],
+    probe: healthz,
+  },
+  '  floor: npm run of the bare node + Hono server': {
+    command: 'npm',
+    args: () => ['run', '--silent', 'bench:bare-hono'],
     probe: healthz,
   },
   '  floor: anvil alone, to its first eth_chainId': {
@@ -117,11 +122,32 @@ interface Run {
   /** With `idleMs`: node's RSS (every non-anvil process of the tree), and anvil's, in MB. */
   rss?: number
   anvilRss?: number
+  /** With `idleMs`: the throwaway ledgers it made in memory-backed /dev/shm, in MB. */
+  shmLedger?: number
+}
+
+const SHM = '/dev/shm'
+/** Throwaway ledgers now in /dev/shm (see throwawayHome in src/adapters/storage/pglite-files.ts). */
+function shmLedgers(): Set<string> {
+  try {
+    return new Set(readdirSync(SHM).filter((name) => name.startsWith(THROWAWAY_PREFIX)))
+  } catch {
+    return new Set()
+  }
+}
+/** Size in MB of the files under `dir`. */
+function treeMb(dir: string): number {
+  let bytes = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size
+  }
+  return bytes / 2 ** 20
 }
 
 async function startOnce(variant: Variant, idleMs = 0, dataDir?: string): Promise<Run> {
   const port = await freePort()
   const scratch = dataDir ?? mkdtempSync(join(tmpdir(), 'psg-bench-'))
+  const ledgersBefore = shmLedgers()
   const started = performance.now()
   const child: ChildProcess = spawn(variant.command, variant.args(port), {
     cwd: variant.cwd ?? ROOT,
@@ -157,10 +183,12 @@ async function startOnce(variant: Variant, idleMs = 0, dataDir?: string): Promis
     )
     const anvils = tree.filter((pid) => command(pid) === 'anvil')
     const sum = (pids: number[]) => pids.reduce((total, pid) => total + rssMb(pid), 0)
+    const ledgers = [...shmLedgers()].filter((name) => !ledgersBefore.has(name))
     return {
       ms,
       rss: sum(tree.filter((pid) => !anvils.includes(pid))),
       anvilRss: sum(anvils),
+      shmLedger: ledgers.reduce((total, name) => total + treeMb(join(SHM, name)), 0),
     }
   } finally {
     if (child.pid && !exited) {
@@ -203,6 +231,38 @@ console.log(
     'MB',
   ),
 )
+console.log(
+  spread(
+    '  its throwaway ledger in /dev/shm, apart',
+    devnet.map((r) => r.shmLedger ?? NaN),
+    'MB',
+  ),
+)
+
+// Where the time goes: the service's own clock (the "listening" line's `startupMs`, ms since
+// its process started, when each step finished), running the built service directly.
+const steps = new Map<string, number[]>()
+for (let round = 0; round < rounds; round++) {
+  const port = await freePort()
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
+  for await (const line of lines) {
+    const startupMs = (JSON.parse(line) as { startupMs?: Record<string, number> }).startupMs
+    if (!startupMs) continue
+    for (const [step, ms] of Object.entries(startupMs))
+      steps.set(step, [...(steps.get(step) ?? []), ms])
+    break
+  }
+  child.kill('SIGINT')
+  await new Promise((r) => child.once('exit', r))
+}
+for (const [step, ms] of steps) {
+  console.log(spread(`node dist/src/main.js, step done at (since process start): ${step}`, ms))
+}
 
 // Mainnet mode: the same service against an RPC (an anvil standing in for Base), with
 // mainnet's required settings; keys are random, never anvil's public ones.

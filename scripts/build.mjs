@@ -1,12 +1,20 @@
 #!/usr/bin/env node
-// Compiles the client package (packages/client, to packages/client/dist) and then the service
-// (src/, to dist/) with tsc, so `npm start`, `npm run buyer` and the package's executables run
-// plain `node` and never transpile at run time. The client comes first: the service imports
-// the answer types it shares with buyers from `@pre-send-guard/client/types`.
+// Compiles the client package (packages/client, to packages/client/dist) with tsc (it ships
+// `.d.ts`), and then bundles the service (src/, to dist/) with esbuild, so `npm start`,
+// `npm run buyer` and the package's executables run plain `node` and never transpile at run
+// time. The client comes first: the service imports the answer schemas and vocabulary it
+// shares with buyers (`@pre-send-guard/client/schemas`, `/types`).
 //
-// A build is stale when the fingerprint of its inputs (path, size and mtime of every source,
-// the tsconfigs, package.json and the contract artifacts it copies) differs from the one stored
-// beside the build. `ensureBuilt()` compiles only then; it builds into a scratch directory and
+// The service is one bundle (code-split at its dynamic imports) rather than one file per
+// module: Node resolves, reads and compiles a few dozen chunks instead of ~1,500 module
+// files, which is most of start-up's module-load time. Type checking is `npm run typecheck`'s
+// job (and `npm test`'s); the bundle is built from the same sources, including the packages
+// whose own files must stay where they are (wasm, native binaries, worker-thread transports).
+//
+// A build is stale when the fingerprint of its inputs (path, size and mtime of every file it
+// reads: sources, tsconfig and package.json for the client; sources, package.json, the lockfile,
+// this script, the contract artifacts and the client's build for the service) differs from the
+// one stored beside the build. `ensureBuilt()` compiles only then; it builds into a scratch directory and
 // swaps it in whole, so a half-written build is never run and two starts never mix builds.
 //
 //   node scripts/build.mjs              build both when stale (npm run build)
@@ -46,11 +54,12 @@ const TARGETS = {
   },
   service: {
     label: 'src/ to dist/',
-    tsconfig: join(ROOT, 'tsconfig.build.json'),
+    bundle: true,
     dist: join(ROOT, 'dist'),
     main: join(ROOT, 'dist', 'src', 'main.js'),
-    files: ['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((f) => join(ROOT, f)),
-    dirs: [join(ROOT, 'src'), join(ROOT, 'contracts', 'artifacts')],
+    // The bundle holds the dependencies' code too: a changed lockfile or client build rebuilds it.
+    files: ['package.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => join(ROOT, f)),
+    dirs: [join(ROOT, 'src'), join(ROOT, 'contracts', 'artifacts'), join(CLIENT, 'dist')],
     executables: [],
   },
 }
@@ -98,11 +107,74 @@ function tscPath() {
   }
 }
 
+/**
+ * Packages the service bundle leaves to Node's own loader: files they read beside their code
+ * (PGlite's wasm and data, anvil's binary, esbuild's binary), worker-thread transports
+ * (pino), or optional native parts (pg). Each is loaded once, from node_modules.
+ */
+const SERVICE_EXTERNAL = [
+  '@electric-sql/pglite',
+  '@foundry-rs/*',
+  'esbuild',
+  'ioredis',
+  'pg',
+  'pino',
+  'pino-pretty',
+]
+
+/**
+ * Bundles the service's entry points into `outdir` (ESM, split at dynamic imports, so code
+ * a run does not need, such as MCP or Redis, is still loaded only on use). Paths stay
+ * relative to the project root (`dist/src/main.js`), and chunks sit in `dist/chunks/`, two
+ * levels below the root like the sources they came from, so files read beside the code
+ * (`docs/`) are found the same way.
+ */
+function bundleService(outdir) {
+  const require = createRequire(join(ROOT, 'package.json'))
+  const { buildSync } = require('esbuild')
+  buildSync({
+    absWorkingDir: ROOT,
+    entryPoints: ['src/main.ts', 'src/adapters/storage/pglite-files.ts'],
+    outbase: '.',
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    chunkNames: 'chunks/[name]-[hash]',
+    sourcemap: 'linked',
+    external: SERVICE_EXTERNAL,
+    // CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
+    banner: {
+      js: "import { createRequire as __pre_send_guard_require } from 'node:module'; const require = __pre_send_guard_require(import.meta.url);",
+    },
+    logLevel: 'warning',
+  })
+}
+
 /** Compiles one target when stale; true when its build is fresh afterwards. */
 function buildTarget(target, optional) {
   // Taken before compiling: an edit made during the build leaves the next start stale.
   const print = fingerprint(target)
   if (isFresh(print, target)) return true
+  if (target.bundle) {
+    const scratch = `${target.dist}.building-${process.pid}`
+    rmSync(scratch, { recursive: true, force: true })
+    process.stderr.write(`pre-send-guard: bundling ${target.label} (once per source change)...\n`)
+    try {
+      bundleService(scratch)
+    } catch (error) {
+      rmSync(scratch, { recursive: true, force: true })
+      throw new Error(
+        `pre-send-guard: bundling ${target.label} failed: ${error instanceof Error ? error.message : String(error)}`,
+      )
+    }
+    writeFileSync(join(scratch, '.build-fingerprint'), `${print}\n`)
+    rmSync(target.dist, { recursive: true, force: true })
+    renameSync(scratch, target.dist)
+    return true
+  }
   const tsc = tscPath()
   if (!tsc) {
     const message = `pre-send-guard: the compiled build of ${target.label} is missing or older than its sources, and TypeScript is not installed to build it (an install without devDependencies?). Run \`npm install\`, then \`npm start\`.`

@@ -49,6 +49,11 @@ export interface AppDeps {
   publicBaseUrl?: string
   /** The embedded devnet, published in discovery; absent on mainnet. */
   devnet?: DevnetDescription
+  /**
+   * The devnet demo buyer's key (anvil test account #1: public, devnet only). Never in
+   * discovery; shown on the devnet quickstart only, so its paid-call snippet runs as pasted.
+   */
+  devnetBuyerKey?: `0x${string}`
   /** Prometheus metrics (`main.ts` shares them with the RPC client); a fresh set when absent. */
   metrics?: ServiceMetrics
   /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`. */
@@ -268,6 +273,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     environment: deps.environment,
     // Without a rail the pages still explain the flow; the example pays the devnet payTo.
     payTo: payments?.rail.requirements.payTo ?? DEVNET_PAY_TO,
+    ...(deps.environment === 'devnet' && deps.devnetBuyerKey
+      ? { devnetBuyerKey: deps.devnetBuyerKey }
+      : {}),
   })
 
   registerOpenApiDocument(app, { publicBaseUrl: deps.publicBaseUrl })

@@ -44,6 +44,13 @@ const envSchema = z.object({
   RPC_HEAD_POLL_MS: z.coerce.number().int().min(0).max(MAX_TIMEOUT_MS).optional(),
   /** Most pooled keep-alive connections to the RPC; further requests queue. */
   RPC_MAX_CONNECTIONS: positiveInt(64, 4096),
+  /** Most calls per JSON-RPC batch (calls sent together share one HTTP exchange); 1: no batches. */
+  RPC_MAX_BATCH: positiveInt(10, 1000),
+  /**
+   * How far V8 may grow its heap past the live data after a full collection, in percent
+   * (V8's `--heap-growing-percent`); 0 leaves V8's own choice (up to 4x). See heap-growth.ts.
+   */
+  HEAP_GROWING_PERCENT: nonNegativeInt(50, 400),
 
   GAS_WARN_THRESHOLD: bigintString(1_000_000n),
   UNLIMITED_ALLOWANCE_THRESHOLD: bigintString(2n ** 128n),

@@ -1,64 +1,20 @@
-/**
- * Stable error codes. Once published, a code is API: add new ones, never rename.
- * Each maps to exactly one HTTP status, in the HTTP layer (`src/http/error-status.ts`): the
- * domain raises typed failures and knows no HTTP status.
- */
-export const ERROR_CODES = [
-  'invalid_request',
-  'invalid_typed_data',
-  'invalid_json',
-  'unsupported_content_type',
-  'body_too_large',
-  'headers_too_large',
-  'request_timeout',
-  'malformed_request',
-  'unsupported_chain',
-  'unsafe_url',
-  'target_unreachable',
-  'target_error',
-  'reader_refused',
-  'payment_required',
-  'not_found',
-  'method_not_allowed',
-  'rpc_unavailable',
-  'reader_unavailable',
-  'facilitator_unavailable',
-  'settlement_pending',
-  'payment_in_progress',
-  'ledger_unavailable',
-  'service_starting',
-  'rate_limited',
-  'not_ready',
-  'unauthorized',
-  'simulation_unavailable',
-  'simulation_refused',
-  'invalid_payment_identifier',
-  'payment_identifier_required',
-  'payment_identifier_conflict',
-  'internal_error',
-] as const
+import type { ErrorIssue } from '@pre-send-guard/client/schemas'
+import { ERROR_CODES, type ErrorCode } from '@pre-send-guard/client/types'
 
-/** One of {@link ERROR_CODES}. */
-export type ErrorCode = (typeof ERROR_CODES)[number]
+/**
+ * Stable error codes, shared with buyers (`@pre-send-guard/client/types`). Once published, a
+ * code is API: add new ones, never rename. Each maps to exactly one HTTP status, in the HTTP
+ * layer (`src/http/error-status.ts`): the domain raises typed failures and knows no HTTP status.
+ */
+export { ERROR_CODES, type ErrorCode }
 
 /** Whether `code` is one of {@link ERROR_CODES} (a stored failure's code, say). */
 export function isErrorCode(code: string | undefined): code is ErrorCode {
   return (ERROR_CODES as readonly (string | undefined)[]).includes(code)
 }
 
-/** One problem with a request, pointing at the offending field. */
-export interface ErrorIssue {
-  path: string
-  message: string
-}
-
-/** The service's one error body. */
-export interface ErrorBody {
-  error: ErrorCode
-  message: string
-  issues: ErrorIssue[]
-  requestId?: string
-}
+/** One problem with a request, and the service's one error body (declared with the answers). */
+export type { ErrorBody, ErrorIssue } from '@pre-send-guard/client/schemas'
 
 /** A failure with a stable code; the domain and routes throw it and one HTTP handler renders it. */
 export class AppError extends Error {

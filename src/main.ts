@@ -1,35 +1,57 @@
-import { setUpOperations } from './adapters/metrics/operations-setup.js'
 import { readConfig } from './config.js'
 import { startLogging } from './logger.js'
+import { boundHeapGrowth } from './process/heap-growth.js'
 import { redactSecrets } from './secrets.js'
-import { connectChain } from './service/chain.js'
+import { startEmbeddedAnvil } from './service/devnet-node.js'
+import { openLedger } from './service/ledger.js'
 import { createLifecycle, stopOnSignals } from './service/lifecycle.js'
-import { listen } from './service/listen.js'
-import { openLedger, startPayments } from './service/payments.js'
+import { startupClock } from './service/startup-clock.js'
 
 /**
- * The service, start to finish. On the devnet the ledger opens and the routes' code loads
- * while anvil starts (another process): start-up takes about the longest of the three, not
- * their sum. Nothing is served before the payment side holds its settlement lease and
- * has started its reconciler, so a second instance on the same key is refused first.
+ * The service, start to finish. Three things start at once and run beside each other: the
+ * devnet's anvil (another process), the ledger, and the loading of the rest of the code (this
+ * module imports nothing heavy). Nothing is served before the payment side holds its
+ * settlement lease and has started its reconciler, so a second instance on the same key is
+ * refused first.
  */
 async function main(): Promise<void> {
+  const clock = startupClock()
   const config = readConfig()
   const logger = startLogging(config)
+  boundHeapGrowth(config.HEAP_GROWING_PERCENT)
   const lifecycle = createLifecycle(logger)
   stopOnSignals(lifecycle, logger)
+  const anvil = config.BASE_RPC_URL ? undefined : clock.time('anvil', startEmbeddedAnvil(lifecycle))
   // Mainnet opens its ledger after its payment settings are checked (no DATA_DIR on a refusal).
-  const ledger = config.mode === 'devnet' ? openLedger(config, logger, lifecycle) : undefined
-  const routes = import('./service/app.js')
-  routes.catch(() => undefined) // awaited below; not an unhandled rejection meanwhile
+  const ledger =
+    config.mode === 'devnet'
+      ? clock.time('ledger', openLedger(config, logger, lifecycle))
+      : undefined
+  const [{ setUpOperations }, { connectChain }, { startPayments }, { buildApp }, { listen }] =
+    await clock.time(
+      'code',
+      Promise.all([
+        import('./adapters/metrics/operations-setup.js'),
+        import('./service/chain.js'),
+        import('./service/payments.js'),
+        import('./service/app.js'),
+        import('./service/listen.js'),
+      ]),
+    )
   let unresolved = () => Promise.resolve(0)
   const operations = await setUpOperations(config, config.mode, logger, () => unresolved())
   lifecycle.onStop('operations', () => operations.close())
-  const chain = await connectChain(config, logger, operations.observeRpc, lifecycle)
-  const payments = await startPayments(config, chain, ledger, logger, lifecycle)
+  const chain = await clock.time(
+    'chain',
+    connectChain(config, logger, operations.observeRpc, lifecycle, anvil),
+  )
+  const payments = await clock.time(
+    'payments',
+    startPayments(config, chain, ledger, logger, lifecycle),
+  )
   unresolved = payments.payments.ledger.unresolvedCount
-  const app = (await routes).buildApp(config, chain, payments, operations, logger)
-  listen(app.fetch, config, chain, logger, lifecycle)
+  const app = buildApp(config, chain, payments, operations, logger)
+  listen(app.fetch, config, chain, logger, lifecycle, clock)
 }
 
 await main().catch((error: unknown) => {

@@ -24,6 +24,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ RPC_MAX_CONNECTIONS: '0' })).toThrow(/RPC_MAX_CONNECTIONS/)
   })
 
+  it('bounds V8 heap growth at 50 % by default; 0 leaves V8 its own; refuses the absurd', () => {
+    expect(loadConfig({}).HEAP_GROWING_PERCENT).toBe(50)
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).HEAP_GROWING_PERCENT).toBe(0)
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '100' }).HEAP_GROWING_PERCENT).toBe(100)
+    expect(() => loadConfig({ HEAP_GROWING_PERCENT: '-5' })).toThrow(/HEAP_GROWING_PERCENT/)
+    expect(() => loadConfig({ HEAP_GROWING_PERCENT: '401' })).toThrow(/HEAP_GROWING_PERCENT/)
+  })
+
   it('is mainnet mode when BASE_RPC_URL is set', () => {
     expect(loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' }).mode).toBe('mainnet')
   })

@@ -31,6 +31,24 @@ describe('the domain (src/domain)', () => {
     expect(offending).toEqual([])
   })
 
+  it('takes the answer shapes from the shared schemas as types only (no zod at run time)', () => {
+    // The domain builds answers whose types are the `z.output` of the client package's
+    // schemas; it never parses with them (routes and the client do), so it imports them with
+    // `import type` / `export type` only, and the package's vocabulary lists from `/types`.
+    const importers = files.filter(({ text }) => text.includes("'@pre-send-guard/client/schemas'"))
+    const runtime = importers.flatMap(({ path, text }) =>
+      [
+        ...text.matchAll(
+          /^(import|export)\s+(type\s+)?\{[^}]*\}\s+from\s+'@pre-send-guard\/client\/schemas'/gm,
+        ),
+      ]
+        .filter((m) => m[2] === undefined)
+        .map(() => path),
+    )
+    expect(importers.length).toBeGreaterThan(5)
+    expect(runtime).toEqual([])
+  })
+
   it('starts no background loop: the process owns its timers (src/process)', () => {
     const loops = files.filter(
       ({ text }) => /\bsetInterval\(/.test(text) && !/withLease/.test(text),

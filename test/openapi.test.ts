@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ServedGuard, startServedGuard } from './support/served-guard.js'
+import { componentsOfSharedSchemas } from './support/shared-schemas.js'
 
 let guard: ServedGuard
 let doc: Record<string, any>
@@ -99,6 +100,17 @@ describe('the OpenAPI document', () => {
     expect(schema.required.sort()).toEqual(['data', 'from', 'to'])
     expect(schema.properties.from.pattern).toBe('^0x[a-fA-F0-9]{40}$')
     expect(schema.properties.data.pattern).toBe('^0x(?:[a-fA-F0-9]{2})*$')
+  })
+
+  it("serves the shared answer schemas' components exactly as they generate on their own", () => {
+    // One declaration (@pre-send-guard/client/schemas): every component it names is served
+    // byte for byte as the shared schema generates it, under the same name.
+    const expected = componentsOfSharedSchemas()
+    const names = Object.keys(expected)
+    expect(names.length).toBeGreaterThanOrEqual(20)
+    for (const name of names) {
+      expect(doc.components.schemas[name], name).toEqual(expected[name])
+    }
   })
 
   it('describes findings and decoded calldata', () => {

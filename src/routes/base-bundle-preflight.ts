@@ -1,46 +1,14 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
-import { ENVIRONMENTS } from '@pre-send-guard/client/types'
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { BundleResultSchema } from '@pre-send-guard/client/schemas'
 import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
 import { BundleRequestSchema, OVERRIDE_LIMITS, toStateOverrides } from './schemas/bundle-request.js'
 import { errorResponses } from './schemas/error-body.js'
-import { ChangeSchema, PreflightResultSchema } from './schemas/preflight-result.js'
 import { toTransactionInput } from './schemas/transaction-request.js'
 
 export const BASE_BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
-
-const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
-
-/** The bundle answer. */
-export const BundleResultSchema = z
-  .object({
-    verdict: z
-      .enum(['sign', 'review', 'block'])
-      .openapi({ description: 'The worst verdict of the transactions.' }),
-    hypothetical: z.boolean().openapi({
-      description:
-        'True when stateOverrides were applied: every figure and the verdict describe a hypothetical state, not the chain.',
-    }),
-    environment: z.enum(ENVIRONMENTS),
-    chainId: z.string(),
-    network: z.string(),
-    block: z.object({ number: z.string(), hash: hex, timestamp: z.string() }),
-    transactions: z.array(
-      PreflightResultSchema.omit({ environment: true, chainId: true, network: true, block: true }),
-    ),
-    netEffects: z
-      .array(
-        z.object({
-          sender: z.string(),
-          changes: z.array(ChangeSchema),
-          summary: z.string().openapi({ example: '- 100 TKA, + 90.66 TKB' }),
-        }),
-      )
-      .openapi({ description: "Each sender's net change over the whole bundle." }),
-  })
-  .openapi('BundlePreflightResult')
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
 export function baseBundlePreflightRoute(maxBodyBytes: number) {

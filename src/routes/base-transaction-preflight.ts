@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { PreflightResultSchema } from '@pre-send-guard/client/schemas'
 import { type PreflightDeps, runPreflight } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
 import { errorResponses } from './schemas/error-body.js'
-import { PreflightResultSchema } from './schemas/preflight-result.js'
 import { TransactionRequestSchema, toTransactionInput } from './schemas/transaction-request.js'
 
 export const BASE_TRANSACTION_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflight'

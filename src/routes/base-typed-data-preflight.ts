@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { TypedDataResultSchema } from '@pre-send-guard/client/schemas'
 import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { runTypedDataPreflight } from '../domain/typed-data/run-typed-data-preflight.js'
 import { jsonBody } from '../http/json-body.js'
 import { errorResponses } from './schemas/error-body.js'
 import { TypedDataRequestSchema, toTypedDataInput } from './schemas/typed-data-request.js'
-import { TypedDataResultSchema } from './schemas/typed-data-result.js'
 
 export const BASE_TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
 

@@ -1,11 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import { DiscoverySchema } from '@pre-send-guard/client/schemas'
 import type { DevnetDescription } from '../domain/discovery/discovery-document.js'
 import { discoveryDocument } from '../domain/discovery/discovery-document.js'
 import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaymentRail } from '../domain/payment/payment-rail.js'
 import { type ReceiptSigner, receiptVerification } from '../domain/receipt/receipt.js'
 import { publicBaseUrl } from '../http/base-url.js'
-import { DiscoverySchema } from './schemas/discovery.js'
 
 export const DISCOVERY_PATH = '/.well-known/x402'
 

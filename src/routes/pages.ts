@@ -43,7 +43,20 @@ export interface PagesDeps {
   publicBaseUrl: string | undefined
   environment: 'devnet' | 'mainnet'
   payTo: string
+  /** The devnet demo buyer's public key: the devnet quickstart's run command pays with it. */
+  devnetBuyerKey?: string
 }
+
+/** The file the quickstart's paid call is saved as: `.mts`, an ES module (top-level await). */
+export const QUICKSTART_FILE = 'quickstart.mts'
+
+/** What the quickstart's paid call needs installed beside it (exact versions, as tested). */
+export const QUICKSTART_PACKAGES = [
+  '@x402/fetch@2.27.0',
+  '@x402/evm@2.27.0',
+  'viem@2.57.1',
+  'tsx@4.23.15',
+]
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>
 
@@ -126,14 +139,15 @@ const pages: Record<
 <h2>2. The unpaid challenge</h2><pre>${curl(base, deps.payTo)}</pre>
 <p>Expect <code>HTTP/1.1 402</code>, a <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2) and a body with <code>"error":"payment_required"</code>, <code>"price":"$0.01"</code>, <code>"network":"eip155:8453"</code>.</p>
 <h2>3. One paid call (TypeScript, @x402/fetch + viem)</h2>
-<pre class="ts">import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
+<p>In a new folder: <code>npm install ${QUICKSTART_PACKAGES.join(' ')}</code>, then save this as <code>${QUICKSTART_FILE}</code> (<code>.mts</code>: an ES module, it uses top-level await). The answer types come from <code>@pre-send-guard/client</code> (the buyer kit); tsx runs the file without it.</p>
+<pre class="ts" data-file="${QUICKSTART_FILE}">import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import type { PreflightResult, Receipt } from '@pre-send-guard/client'
 import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
-const key = process.env.BUYER_KEY as Hex | undefined
-if (!key) throw new Error('set BUYER_KEY to the buyer wallet key (0x...)')
+const key = process.env.BUYER_PRIVATE_KEY as Hex | undefined
+if (!key) throw new Error('set BUYER_PRIVATE_KEY to the buyer wallet key (0x...)')
 const client = new x402Client()
 registerExactEvmScheme(client, { signer: privateKeyToAccount(key) })
 const pay = wrapFetchWithPayment(fetch, client)
@@ -144,6 +158,13 @@ const res = await pay('${base}/simulate/transaction-preflight', {
 if (res.status !== 200) throw new Error('paid call failed: HTTP ' + res.status)
 const { result, receipt } = (await res.json()) as { result: PreflightResult; receipt: Receipt }
 console.log(result.verdict, receipt.type, receipt.settlementTx)   // receipt.type === 'PRE_SEND_PROOF_RECEIPT'</pre>
+${
+  deps.devnetBuyerKey
+    ? html`<p>Run it as this devnet's demo buyer, anvil test account #1 (<code>${examplePayload(deps.payTo).from}</code>, funded with devnet USDC; its key is public, devnet only). It pays $0.01 once and prints the verdict, the receipt type and the settlement transaction:</p>
+<pre class="run">BUYER_PRIVATE_KEY=${deps.devnetBuyerKey} npx tsx ${QUICKSTART_FILE}</pre>`
+    : html`<p>Run it with the key of a buyer wallet holding a little USDC on Base (gas is the facilitator's). It pays $0.01 once and prints the verdict, the receipt type and the settlement transaction:</p>
+<pre class="run">BUYER_PRIVATE_KEY=0x... npx tsx ${QUICKSTART_FILE}</pre>`
+}
 <h2>4. The free read-only preflight</h2>
 <pre>curl -s ${base}/payanagent/v1/base-transaction-preflight -H 'content-type: application/json' \\
   -d '${JSON.stringify({ from: examplePayload(deps.payTo).from, to: deps.payTo, data: '0x' })}'</pre>`,

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import { PageEvidenceSchema } from '@pre-send-guard/client/schemas'
 import { collectPageEvidence } from '../domain/evidence/collect-page-evidence.js'
 import type { PageReader } from '../domain/evidence/page-reader.js'
 import { jsonBody } from '../http/json-body.js'
 import { errorResponses } from './schemas/error-body.js'
 import { EvidenceRequestSchema } from './schemas/evidence-request.js'
-import { PageEvidenceSchema } from './schemas/evidence-response.js'
 
 export const PUBLIC_PAGE_EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
 

@@ -1,4 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+import { PaidPreflightResponseSchema, PaymentChallengeSchema } from '@pre-send-guard/client/schemas'
+import type { PaymentReason } from '@pre-send-guard/client/types'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import type { Context } from 'hono'
 import { challengeBody, railReadiness } from '../domain/payment/challenge.js'
@@ -6,7 +8,6 @@ import {
   PAID_PREFLIGHT_PATH,
   PAYMENT_NETWORK,
   PRICE,
-  PRODUCT,
   paidResource,
 } from '../domain/payment/offer.js'
 import { offerReceiptFor, withOfferReceipt } from '../domain/payment/offer-receipt.js'
@@ -20,49 +21,13 @@ import {
   paymentIdentifierDeclaration,
 } from '../domain/payment/payment-identifier.js'
 import type { PaymentRail } from '../domain/payment/payment-rail.js'
-import { PAYMENT_REASONS, type PaymentReason } from '../domain/payment/payment-reasons.js'
 import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
 import { redactSecrets } from '../secrets.js'
 import { paidRouteBazaar } from './paid-route-bazaar.js'
-import { ReceiptSchema } from './receipts.js'
 import { errorResponses } from './schemas/error-body.js'
-import { PreflightResultSchema } from './schemas/preflight-result.js'
-import { RailReadinessSchema } from './schemas/rail-readiness.js'
 import { TransactionRequestSchema, toTransactionInput } from './schemas/transaction-request.js'
-
-/** The 402 body (spec 2.6) with our `reason` and `settlement.railReadiness`. */
-export const ChallengeSchema = z
-  .object({
-    error: z.literal('payment_required'),
-    product: z.literal(PRODUCT),
-    price: z.literal(PRICE),
-    network: z.literal(PAYMENT_NETWORK),
-    firstCheckUrl: z.url(),
-    quickstartUrl: z.url(),
-    browserDemoUrl: z.url(),
-    settlement: z.object({
-      railReadiness: RailReadinessSchema,
-    }),
-    reason: z.enum(Object.keys(PAYMENT_REASONS) as [PaymentReason, ...PaymentReason[]]).openapi({
-      description: 'Stable code: why this 402.',
-    }),
-    message: z.string(),
-    facilitatorReason: z
-      .string()
-      .optional()
-      .openapi({ description: "The facilitator's own code." }),
-    issues: z
-      .array(z.object({ path: z.string(), message: z.string() }))
-      .openapi({ description: 'As in every error body; always empty on a 402.' }),
-    requestId: z.string().optional(),
-  })
-  .openapi('PaymentChallenge')
-
-const PaidResponseSchema = z
-  .object({ result: PreflightResultSchema, receipt: ReceiptSchema })
-  .openapi('PaidPreflightResponse')
 
 /** What the paid route needs beyond the preflight itself. */
 export interface PaidRouteDeps {
@@ -130,12 +95,12 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
       200: {
         description:
           'Preflight result and receipt. PAYMENT-RESPONSE carries the settlement, with the x402 offer-receipt extension\'s EIP-712 signed receipt in its extensions["offer-receipt"].info.receipt (same receipt key).',
-        content: { 'application/json': { schema: PaidResponseSchema } },
+        content: { 'application/json': { schema: PaidPreflightResponseSchema } },
       },
       402: {
         description:
           'Payment required (no payment, or it was rejected, or settlement failed). PAYMENT-REQUIRED header always set.',
-        content: { 'application/json': { schema: ChallengeSchema } },
+        content: { 'application/json': { schema: PaymentChallengeSchema } },
       },
       ...errorResponses({
         400: 'x402 payment-identifier: `invalid_payment_identifier` (an id outside 16-128 of [A-Za-z0-9_-]) or `payment_identifier_required` (the service requires one and the payment has none). Nothing was charged.',

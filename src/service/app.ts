@@ -46,5 +46,6 @@ export function buildApp(
     ...(devnet ? {} : { readyMaxBlockAgeSeconds: config.READY_MAX_BLOCK_AGE_SECONDS }),
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
+    ...(devnet ? { devnetBuyerKey: devnet.accounts.buyer.privateKey } : {}),
   })
 }

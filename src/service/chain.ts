@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import type { AnvilInstance } from '../adapters/devnet/anvil.js'
 import type { Devnet } from '../adapters/devnet/devnet.js'
 import type { RpcObserver } from '../adapters/http/observed-fetch.js'
 import { createViemChainReader, DEFAULT_HEAD_POLL_MS } from '../adapters/rpc/viem-chain-reader.js'
@@ -20,23 +21,27 @@ export interface ChainConnection {
 }
 
 /**
- * Start-up's chain step: starts and prepares the embedded devnet (anvil) when no
- * `BASE_RPC_URL` is set, then checks that the RPC answers as Base mainnet (chain id 8453).
- * Either failure stops the process (exit 1) with one fatal line.
+ * Start-up's chain step: prepares the embedded devnet when no `BASE_RPC_URL` is set (its
+ * anvil, started by `startEmbeddedAnvil` at the very beginning), then checks that the
+ * RPC answers as Base mainnet (chain id 8453). Either failure stops the process (exit 1) with
+ * one fatal line.
  */
 export async function connectChain(
   config: Config,
   logger: Logger,
   observe: RpcObserver,
   lifecycle: Lifecycle,
+  /** The devnet's anvil, being started since start-up began; required without `BASE_RPC_URL`. */
+  anvil?: Promise<AnvilInstance>,
 ): Promise<ChainConnection> {
   let devnet: Devnet | undefined
   let rpcUrl = config.BASE_RPC_URL ?? ''
   if (!config.BASE_RPC_URL) {
     try {
+      if (!anvil) throw new Error('unreachable: no BASE_RPC_URL and no embedded anvil started')
       // Loaded only for the devnet: mainnet needs neither anvil's adapter nor viem's test client.
-      const { startDevnet } = await import('../adapters/devnet/devnet.js')
-      devnet = await startDevnet()
+      const { prepareAnvil } = await import('../adapters/devnet/devnet.js')
+      devnet = await prepareAnvil(await anvil)
     } catch (error) {
       logger.fatal(
         { err: error },
@@ -44,8 +49,7 @@ export async function connectChain(
       )
       return lifecycle.exit(1)
     }
-    const running = devnet
-    lifecycle.onStop('devnet', () => running.stop())
+    // Stopped on the way out by the step that started its anvil (devnet-node.ts).
     rpcUrl = devnet.rpcUrl
     logger.info({ anvilPid: devnet.pid, rpcUrl }, 'embedded devnet started (anvil, chain id 8453)')
     devnet.onExit((info) => {
@@ -60,6 +64,7 @@ export async function connectChain(
     observe,
     headPollMs: config.RPC_HEAD_POLL_MS ?? DEFAULT_HEAD_POLL_MS[devnet ? 'devnet' : 'mainnet'],
     maxSockets: config.RPC_MAX_CONNECTIONS,
+    maxBatch: config.RPC_MAX_BATCH,
   })
   // Before the devnet's own stop (registered earlier, so run later): the head poll ends first.
   lifecycle.onStop('chain reader', async () => reader.close())

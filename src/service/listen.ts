@@ -5,6 +5,7 @@ import { startHttpServer } from '../http/server.js'
 import { publicOrigin } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
 import type { Lifecycle } from './lifecycle.js'
+import type { StartupClock } from './startup-clock.js'
 
 /**
  * Start-up's listen step: serves `fetch` on HOST:PORT with the configured limits and says
@@ -17,6 +18,8 @@ export function listen(
   chain: ChainConnection,
   logger: Logger,
   lifecycle: Lifecycle,
+  /** Start-up's steps, logged with the "listening" line (ms since the process started). */
+  clock?: StartupClock,
 ): ServerType {
   const { devnet, environment } = chain
   const server = startHttpServer({
@@ -47,7 +50,10 @@ export function listen(
           'connected to Base mainnet',
         )
       }
-      logger.info({ url, environment }, `pre-send-guard listening on ${url}`)
+      logger.info(
+        { url, environment, ...(clock ? { startupMs: clock.read() } : {}) },
+        `pre-send-guard listening on ${url}`,
+      )
     },
   })
   server.on('error', (error: NodeJS.ErrnoException) => {

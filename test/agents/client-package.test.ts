@@ -81,6 +81,7 @@ describe('npm pack of @pre-send-guard/client', () => {
     expect(files).toContain('package/bin/pre-send-guard-mcp.js')
     expect(files).toContain('package/dist/client/index.d.ts')
     expect(files).toContain('package/dist/viem/index.d.ts')
+    expect(files).toContain('package/dist/schemas/index.d.ts')
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([])
     const installed = join(project, 'node_modules', '@pre-send-guard', 'client')
@@ -146,6 +147,11 @@ describe('npm pack of @pre-send-guard/client', () => {
 import { checkChallenge } from '@pre-send-guard/client/client'
 import { runCli } from '@pre-send-guard/client/cli'
 import { createGuardMcpServer, optionsFromEnv } from '@pre-send-guard/client/mcp'
+import {
+  ErrorBodySchema,
+  PreflightResultSchema,
+  type PreflightResult as SharedPreflightResult,
+} from '@pre-send-guard/client/schemas'
 import { VERDICTS, type Verdict } from '@pre-send-guard/client/types'
 import { TransactionBlockedError, withPreSendGuard } from '@pre-send-guard/client/viem'
 
@@ -167,6 +173,12 @@ export type Verify = (d: Discovery) => ReturnType<typeof verifyOfferReceipt>
 export const fns = [checkChallenge, runCli, createGuardMcpServer, optionsFromEnv]
 // @ts-expect-error: the verdict vocabulary is closed
 export const wrong: Verdict = 'maybe'
+// The schemas subpath: the answers' zod schemas, and the client's answer type is theirs.
+export function parsed(json: unknown): PreflightResult {
+  const result: SharedPreflightResult = PreflightResultSchema.parse(json)
+  return result
+}
+export const errorCode = ErrorBodySchema.shape.error.options[0]
 `,
     )
     const tsc = join(project, 'node_modules', '.bin', 'tsc')
@@ -209,13 +221,14 @@ describe('the package module graph (compiled)', () => {
     expect(cycles).toEqual([])
   })
 
-  it('imports only downwards: types <- client <- viem <- cli, and mcp', () => {
+  it('imports only downwards: types <- schemas <- client <- viem <- cli, and mcp', () => {
     const allowed: Record<string, string[]> = {
       types: ['types'],
-      client: ['types', 'client'],
-      viem: ['types', 'client', 'viem'],
-      cli: ['types', 'client', 'viem', 'cli'],
-      mcp: ['types', 'client', 'mcp'],
+      schemas: ['types', 'schemas'],
+      client: ['types', 'schemas', 'client'],
+      viem: ['types', 'schemas', 'client', 'viem'],
+      cli: ['types', 'schemas', 'client', 'viem', 'cli'],
+      mcp: ['types', 'schemas', 'client', 'mcp'],
     }
     const wrong: string[] = []
     for (const [file, imports] of graph) {

@@ -11,6 +11,7 @@ import {
   SETTLEMENT_TX,
   startFakeGuard,
   startFakeRpc,
+  typedDataResult,
 } from './fake-guard.js'
 
 /**
@@ -142,23 +143,18 @@ describe('flow with BUYER_PRIVATE_KEY', () => {
     const userRpc = await rpc(settledChain)
     const fake = await guard({
       environment: 'mainnet',
-      typedData: (body) => ({
-        verdict: 'block',
-        findings: [
-          {
-            id: 'typed-data-domain-mismatch',
-            severity: 'critical',
-            title: 'Domain does not match',
-            detail: 'lure',
-          },
-        ],
-        environment: 'mainnet',
-        chainId: '0x2105',
-        block: { number: '100', hash: `0x${'11'.repeat(32)}`, timestamp: '1700000000' },
-        signer: body.signer,
-        kind: 'eip3009-transfer-with-authorization',
-        typedData: { primaryType: 'TransferWithAuthorization', digest: `0x${'22'.repeat(32)}` },
-      }),
+      typedData: (body) =>
+        typedDataResult(body.signer, 'mainnet', {
+          verdict: 'block',
+          findings: [
+            {
+              id: 'typed-data-domain-mismatch',
+              severity: 'critical',
+              title: 'Domain does not match',
+              detail: 'lure',
+            },
+          ],
+        }),
     })
     const r = await run(['flow', '--url', fake.baseUrl, '--yes'], {
       BUYER_PRIVATE_KEY: KEY,

@@ -69,7 +69,10 @@ export interface FakeGuard {
   close(): Promise<void>
 }
 
-/** A read-only preflight answer; `overrides` replaces top-level fields. */
+/**
+ * A complete read-only preflight answer (a plain ETH transfer, judged `sign`), as the shared
+ * answer schema requires it; `overrides` replaces top-level fields.
+ */
 export function preflightResult(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     verdict: 'sign',
@@ -78,15 +81,75 @@ export function preflightResult(overrides: Record<string, unknown> = {}): Record
     chainId: '0x2105',
     network: 'eip155:8453',
     block: { number: '100', hash: `0x${'11'.repeat(32)}`, timestamp: '1700000000' },
+    transaction: {
+      from: DEVNET_ACCOUNTS.buyer.address,
+      to: FAKE_PAY_TO,
+      data: '0x',
+      value: '0',
+    },
     call: { success: true, returnData: '0x' },
     gas: { success: true, estimate: '21000' },
     fees: {
       baseFeePerGas: '1000000000',
       maxPriorityFeePerGas: '1000000',
       maxFeePerGas: '2001000000',
-      totalCost: '21000000000000',
+      gasLimit: '21000',
+      l2ExecutionCost: '21021000000000',
+      l2ExecutionCostMax: '42021000000000',
+      l1DataFee: '0',
+      totalCost: '21021000000000',
       totalCostMax: '42021000000000',
       totalCostPlusValue: '42021000000000',
+    },
+    decoded: { selector: null, known: false, reason: 'empty' },
+    effects: { available: false, reason: 'the fake guard simulates nothing' },
+    ...overrides,
+  }
+}
+
+/**
+ * A complete typed-data preflight answer (a USDC TransferWithAuthorization judged `sign`), as
+ * the shared answer schema requires it; `overrides` replaces top-level fields.
+ */
+export function typedDataResult(
+  signer: unknown,
+  environment: 'devnet' | 'mainnet' = 'mainnet',
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    verdict: 'sign',
+    findings: [],
+    environment,
+    chainId: '0x2105',
+    network: 'eip155:8453',
+    block: { number: '100', hash: `0x${'11'.repeat(32)}`, timestamp: '1700000000' },
+    signer,
+    typedData: {
+      primaryType: 'TransferWithAuthorization',
+      digest: `0x${'22'.repeat(32)}`,
+      domainSeparator: `0x${'33'.repeat(32)}`,
+      domain: { name: 'USD Coin', version: '2', chainId: '8453', verifyingContract: USDC_ADDRESS },
+    },
+    kind: 'eip3009-transfer-with-authorization',
+    standardName: 'TransferWithAuthorization',
+    renamed: false,
+    witness: null,
+    decoded: {},
+    grants: [],
+    deadlines: [],
+    chainFacts: {
+      verifyingContract: { address: USDC_ADDRESS, hasCode: true },
+      contractDomain: {
+        source: 'none',
+        name: null,
+        version: null,
+        chainId: null,
+        verifyingContract: null,
+        salt: null,
+        separator: null,
+      },
+      spenders: [],
+      nonces: [],
     },
     ...overrides,
   }
@@ -204,16 +267,7 @@ export async function startFakeGuard(options: FakeGuardOptions = {}): Promise<Fa
       }
       if (req.url === '/payanagent/v1/base-typed-data-preflight') {
         typedDataChecks.push(body)
-        const answer = {
-          verdict: 'sign',
-          findings: [],
-          environment: options.environment ?? 'mainnet',
-          chainId: '0x2105',
-          block: { number: '100', hash: `0x${'11'.repeat(32)}`, timestamp: '1700000000' },
-          signer: body.signer,
-          kind: 'eip3009-transfer-with-authorization',
-          typedData: { primaryType: 'TransferWithAuthorization', digest: `0x${'22'.repeat(32)}` },
-        }
+        const answer = typedDataResult(body.signer, options.environment ?? 'mainnet')
         reply(res, {
           status: 200,
           body: JSON.stringify(options.typedData ? options.typedData(body) : answer),

@@ -4,16 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { PAGE_PATHS, registerPages } from '../../src/routes/pages.js'
-
-/** Undoes the HTML escaping hono's `html` applies to text (the five entities it writes). */
-function unescapeHtml(text: string): string {
-  return text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-}
+import { tsSnippets } from '../support/page-snippets.js'
 
 /** Every `<pre class="ts">` snippet of every page, as a reader would copy it. */
 async function snippets(): Promise<{ page: string; code: string }[]> {
@@ -26,9 +17,7 @@ async function snippets(): Promise<{ page: string; code: string }[]> {
   const found: { page: string; code: string }[] = []
   for (const page of PAGE_PATHS) {
     const body = await (await app.request(page)).text()
-    for (const m of body.matchAll(/<pre class="ts">([\s\S]*?)<\/pre>/g)) {
-      found.push({ page, code: unescapeHtml(m[1] as string) })
-    }
+    for (const { code } of tsSnippets(body)) found.push({ page, code })
   }
   return found
 }

@@ -279,6 +279,8 @@ describe('RPC waves, requests and determinism', () => {
       expect(proxy.methods).toHaveLength(9)
       expect(proxy.methods.filter((m) => m === 'eth_simulateV1')).toHaveLength(1)
       expect(proxy.methods.filter((m) => m === 'eth_getBlockByNumber')).toHaveLength(1)
+      // The wave's 9 calls travel as one JSON-RPC batch: one HTTP request.
+      expect(proxy.exchanges).toBe(1)
       proxy.reset()
       const transfer = encode(tokenA, 'transfer', [PERSON, 5n])
       await preflight(body(tokenA.address, transfer), counted)
@@ -297,6 +299,8 @@ describe('RPC waves, requests and determinism', () => {
       expect(proxy.waves).toBe(1)
       // + the spender's code and the three token-standard probes of the token.
       expect(proxy.methods).toHaveLength(13)
+      // Batches of at most RPC_MAX_BATCH (10) calls: 13 calls are two HTTP requests.
+      expect(proxy.exchanges).toBe(2)
       proxy.reset()
       // Execution names a token the calldata does not: its metadata is a second wave.
       await preflight(body(sneaky.address, encode(sneaky, 'deposit')), counted)

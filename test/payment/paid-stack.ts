@@ -83,6 +83,8 @@ export async function paidApp(options: {
   ledger: PaymentLedger
   publicBaseUrl?: string
   devnet?: DevnetDescription
+  /** The devnet demo buyer's public key, for the devnet quickstart's run command. */
+  devnetBuyerKey?: `0x${string}`
   /** Overrides of the paid route's settings (bounded wait, logger, in-flight tracker...). */
   payments?: Partial<
     Pick<
@@ -147,6 +149,7 @@ export async function paidApp(options: {
     },
     ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
     ...(options.devnet ? { devnet: options.devnet } : {}),
+    ...(options.devnetBuyerKey ? { devnetBuyerKey: options.devnetBuyerKey } : {}),
     ...options.operations,
   })
   // Every answer of the app is held to its own OpenAPI document (test/support/contract-setup.ts).

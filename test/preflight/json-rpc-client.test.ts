@@ -16,19 +16,67 @@ import { postJson, preflightApp } from '../support/preflight-app.js'
  * that covers the reply body, a reply size bound, keep-alive reuse, and the preflight answering
  * 503 `rpc_unavailable` (never 500, never a hang) for each.
  */
-type Mode = 'ok' | 'stall-body' | 'huge-declared' | 'huge-streamed' | 'rpc-error' | 'http-500'
+type Mode =
+  | 'ok'
+  | 'stall-body'
+  | 'huge-declared'
+  | 'huge-streamed'
+  | 'rpc-error'
+  | 'http-500'
+  | 'refuse-batch'
+  | 'limit-batch'
+  | 'drop-last'
 let mode: Mode = 'ok'
 let server: http.Server
 let url: string
 const connections: Socket[] = []
 let requests = 0
+/** Calls per HTTP request received, in order (1 for a plain request). */
+const sizes: number[] = []
+type Call = { id: number; method: string }
+/** One call's answer in 'ok' mode: `fail_me` is a revert, anything else 0x2105. */
+const answerOf = ({ id, method }: Call) =>
+  method === 'fail_me'
+    ? { jsonrpc: '2.0', id, error: { code: 3, message: 'execution reverted', data: '0x12' } }
+    : { jsonrpc: '2.0', id, result: '0x2105' }
 
 beforeAll(async () => {
   server = http.createServer(async (req, res) => {
     requests++
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number }
+    const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Call | Call[]
+    const batch = Array.isArray(parsed) ? parsed : undefined
+    sizes.push(batch ? batch.length : 1)
+    const id = batch ? -1 : (parsed as Call).id
+    if (batch && mode === 'limit-batch') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32005, message: 'request rate exceeded' },
+        }),
+      )
+      return
+    }
+    if (batch && (mode === 'ok' || mode === 'drop-last' || mode === 'refuse-batch')) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      if (mode === 'refuse-batch') {
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32600, message: 'batch requests are not supported' },
+          }),
+        )
+        return
+      }
+      // Answers in reverse order: a batch answer's order is not the request's.
+      const answers = batch.map(answerOf).reverse()
+      res.end(JSON.stringify(mode === 'drop-last' ? answers.slice(1) : answers))
+      return
+    }
     if (mode === 'stall-body') {
       // Headers and part of the body, then nothing: only a deadline over the body ends this.
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
@@ -62,13 +110,11 @@ beforeAll(async () => {
     }
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(
-      mode === 'rpc-error'
-        ? JSON.stringify({
-            jsonrpc: '2.0',
-            id,
-            error: { code: 3, message: 'execution reverted', data: '0x12' },
-          })
-        : JSON.stringify({ jsonrpc: '2.0', id, result: '0x2105' }),
+      JSON.stringify(
+        mode === 'rpc-error'
+          ? answerOf({ id, method: 'fail_me' })
+          : answerOf(batch ? { id, method: 'batch' } : (parsed as Call)),
+      ),
     )
   })
   server.on('connection', (socket) => connections.push(socket))
@@ -151,6 +197,140 @@ describe('the JSON-RPC client', () => {
       mode = 'http-500'
       const httpError = await client.send('eth_call', []).catch((e: unknown) => e)
       expect(httpError).toMatchObject({ kind: 'http', body: 'upstream exploded' })
+    } finally {
+      client.close()
+    }
+  })
+})
+
+describe('JSON-RPC batches', () => {
+  const wave = (client: ReturnType<typeof createJsonRpcClient>, methods: string[]) =>
+    Promise.all(
+      methods.map((m) =>
+        client.send(m, []).then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    )
+
+  it('calls sent together share one exchange, and each keeps its own answer', async () => {
+    const observed: string[] = []
+    const client = createJsonRpcClient({
+      url,
+      timeoutMs: 2_000,
+      observe: (method, outcome) => observed.push(`${method}:${outcome}`),
+    })
+    try {
+      sizes.length = 0
+      const answers = await wave(client, ['a', 'b', 'fail_me', 'c', 'd', 'e', 'f', 'g', 'h'])
+      expect(sizes).toEqual([9])
+      expect(answers.filter((a) => 'result' in a && a.result === '0x2105')).toHaveLength(8)
+      const failed = answers[2] as { error: unknown }
+      expect(failed.error).toBeInstanceOf(JsonRpcError)
+      expect(failed.error).toMatchObject({ code: 3, message: 'execution reverted', data: '0x12' })
+      expect(observed.sort()).toEqual(
+        ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']
+          .map((m) => `${m}:ok`)
+          .concat('fail_me:rpc_error')
+          .sort(),
+      )
+      // A lone call is a plain request, not a batch of one.
+      sizes.length = 0
+      expect(await client.send('eth_chainId', [])).toBe('0x2105')
+      expect(sizes).toEqual([1])
+    } finally {
+      client.close()
+    }
+  })
+
+  it('holds a batch to maxBatch calls; maxBatch 1 sends every call alone', async () => {
+    const client = createJsonRpcClient({ url, timeoutMs: 2_000, maxBatch: 4 })
+    const unbatched = createJsonRpcClient({ url, timeoutMs: 2_000, maxBatch: 1 })
+    try {
+      sizes.length = 0
+      const answers = await wave(
+        client,
+        Array.from({ length: 10 }, (_, i) => `m${i}`),
+      )
+      expect(answers.every((a) => 'result' in a && a.result === '0x2105')).toBe(true)
+      expect(sizes).toEqual([4, 4, 2])
+      sizes.length = 0
+      await wave(unbatched, ['a', 'b', 'c'])
+      expect(sizes).toEqual([1, 1, 1])
+    } finally {
+      client.close()
+      unbatched.close()
+    }
+  })
+
+  it('a batch answer that lacks a call fails that call only, as garbage', async () => {
+    mode = 'drop-last'
+    const client = createJsonRpcClient({ url, timeoutMs: 2_000 })
+    try {
+      const answers = await wave(client, ['a', 'b', 'c'])
+      // The answers come reversed and the first is dropped: the last call has none.
+      expect(answers.slice(0, 2)).toEqual([{ result: '0x2105' }, { result: '0x2105' }])
+      const missing = (answers[2] as { error: unknown }).error
+      expect(missing).toBeInstanceOf(RpcTransportError)
+      expect((missing as RpcTransportError).kind).toBe('garbage')
+    } finally {
+      client.close()
+    }
+  })
+
+  it('a transport failure fails every call of the exchange, each observed', async () => {
+    mode = 'http-500'
+    const observed: string[] = []
+    const client = createJsonRpcClient({
+      url,
+      timeoutMs: 2_000,
+      observe: (method, outcome) => observed.push(`${method}:${outcome}`),
+    })
+    try {
+      const answers = await wave(client, ['a', 'b'])
+      for (const a of answers) {
+        expect((a as { error: unknown }).error).toMatchObject({ kind: 'http' })
+      }
+      expect(observed.sort()).toEqual(['a:http_error', 'b:http_error'])
+    } finally {
+      client.close()
+    }
+  })
+
+  it("a node's other error for a whole batch (a rate limit) fails its calls, and batching goes on", async () => {
+    mode = 'limit-batch'
+    const client = createJsonRpcClient({ url, timeoutMs: 2_000 })
+    try {
+      sizes.length = 0
+      const limited = await wave(client, ['a', 'b'])
+      for (const a of limited) {
+        expect((a as { error: unknown }).error).toMatchObject({ kind: 'garbage' })
+      }
+      expect(sizes).toEqual([2])
+      mode = 'ok'
+      sizes.length = 0
+      const answers = await wave(client, ['c', 'd'])
+      expect(answers).toEqual([{ result: '0x2105' }, { result: '0x2105' }])
+      expect(sizes).toEqual([2])
+    } finally {
+      client.close()
+    }
+  })
+
+  it('a node that refuses batches gets the calls one by one, then never a batch again', async () => {
+    mode = 'refuse-batch'
+    const client = createJsonRpcClient({ url, timeoutMs: 2_000 })
+    try {
+      sizes.length = 0
+      const first = await wave(client, ['a', 'fail_me', 'c'])
+      expect(first[0]).toEqual({ result: '0x2105' })
+      expect((first[1] as { error: unknown }).error).toBeInstanceOf(JsonRpcError)
+      expect(first[2]).toEqual({ result: '0x2105' })
+      expect(sizes).toEqual([3, 1, 1, 1])
+      sizes.length = 0
+      await wave(client, ['d', 'e'])
+      expect(sizes).toEqual([1, 1])
     } finally {
       client.close()
     }

@@ -5,13 +5,16 @@ import type { AddressInfo } from 'node:net'
  * A real JSON-RPC proxy on loopback that counts requests and sequential waves: each reply is
  * held `holdMs`, so requests sent together arrive within that window while a request that
  * depends on an earlier reply arrives after it. A request arriving when nothing is in flight
- * starts a new wave. `missing` methods are answered JSON-RPC -32601 "method not found".
+ * starts a new wave. `missing` methods are answered JSON-RPC -32601 "method not found". A
+ * JSON-RPC batch is one exchange whose calls are counted one by one (`methods`, `calls`).
  */
 export async function startCountingRpc(upstream: string, options: { holdMs?: number } = {}) {
   const holdMs = options.holdMs ?? 150
   const missing = new Set<string>()
   const methods: string[] = []
   const calls: { method: string; wave: number }[] = []
+  type Message = { id: unknown; method: string }
+  let exchanges = 0
   let waves = 0
   let inFlight = 0
   const server = http.createServer(async (req, res) => {
@@ -21,27 +24,40 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       const chunks: Buffer[] = []
       for await (const chunk of req) chunks.push(chunk as Buffer)
       const body = Buffer.concat(chunks).toString('utf8')
-      const message = JSON.parse(body) as { id: unknown; method: string }
-      methods.push(message.method)
-      calls.push({ method: message.method, wave: waves })
-      let reply: string
-      if (missing.has(message.method)) {
-        reply = JSON.stringify({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: {
-            code: -32601,
-            message: `the method ${message.method} does not exist/is not available`,
-          },
-        })
-      } else {
+      const parsed = JSON.parse(body) as Message | Message[]
+      // A JSON-RPC batch counts each of its calls; its calls share the exchange's wave.
+      const batch = Array.isArray(parsed)
+      const messages = batch ? parsed : [parsed]
+      exchanges++
+      for (const m of messages) {
+        methods.push(m.method)
+        calls.push({ method: m.method, wave: waves })
+      }
+      const lacking = messages.filter((m) => missing.has(m.method))
+      const rest = messages.filter((m) => !missing.has(m.method))
+      let upstreamAnswers: unknown[] = []
+      if (rest.length > 0) {
         const forwarded = await fetch(upstream, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body,
+          body: JSON.stringify(batch ? rest : rest[0]),
         })
-        reply = await forwarded.text()
+        const answer = (await forwarded.json()) as unknown
+        upstreamAnswers = Array.isArray(answer) ? answer : [answer]
       }
+      const answers = messages.map((m) =>
+        lacking.includes(m)
+          ? {
+              jsonrpc: '2.0',
+              id: m.id,
+              error: {
+                code: -32601,
+                message: `the method ${m.method} does not exist/is not available`,
+              },
+            }
+          : upstreamAnswers.find((a) => (a as { id?: unknown }).id === m.id),
+      )
+      const reply = JSON.stringify(batch ? answers : answers[0])
       await new Promise((r) => setTimeout(r, holdMs))
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(reply)
@@ -62,10 +78,15 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
     get waves() {
       return waves
     },
+    /** HTTP requests received (a JSON-RPC batch is one), since the last reset. */
+    get exchanges() {
+      return exchanges
+    },
     reset() {
       methods.length = 0
       calls.length = 0
       waves = 0
+      exchanges = 0
     },
     /** Answer these methods "method not found" from now on. */
     lack(...names: string[]) {

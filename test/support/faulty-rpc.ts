@@ -11,19 +11,33 @@ export type RpcFault =
 /**
  * A real JSON-RPC proxy on loopback in front of a node: every method is forwarded except the
  * one being faulted, which gets a garbage result, an error, or a reply that stalls after the
- * headers. Lets a test break one read of the preflight at a time.
+ * headers. Lets a test break one read of the preflight at a time. JSON-RPC batches are taken
+ * apart: each call is forwarded or faulted on its own, and the answers come back as a batch.
  */
 export async function startFaultyRpc(upstream: string) {
   let fault: { method: string; fault: RpcFault } | undefined
   const seen: { method: string; params: unknown[] }[] = []
   const sockets = new Set<import('node:net').Socket>()
+  type Message = { id: unknown; method: string; params?: unknown[] }
+  const forward = async (messages: Message[]) => {
+    const reply = await fetch(upstream, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(messages),
+    })
+    return (await reply.json()) as unknown[]
+  }
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
-    const message = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] }
-    seen.push({ method: message.method, params: message.params ?? [] })
-    if (!fault || message.method !== fault.method) {
+    const parsed = JSON.parse(body) as Message | Message[]
+    // A JSON-RPC batch is faulted call by call; a stall or drip holds the whole exchange.
+    const batch = Array.isArray(parsed)
+    const messages = batch ? parsed : [parsed]
+    for (const m of messages) seen.push({ method: m.method, params: m.params ?? [] })
+    const faulted = messages.filter((m) => fault !== undefined && m.method === fault.method)
+    if (faulted.length === 0) {
       const forwarded = await fetch(upstream, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -33,28 +47,35 @@ export async function startFaultyRpc(upstream: string) {
       res.end(await forwarded.text())
       return
     }
-    const f = fault.fault
+    const f = (fault as { fault: RpcFault }).fault
     res.writeHead(200, { 'content-type': 'application/json' })
-    if (f.kind === 'result') {
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: f.result }))
-    } else if (f.kind === 'error') {
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: { code: f.code, message: f.message },
-        }),
-      )
-    } else if (f.kind === 'stall') {
-      res.write('{"jsonrpc":"2.0",')
-    } else {
-      const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: '0x1' })
-      let i = 0
-      const timer = setInterval(() => {
-        if (i >= text.length || res.destroyed) return clearInterval(timer)
-        res.write(text[i++] ?? '')
-      }, 100)
+    if (f.kind === 'stall') {
+      res.write(batch ? '[{"jsonrpc":"2.0",' : '{"jsonrpc":"2.0",')
+      return
     }
+    const answerOf = (m: Message): unknown =>
+      f.kind === 'result'
+        ? { jsonrpc: '2.0', id: m.id, result: f.result }
+        : f.kind === 'error'
+          ? { jsonrpc: '2.0', id: m.id, error: { code: f.code, message: f.message } }
+          : { jsonrpc: '2.0', id: m.id, result: '0x1' }
+    const rest = messages.filter((m) => !faulted.includes(m))
+    const upstreamAnswers = rest.length > 0 ? await forward(rest) : []
+    const answers = messages.map((m) =>
+      faulted.includes(m)
+        ? answerOf(m)
+        : upstreamAnswers.find((a) => (a as { id?: unknown }).id === m.id),
+    )
+    const text = JSON.stringify(batch ? answers : answers[0])
+    if (f.kind !== 'drip') {
+      res.end(text)
+      return
+    }
+    let i = 0
+    const timer = setInterval(() => {
+      if (i >= text.length || res.destroyed) return clearInterval(timer)
+      res.write(text[i++] ?? '')
+    }, 100)
   })
   server.on('connection', (socket) => {
     sockets.add(socket)

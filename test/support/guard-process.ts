@@ -24,9 +24,15 @@ export interface GuardProcess {
   stop(graceMs?: number): Promise<void>
 }
 
-/** Spawns the service in its own process group with a fresh shell's environment plus `env`. */
-export function spawnGuard(env: Record<string, string>): GuardProcess {
-  const child = spawn(TSX, ['src/main.ts'], {
+/**
+ * Spawns the service in its own process group with a fresh shell's environment plus `env`:
+ * `tsx src/main.ts` by default, or `entry` (e.g. node with flags on the compiled `dist/`).
+ */
+export function spawnGuard(
+  env: Record<string, string>,
+  entry: { command: string; args: string[] } = { command: TSX, args: ['src/main.ts'] },
+): GuardProcess {
+  const child = spawn(entry.command, entry.args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },
     detached: true,

@@ -12,13 +12,19 @@ export function preflightApp(
   rpcUrl: string,
   options: {
     timeoutMs?: number
+    /** Most calls per JSON-RPC batch (1: no batches); the service's default when absent. */
+    maxBatch?: number
     screen?: ScreenConfig
     reader?: PageReader
     /** Operator settings of the app (rate limits, metrics, readiness). */
     operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds'>
   } = {},
 ) {
-  const chain = createViemChainReader({ rpcUrl, timeoutMs: options.timeoutMs ?? 3000 })
+  const chain = createViemChainReader({
+    rpcUrl,
+    timeoutMs: options.timeoutMs ?? 3000,
+    ...(options.maxBatch !== undefined ? { maxBatch: options.maxBatch } : {}),
+  })
   return contractChecked(
     createApp({
       logger: pino({ level: 'silent' }),

@@ -38,7 +38,10 @@ export interface ServedGuard {
   stop(): Promise<void>
 }
 
-/** Starts a {@link ServedGuard}; discovery publishes the devnet RPC and the demo buyer (no key). */
+/**
+ * Starts a {@link ServedGuard}; discovery publishes the devnet RPC and the demo buyer (no key),
+ * the devnet quickstart page shows the buyer's public key, as `npm start` does.
+ */
 export async function startServedGuard(): Promise<ServedGuard> {
   const devnet = await startDevnet()
   const storage = await openStorage({ kind: 'pglite', dataDir: undefined })
@@ -51,6 +54,7 @@ export async function startServedGuard(): Promise<ServedGuard> {
       rpcUrl: devnet.rpcUrl,
       accounts: { buyer: { index: buyer.index, address: buyer.address } },
     },
+    devnetBuyerKey: buyer.privateKey,
   })
   const served = await serveApp(app)
   return {

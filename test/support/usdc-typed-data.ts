@@ -38,3 +38,19 @@ export const PERMIT_TYPES = {
     { name: 'deadline', type: 'uint256' },
   ],
 } as const
+
+/**
+ * A typed-data preflight body for an EIP-2612 permit on devnet USDC: `signer` lets `spender`
+ * take `value` (atomic units, as a decimal string) until a far deadline.
+ */
+export function usdcPermitRequest(signer: string, spender: string, value: string) {
+  return {
+    signer,
+    typedData: {
+      domain: USDC_DOMAIN,
+      types: PERMIT_TYPES,
+      primaryType: 'Permit',
+      message: { owner: signer, spender, value, nonce: 0, deadline: '99999999999' },
+    },
+  }
+}

@@ -1,6 +1,6 @@
+import { TypedDataResultSchema } from '@pre-send-guard/client/schemas'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
-import { TypedDataResultSchema } from '../../src/routes/schemas/typed-data-result.js'
 import { testAccount } from '../support/contracts.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 import { PERMIT_TYPES, USDC_DOMAIN } from '../support/usdc-typed-data.js'

@@ -1,4 +1,4 @@
-import { type AnvilExit, type StartAnvilOptions, startAnvil } from './anvil.js'
+import { type AnvilExit, type AnvilInstance, type StartAnvilOptions, startAnvil } from './anvil.js'
 import { DEVNET_ACCOUNTS, prepareDevnet } from './prepare.js'
 
 /** Options for {@link startDevnet}; the same as for anvil itself. */
@@ -26,7 +26,14 @@ export type Devnet = {
  * devnet.onExit((e) => { if (!e.expected) fail(`anvil crashed: ${e.output}`) })
  */
 export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet> {
-  const anvil = await startAnvil(opts)
+  return prepareAnvil(await startAnvil(opts))
+}
+
+/**
+ * Prepares an anvil already started (see {@link startDevnet}); stops it when preparing fails.
+ * Lets a caller start anvil (a separate process) before loading the code that prepares it.
+ */
+export async function prepareAnvil(anvil: AnvilInstance): Promise<Devnet> {
   try {
     await prepareDevnet(anvil.rpcUrl)
   } catch (error) {

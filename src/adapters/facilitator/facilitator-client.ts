@@ -1,4 +1,3 @@
-import { createFacilitatorConfig } from '@coinbase/x402'
 import { type FacilitatorClient, HTTPFacilitatorClient } from '@x402/core/server'
 import type { Address, Hex } from 'viem'
 import type { FacilitatorKind } from '../../domain/payment/payment-rail.js'
@@ -32,6 +31,21 @@ export interface Facilitator {
   /** Settlement receipts the built-in facilitator read (see {@link MinedReceipts}). */
   minedReceipts?: MinedReceipts
   client: FacilitatorClient
+}
+
+/** Coinbase CDP's x402 facilitator (what `@coinbase/x402`'s `createFacilitatorConfig` names). */
+export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402'
+
+/** `load` run once, its promise shared; a failed load is retried on the next call. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined
+  return () => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined
+      throw error
+    })
+    return loading
+  }
 }
 
 /**
@@ -74,12 +88,25 @@ export function createFacilitator(setup: FacilitatorSetup): Facilitator {
       }
     }
     case 'cdp': {
-      const config = createFacilitatorConfig(setup.apiKeyId, setup.apiKeySecret)
-      const url = config.url ?? 'https://api.cdp.coinbase.com/platform/v2/x402'
+      // `@coinbase/x402` (with the CDP SDK's JWT signing: axios, jose, ws) loads on the first
+      // call, not at start-up: a guard on any other facilitator never needs it.
+      const { apiKeyId, apiKeySecret } = setup
+      const cdp = once(() => import('@coinbase/x402'))
       return {
         kind: 'cdp',
-        url,
-        client: new HTTPFacilitatorClient({ ...config, url, timeoutMs: setup.timeoutMs }),
+        url: CDP_FACILITATOR_URL,
+        client: new HTTPFacilitatorClient({
+          url: CDP_FACILITATOR_URL,
+          timeoutMs: setup.timeoutMs,
+          createAuthHeaders: async () => {
+            const { createAuthHeaders } = (await cdp()).createFacilitatorConfig(
+              apiKeyId,
+              apiKeySecret,
+            )
+            if (!createAuthHeaders) throw new Error('@coinbase/x402 made no CDP auth headers')
+            return createAuthHeaders()
+          },
+        }),
       }
     }
   }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
+import { accessSync, constants as fsConstants, statSync } from 'node:fs'
 import { access, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -11,7 +12,7 @@ import type { SqlClient } from './sql-client.js'
 
 /**
  * How the service runs PGlite, and where its files come from. Measured (see bench/startup.ts
- * and docs/operations.md, "Memory"): PGlite's defaults hold 700+ MB for an empty in-memory
+ * and the README): PGlite's defaults hold 700+ MB for an empty in-memory
  * ledger, because (1) creating a cluster runs initdb in a second WebAssembly instance whose
  * memory stays with the process, (2) an in-memory data directory keeps its ~40 MB of files in
  * JavaScript buffers, (3) PostgreSQL's default 128 MB of shared buffers is touched at start,
@@ -95,9 +96,32 @@ export async function seedDataDir(dataDir: string): Promise<void> {
 /** Prefix of throwaway ledgers' directories in the system's temporary directory. */
 export const THROWAWAY_PREFIX = 'pre-send-guard-ledger-'
 
+/**
+ * Where throwaway ledgers live: `/dev/shm` (memory-backed) where it is writable, else the
+ * temporary directory. A throwaway ledger lives as long as its process, like the devnet's
+ * chain, so it needs no disk; seeding it from the template is ~1,000 file creations, which
+ * take about a second on a virtual disk and a few dozen ms in memory (bench/startup.ts
+ * reports its size beside the service's RSS).
+ */
+export function throwawayHome(): string {
+  if (throwawayHomeFound === undefined) {
+    throwawayHomeFound = tmpdir()
+    try {
+      accessSync(SHARED_MEMORY_DIR, fsConstants.W_OK)
+      if (statSync(SHARED_MEMORY_DIR).isDirectory()) throwawayHomeFound = SHARED_MEMORY_DIR
+    } catch {
+      // No writable /dev/shm (not Linux, or a locked-down container): the temporary directory.
+    }
+  }
+  return throwawayHomeFound
+}
+
+const SHARED_MEMORY_DIR = '/dev/shm'
+let throwawayHomeFound: string | undefined
+
 /** A fresh directory for a throwaway ledger (removed by its closer). */
 export async function throwawayDataDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), THROWAWAY_PREFIX))
+  return mkdtemp(join(throwawayHome(), THROWAWAY_PREFIX))
 }
 
 /**
@@ -108,12 +132,13 @@ export async function throwawayDataDir(): Promise<string> {
 export async function sweepThrowawayDirs(
   isStale: (dir: string) => Promise<boolean>,
 ): Promise<void> {
-  const entries = await readdir(tmpdir()).catch(() => [] as string[])
+  const home = throwawayHome()
+  const entries = await readdir(home).catch(() => [] as string[])
   await Promise.all(
     entries
       .filter((name) => name.startsWith(THROWAWAY_PREFIX))
       .map(async (name) => {
-        const dir = join(tmpdir(), name)
+        const dir = join(home, name)
         if (await isStale(dir).catch(() => false)) {
           await rm(dir, { recursive: true, force: true }).catch(() => undefined)
         }

@@ -1,5 +1,5 @@
+import type { DecodedCall } from '@pre-send-guard/client/schemas'
 import type { Address, Hex } from 'viem'
-import type { JsonValue } from './json-value.js'
 
 /**
  * Bounds that keep hostile calldata cheap to decode. Honest containers stay far below them (a
@@ -15,68 +15,16 @@ export const DECODE_LIMITS = {
   maxCalldataBytes: 131_072,
 } as const
 
-/**
- * One named, JSON-safe argument. `type` is the canonical ABI type (tuples spelled out). Integers
- * of 48 bits or fewer are JSON numbers, wider ones decimal strings (viem's decoding convention);
- * tuples with named components are objects.
- */
-export interface DecodedArg {
-  name: string
-  type: string
-  value: JsonValue
-}
-
-/** Why a call was not decoded. */
-export type UndecodedReason =
-  | 'empty'
-  | 'too_short'
-  | 'too_large'
-  | 'unknown_selector'
-  | 'unknown_command'
-  | 'malformed_arguments'
-  | 'depth_limit'
-
-/**
- * A call the decoder recognised. For Universal Router commands `selector` is the one-byte command
- * type (e.g. `0x0a`) and `name` the command's name (e.g. `PERMIT2_PERMIT`).
- */
-export interface KnownCall {
-  selector: Hex
-  known: true
-  name: string
-  signature: string
-  args: DecodedArg[]
-  /** Calls this container makes, in execution order. */
-  calls?: NestedCall[]
-  /** Nested calls not decoded because {@link DECODE_LIMITS}.maxNestedCalls was reached. */
-  omittedCalls?: number
-}
-
-/** A call the decoder did not recognise or could not read; never guessed at. */
-export interface UnknownCall {
-  /** First four bytes, or null when there are fewer (empty calldata is a plain transfer). */
-  selector: Hex | null
-  known: false
-  reason: UndecodedReason
-}
-
-/** Decoded calldata: recognised with named arguments, or reported as unknown. JSON-safe. */
-export type DecodedCall = KnownCall | UnknownCall
-
-/** One call made by a container, with where it goes and how. */
-export interface NestedCall {
-  /** Position from the top-level call, e.g. `multicall[2]`, `execTransaction[0].multicall[1]`. */
-  path: string
-  /** Address whose code runs (for multicall and Universal Router commands, the container itself). */
-  target: Address
-  /** Wei forwarded with the call, as a decimal string, where the container says. */
-  value?: string
-  /** Safe `operation` and proxy `...AndCall` semantics; absent for plain calls and commands. */
-  operation?: 'call' | 'delegatecall'
-  /** Multicall3 `allowFailure`, Universal Router's allow-revert flag. */
-  allowFailure?: boolean
-  call: DecodedCall
-}
+// The decoded-call answer shapes are declared with the other answers, in the client package's
+// schemas (`@pre-send-guard/client/schemas`); the decoder's own working types stay here.
+export type {
+  DecodedArg,
+  DecodedCall,
+  KnownCall,
+  NestedCall,
+  UndecodedReason,
+  UnknownCall,
+} from '@pre-send-guard/client/schemas'
 
 /**
  * A call a container makes, before it is decoded (internal to the decoder). Most children are

@@ -1,11 +1,7 @@
+import type { JsonValue } from '@pre-send-guard/client/schemas'
+
 /** A value that survives `JSON.stringify` unchanged: decoded ABI values after {@link toJsonValue}. */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | JsonValue[]
-  | { [key: string]: JsonValue }
+export type { JsonValue }
 
 /**
  * Converts a value decoded by viem into JSON-safe data: bigint becomes a decimal string (uint256

@@ -1,3 +1,4 @@
+import type { DiscoveryDocument } from '@pre-send-guard/client/schemas'
 import type { PaymentRequirements } from '@x402/core/types'
 import type { Address } from 'viem'
 import { onboardingUrls } from '../payment/challenge.js'
@@ -37,7 +38,7 @@ export interface DiscoveryInputs {
  * document is (its paid operation carries `x-payment-info`), how to verify receipts, and on
  * the devnet its RPC URL.
  */
-export function discoveryDocument(input: DiscoveryInputs) {
+export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
   const { baseUrl } = input
   const urls = onboardingUrls(baseUrl)
   return {
@@ -117,4 +118,5 @@ export function discoveryDocument(input: DiscoveryInputs) {
   }
 }
 
-export type DiscoveryDocument = ReturnType<typeof discoveryDocument>
+/** The discovery document (declared once, in the client package's schemas). */
+export type { DiscoveryDocument }

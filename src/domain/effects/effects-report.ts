@@ -1,64 +1,24 @@
+import type {
+  AccountReport,
+  ApprovalReport,
+  AssetReport,
+  ChangeReport,
+  EffectsReport,
+} from '@pre-send-guard/client/schemas'
 import type { Address } from 'viem'
 import type { ApprovalChange, Asset } from './decode-logs.js'
 import type { AccountChanges, ExecutionEffects, NetChange } from './execution-effects.js'
 import { groupedUnits, humanAmount, type TokenBook } from './token-amount.js'
 
-/** An asset as answered: JSON-safe, with the token's metadata when it was read. */
-export interface AssetReport {
-  standard: Asset['standard']
-  /** Null for ETH. */
-  token: Address | null
-  /** Decimal string for ERC-721/1155, null otherwise. */
-  tokenId: string | null
-  symbol: string | null
-  decimals: number | null
-}
-
-/** One net change of one account in one asset. */
-export interface ChangeReport {
-  asset: AssetReport
-  direction: 'in' | 'out'
-  /** Raw amount (wei, token base units, or the ERC-1155 amount), decimal string, never negative. */
-  amount: string
-  /** `1,250.5 USDC`, `0.5 ETH`, `token id 7`; null when the token's units are not known. */
-  display: string | null
-}
-
-/** One account's changes. */
-export interface AccountReport {
-  account: Address
-  isSender: boolean
-  changes: ChangeReport[]
-}
-
-/** One approval emitted. `amount` is `all` for operator grants; for ERC-721 it is `1` (see `tokenId`). */
-export interface ApprovalReport {
-  kind: ApprovalChange['kind']
-  token: Address
-  owner: Address
-  spender: Address
-  amount: string
-  tokenId: string | null
-  expiration: string | null
-  revoke: boolean
-  ownerIsSender: boolean
-  via: ApprovalChange['via']
-  display: string | null
-}
-
-/** The `effects` field of an answer. */
-export type EffectsReport =
-  | {
-      available: true
-      source: 'eth_simulateV1' | 'debug_traceCall'
-      assetChanges: AccountReport[]
-      approvalChanges: ApprovalReport[]
-      /** The sender's net change: what an agent reads first. */
-      senderNet: { changes: ChangeReport[]; summary: string }
-      /** Token metadata reads: at most `limit` tokens per answer; `omitted` were not read. */
-      tokenMetadata: { limit: number; omitted: number }
-    }
-  | { available: false; reason: string }
+// The `effects` answer shapes are declared with the other answers, in the client package's
+// schemas; this module builds them.
+export type {
+  AccountReport,
+  ApprovalReport,
+  AssetReport,
+  ChangeReport,
+  EffectsReport,
+} from '@pre-send-guard/client/schemas'
 
 const ETH_META = { symbol: 'ETH', decimals: 18 }
 

@@ -1,8 +1,9 @@
+import type { PageEvidence } from '@pre-send-guard/client/schemas'
 import { AppError } from '../../errors.js'
 import { boundText } from './bound-text.js'
 import { classifyTargetUrl, classifyUrlHost } from './classify-target-url.js'
 import { sha256Hex } from './hash-text.js'
-import type { PageReader, ReaderInfo } from './page-reader.js'
+import type { PageReader } from './page-reader.js'
 
 /** Bounds of `max_chars` (spec section 8), in Unicode code points. */
 export const MIN_MAX_CHARS = 500
@@ -26,20 +27,8 @@ export interface EvidenceDeps {
   now: () => Date
 }
 
-/** Bounded, hashed markdown of one public page (spec section 2.3). */
-export interface PageEvidence {
-  markdown: string
-  title: string | null
-  sourceUrl: string
-  finalUrl: string | null
-  truncated: boolean
-  originalChars: number
-  returnedChars: number
-  fetchedAt: string
-  sha256: string
-  reader: ReaderInfo
-  warning: string | null
-}
+/** Bounded, hashed markdown of one public page (declared once, in the client package's schemas). */
+export type { PageEvidence } from '@pre-send-guard/client/schemas'
 
 /**
  * Vets the URL, reads the page through the reader, bounds the markdown to `maxChars` code points

@@ -1,3 +1,4 @@
+import type { PaymentChallenge as ChallengeBody } from '@pre-send-guard/client/schemas'
 import type { Address } from 'viem'
 import { PAYMENT_NETWORK, PRICE, PRODUCT } from './offer.js'
 import type { PaymentRail, RailReadiness } from './payment-rail.js'
@@ -8,25 +9,8 @@ export const FIRST_CHECK_PATH = '/first-unpaid-402'
 export const QUICKSTART_PATH = '/quickstart'
 export const BROWSER_DEMO_PATH = '/first-unpaid-402#browser-demo'
 
-/** The 402 body of the paid route (spec 2.6), the same on every 402 but for `reason`. */
-export interface ChallengeBody {
-  error: 'payment_required'
-  product: typeof PRODUCT
-  price: typeof PRICE
-  network: typeof PAYMENT_NETWORK
-  firstCheckUrl: string
-  quickstartUrl: string
-  browserDemoUrl: string
-  settlement: { railReadiness: RailReadiness }
-  /** Stable code saying why this 402 (see PAYMENT_REASONS). */
-  reason: PaymentReason
-  message: string
-  /** The facilitator's own failure code, when the facilitator rejected the payment. */
-  facilitatorReason?: string
-  /** Same shape as every other error body; empty here. */
-  issues: []
-  requestId?: string
-}
+/** The 402 body of the paid route (spec 2.6), declared once in the client package's schemas. */
+export type { PaymentChallenge as ChallengeBody } from '@pre-send-guard/client/schemas'
 
 /** Absolute URLs of the onboarding pages on `baseUrl` (no trailing slash). */
 export function onboardingUrls(baseUrl: string) {

@@ -39,7 +39,9 @@ export function paymentRequirements(payTo: Address): PaymentRequirements {
 }
 
 /** The `resource` of the challenge: absolute URL of the paid route on `baseUrl`. */
-export function paidResource(baseUrl: string): ResourceInfo {
+export function paidResource(
+  baseUrl: string,
+): ResourceInfo & Required<Pick<ResourceInfo, 'description' | 'mimeType'>> {
   return {
     url: `${baseUrl}${PAID_PREFLIGHT_PATH}`,
     description:

@@ -1,3 +1,4 @@
+import type { RailReadiness } from '@pre-send-guard/client/schemas'
 import type {
   PaymentPayload,
   PaymentRequired,
@@ -7,38 +8,18 @@ import type {
 } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 
-/** Which facilitator settles payments. */
-export type FacilitatorKind = 'builtin' | 'url' | 'cdp'
+/**
+ * `settlement.railReadiness` in every 402 body and in discovery: whether a paid call can succeed
+ * right now (declared once, in the client package's schemas). `ready` is true when the
+ * facilitator supports exact on eip155:8453, a payTo is set and a receipt key is configured.
+ */
+export type { RailReadiness } from '@pre-send-guard/client/schemas'
 
 /** The facilitator's last `/supported` answer, as reported in `railReadiness.facilitator`. */
-export interface FacilitatorStatus {
-  kind: FacilitatorKind
-  /**
-   * The facilitator's origin (`scheme://host[:port]`, never its userinfo, path or query, where
-   * keys live) for `url` and `cdp`; absent for the built-in facilitator (in process).
-   */
-  url?: string
-  /** It listed the exact scheme on eip155:8453 for x402 v2 at the last check. */
-  supportsExactBase: boolean
-  /** ISO time of the last completed check; null before the first one finishes. */
-  checkedAt: string | null
-  /** Why the last check failed, when it did. */
-  error?: string
-}
+export type FacilitatorStatus = RailReadiness['facilitator']
 
-/**
- * `settlement.railReadiness` in every 402 body: whether a paid call can succeed right now.
- * `ready` is true when the facilitator supports exact on eip155:8453, a payTo is set and a
- * receipt key is configured.
- */
-export interface RailReadiness {
-  ready: boolean
-  network: string
-  asset: Address
-  payTo: Address
-  facilitator: FacilitatorStatus
-  receiptSigner: { configured: boolean; address: Address | null }
-}
+/** Which facilitator settles payments. */
+export type FacilitatorKind = FacilitatorStatus['kind']
 
 /** Facilitator verdict on a payment. A rejection is data; an unreachable facilitator throws. */
 export type VerifyOutcome =

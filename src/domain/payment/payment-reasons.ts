@@ -1,3 +1,5 @@
+import type { PaymentReason } from '@pre-send-guard/client/types'
+
 /**
  * Stable reason codes carried by every 402 of the paid route (`reason` in the body, `error` in
  * the PAYMENT-REQUIRED header). Once published, a code is API: add new ones, never rename.
@@ -28,10 +30,10 @@ export const PAYMENT_REASONS = {
   payment_reused: 'This payment already paid for a different request: sign a new one.',
   settlement_failed:
     'Settlement was refused before anything was sent; nothing was charged and no result is returned.',
-} as const
+} as const satisfies Record<PaymentReason, string>
 
-/** One of {@link PAYMENT_REASONS}. */
-export type PaymentReason = keyof typeof PAYMENT_REASONS
+/** One of the shared reason codes (`@pre-send-guard/client/types`), each with its message above. */
+export type { PaymentReason }
 
 /**
  * Maps a facilitator's verify/settle failure code (x402 `invalidReason`/`errorReason`, e.g.

@@ -1,8 +1,8 @@
-import type { Address, Hex } from 'viem'
+import type { BundleResult } from '@pre-send-guard/client/schemas'
 import { AppError } from '../../errors.js'
-import { type ChangeReport, effectsReport } from '../effects/effects-report.js'
+import { effectsReport } from '../effects/effects-report.js'
 import { executionEffects } from '../effects/execution-effects.js'
-import type { TransactionInput, Verdict } from '../screen/context.js'
+import type { TransactionInput } from '../screen/context.js'
 import { verdictOf } from '../screen/screen-transaction.js'
 import type { SimulatedLog, StateOverrides } from './chain-reader.js'
 import {
@@ -11,25 +11,13 @@ import {
   SimulationUnavailableError,
 } from './preflight-sequence.js'
 import { TOKEN_METADATA_LIMIT } from './read-token-metadata.js'
-import { chainFields, type TransactionReport, transactionReport } from './run-preflight.js'
+import { chainFields, transactionReport } from './run-preflight.js'
 
 /** Most transactions in one bundle. */
 export const MAX_BUNDLE_TRANSACTIONS = 8
 
-/** The bundle answer: each transaction as the single preflight answers it, the net, one verdict. */
-export interface BundleResult {
-  /** The worst verdict of the transactions. */
-  verdict: Verdict
-  /** True when caller-supplied state overrides were applied: the verdict is hypothetical. */
-  hypothetical: boolean
-  environment: 'devnet' | 'mainnet'
-  chainId: Hex
-  network: string
-  block: { number: string; hash: Hex; timestamp: string }
-  transactions: TransactionReport[]
-  /** The whole bundle's net change for each sender, in first-seen order. */
-  netEffects: { sender: Address; changes: ChangeReport[]; summary: string }[]
-}
+/** The bundle answer (declared once, in the client package's schemas). */
+export type { BundleResult } from '@pre-send-guard/client/schemas'
 
 /**
  * Simulates the transactions in order at one pinned block (each sees the state the earlier ones

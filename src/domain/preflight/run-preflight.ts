@@ -1,8 +1,13 @@
+import type {
+  EffectsReport,
+  PreflightResult,
+  RevertReport,
+  TransactionReport,
+} from '@pre-send-guard/client/schemas'
 import { type Hex, slice } from 'viem'
-import type { DecodedCall } from '../calldata/decode-calldata.js'
-import { type EffectsReport, effectsReport } from '../effects/effects-report.js'
-import { type DecodedRevert, decodeRevert } from '../revert/decode-revert.js'
-import type { Finding, TransactionInput, Verdict } from '../screen/context.js'
+import { effectsReport } from '../effects/effects-report.js'
+import { decodeRevert } from '../revert/decode-revert.js'
+import type { TransactionInput } from '../screen/context.js'
 import {
   type PreflightDeps,
   preflightSequence,
@@ -11,50 +16,14 @@ import {
 } from './preflight-sequence.js'
 import { TOKEN_METADATA_LIMIT } from './read-token-metadata.js'
 
+// The answer shapes (`RevertReport`, `TransactionReport`, `PreflightResult`) are declared once,
+// in the client package's schemas; this module builds them.
+export type {
+  PreflightResult,
+  RevertReport,
+  TransactionReport,
+} from '@pre-send-guard/client/schemas'
 export type { PreflightDeps } from './preflight-sequence.js'
-
-/** Revert data as reported: raw bytes, selector and the decoded form. */
-export interface RevertReport {
-  data: Hex
-  selector: Hex | null
-  decoded: DecodedRevert
-}
-
-/** One transaction's simulation, gas, fees, decoding, findings and effects, as answered. */
-export interface TransactionReport {
-  verdict: Verdict
-  findings: Finding[]
-  transaction: { from: Hex; to: Hex; data: Hex; value: string }
-  call:
-    | { success: true; returnData: Hex }
-    | { success: false; message: string; revert: RevertReport }
-  gas:
-    | { success: true; estimate: string }
-    | { success: false; estimate: null; message: string; revert: RevertReport | null }
-  fees: {
-    baseFeePerGas: string
-    maxPriorityFeePerGas: string
-    maxFeePerGas: string
-    gasLimit: string
-    l2ExecutionCost: string
-    l2ExecutionCostMax: string
-    l1DataFee: string
-    totalCost: string
-    totalCostMax: string
-    totalCostPlusValue: string
-  }
-  decoded: DecodedCall
-  /** What execution does to assets and approvals (additive; see docs/effects.md). */
-  effects: EffectsReport
-}
-
-/** The read-only preflight answer. Every wei amount is a decimal string (uint256 exceeds JSON numbers). */
-export interface PreflightResult extends TransactionReport {
-  environment: 'devnet' | 'mainnet'
-  chainId: Hex
-  network: string
-  block: { number: string; hash: Hex; timestamp: string }
-}
 
 function revertReport(data: Hex): RevertReport {
   return {

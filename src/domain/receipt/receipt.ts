@@ -1,4 +1,5 @@
-import type { Address, Hex, LocalAccount } from 'viem'
+import type { Receipt } from '@pre-send-guard/client/schemas'
+import type { Address, LocalAccount } from 'viem'
 
 /** The receipt's name: its `type` field and its EIP-712 primary type. */
 export const RECEIPT_TYPE = 'PRE_SEND_PROOF_RECEIPT'
@@ -30,45 +31,16 @@ export const RECEIPT_TYPES = {
 } as const
 
 /**
- * The signed fields. uint256 values are decimal strings so the JSON can be handed to viem's
- * `verifyTypedData` as is (viem accepts decimal strings for uint256).
+ * A signed PRE_SEND_PROOF_RECEIPT as returned by the paid route and `GET /receipts/{id}`
+ * (declared once, in the client package's schemas).
  */
-export interface ReceiptFields {
-  /** `rcpt_` + 32 hex digits, random: unguessable, so a receipt is only found by its holder. */
-  id: string
-  /** keccak256 of the canonical JSON (RFC 8785) of the request body as validated. */
-  requestHash: Hex
-  /** keccak256 of the canonical JSON (RFC 8785) of the `result` object returned. */
-  responseHash: Hex
-  verdict: string
-  /** Decimal chain id the simulation ran on (8453). */
-  chainId: string
-  /** Decimal number of the block the simulation was pinned to. */
-  blockNumber: string
-  blockHash: Hex
-  /** The settlement transaction that paid for this call. */
-  settlementTx: Hex
-  payer: Address
-  payTo: Address
-  asset: Address
-  /** Atomic units of `asset` paid (USDC, 6 decimals: "10000" is $0.01). */
-  amount: string
-  /** CAIP-2 network of the payment. */
-  network: string
-  /** Unix seconds, decimal. */
-  issuedAt: string
-}
+export type { Receipt } from '@pre-send-guard/client/schemas'
 
-/** A signed PRE_SEND_PROOF_RECEIPT as returned by the paid route and `GET /receipts/{id}`. */
-export interface Receipt extends ReceiptFields {
-  type: typeof RECEIPT_TYPE
-  /** The receipt key's address: check it against the one published in discovery. */
-  signer: Address
-  /** EIP-712 signature over the fields above. */
-  signature: Hex
-  /** Everything `verifyTypedData` needs besides the message (which is this object). */
-  eip712: ReceiptVerification['eip712']
-}
+/**
+ * The signed fields: the receipt without `type`, `signer`, `signature` and `eip712`. uint256
+ * values are decimal strings so the JSON can be handed to viem's `verifyTypedData` as is.
+ */
+export type ReceiptFields = Omit<Receipt, 'type' | 'signer' | 'signature' | 'eip712'>
 
 /** What discovery publishes so anyone can verify receipts. */
 export interface ReceiptVerification {

@@ -1,3 +1,4 @@
+import type { DecodedRevert } from '@pre-send-guard/client/schemas'
 import { type AbiParameter, decodeErrorResult, type Hex, toFunctionSelector } from 'viem'
 import { formatAbiItem } from 'viem/utils'
 import { type JsonValue, toJsonValue } from '../calldata/json-value.js'
@@ -8,19 +9,8 @@ export const ERROR_STRING_SELECTOR = '0x08c379a0'
 /** Selector of `Panic(uint256)`. */
 export const PANIC_SELECTOR = '0x4e487b71'
 
-/** Revert data decoded into what a person can read. All values are JSON-safe. */
-export type DecodedRevert =
-  | { kind: 'empty' }
-  | { kind: 'error'; selector: Hex; reason: string }
-  | { kind: 'panic'; selector: Hex; code: number; codeHex: Hex; meaning: string }
-  | {
-      kind: 'custom'
-      selector: Hex
-      name: string
-      signature: string
-      args: Record<string, JsonValue>
-    }
-  | { kind: 'unknown'; selector: Hex | null }
+/** Revert data decoded into what a person can read (declared with the answers). */
+export type { DecodedRevert } from '@pre-send-guard/client/schemas'
 
 /** Solidity's panic codes (docs.soliditylang.org, "Panic via assert and Error via require"). */
 export const PANIC_MEANINGS: Readonly<Record<number, string>> = {

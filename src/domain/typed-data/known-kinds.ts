@@ -1,20 +1,8 @@
+import type { TypedDataKind } from '@pre-send-guard/client/types'
 import type { TypedField, TypedTypes } from './typed-data.js'
 
-/** Every kind of typed data the screen decodes; anything else is `unknown`. */
-export type TypedDataKind =
-  | 'eip2612-permit'
-  | 'dai-permit'
-  | 'permit2-permit-single'
-  | 'permit2-permit-batch'
-  | 'permit2-permit-transfer-from'
-  | 'permit2-permit-batch-transfer-from'
-  | 'permit2-permit-witness-transfer-from'
-  | 'permit2-permit-batch-witness-transfer-from'
-  | 'eip3009-transfer-with-authorization'
-  | 'eip3009-receive-with-authorization'
-  | 'seaport-order'
-  | 'safe-tx'
-  | 'unknown'
+/** Every kind of typed data the screen decodes; anything else is `unknown` (shared vocabulary). */
+export type { TypedDataKind } from '@pre-send-guard/client/types'
 
 const f = (spec: string): TypedField[] =>
   spec.split(',').map((part) => {

@@ -1,76 +1,21 @@
-import type { Address, Hex } from 'viem'
+import type {
+  DecodedValue,
+  TypedDataResult as TypedDataPreflightResult,
+} from '@pre-send-guard/client/schemas'
+import type { Address } from 'viem'
 import { atLatestHead } from '../preflight/at-latest-head.js'
 import type { PreflightDeps } from '../preflight/run-preflight.js'
-import type { Finding, Verdict } from '../screen/context.js'
-import type { TypedDataKind } from './known-kinds.js'
 import { clip, readTypedDataFacts } from './read-typed-data-facts.js'
 import { recogniseTypedData } from './recognise-typed-data.js'
 import { screenTypedData } from './screen-typed-data.js'
 import type { TypedValue } from './typed-data.js'
 import { type RawTypedData, validateTypedDataInput } from './validate-typed-data.js'
 
-/** A value of the decoded message as JSON: integers as decimal strings. */
-export type DecodedValue = string | boolean | DecodedValue[] | { [field: string]: DecodedValue }
-
-/** The typed-data preflight answer. Integers are decimal strings (uint256 exceeds JSON numbers). */
-export interface TypedDataPreflightResult {
-  verdict: Verdict
-  findings: Finding[]
-  environment: 'devnet' | 'mainnet'
-  chainId: Hex
-  network: string
-  block: { number: string; hash: Hex; timestamp: string }
-  signer: Address
-  typedData: {
-    primaryType: string
-    /** What the signer would sign: `keccak256(0x1901 || domainSeparator || hashStruct(message))`. */
-    digest: Hex
-    domainSeparator: Hex
-    domain: {
-      name?: string
-      version?: string
-      chainId?: string
-      verifyingContract?: Address
-      salt?: Hex
-    }
-  }
-  kind: TypedDataKind
-  standardName: string | null
-  renamed: boolean
-  witness: { name: string; type: string } | null
-  decoded: { [field: string]: DecodedValue }
-  grants: {
-    at: string
-    owner: Address
-    token: Address
-    spender: Address
-    amount: string
-    unlimited: boolean
-    revoke: boolean
-    use: 'allowance' | 'transfer'
-    decimals: number | null
-    symbol: string | null
-  }[]
-  deadlines: { field: string; value: string; never: boolean; secondsAfterBlock: string }[]
-  chainFacts: {
-    verifyingContract: { address: Address; hasCode: boolean } | null
-    contractDomain: {
-      source: 'eip5267' | 'permit2' | 'name' | 'none'
-      name: string | null
-      version: string | null
-      chainId: string | null
-      verifyingContract: Address | null
-      salt: Hex | null
-      separator: Hex | null
-    }
-    spenders: { address: Address; hasCode: boolean }[]
-    nonces: {
-      kind: string
-      status: 'current' | 'used' | 'future' | 'unknown'
-      current: string | null
-    }[]
-  }
-}
+/** The typed-data preflight answer (declared once, in the client package's schemas). */
+export type {
+  DecodedValue,
+  TypedDataResult as TypedDataPreflightResult,
+} from '@pre-send-guard/client/schemas'
 
 function toJson(value: TypedValue): DecodedValue {
   if (typeof value === 'bigint') return value.toString()

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
-import { ErrorBodySchema } from './error-body.js'
+import { ErrorBodySchema } from '@pre-send-guard/client/schemas'
+import { ENVIRONMENTS } from '@pre-send-guard/client/types'
 
 /** One readiness check (RPC, ledger, payment rail) with what it found. */
 const ReadinessCheckSchema = z
@@ -11,7 +12,7 @@ const ReadinessCheckSchema = z
 export const HealthSchema = z
   .object({
     status: z.literal('ok'),
-    environment: z.enum(['devnet', 'mainnet']),
+    environment: z.enum(ENVIRONMENTS),
     chainId: z.number().int(),
   })
   .openapi('Health')
@@ -20,7 +21,7 @@ export const HealthSchema = z
 export const ReadySchema = z
   .object({
     status: z.literal('ready'),
-    environment: z.enum(['devnet', 'mainnet']),
+    environment: z.enum(ENVIRONMENTS),
     checks: z.record(z.string(), ReadinessCheckSchema),
   })
   .openapi('Ready')

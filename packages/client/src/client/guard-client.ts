@@ -2,7 +2,7 @@ import { DEFAULT_MAX_PAYMENT } from './check-challenge.js'
 import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
 import {
   BundleResultSchema,
-  DiscoverySchema,
+  DiscoveryReaderSchema,
   PageEvidenceSchema,
   PreflightResultSchema,
   ReceiptSchema,
@@ -58,7 +58,7 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
     async discovery() {
       const res = await send(`${baseUrl}${DISCOVERY_PATH}`)
       if (!res.ok) throw await errorOf(res)
-      return parseBody(res, DiscoverySchema, 'discovery document')
+      return parseBody(res, DiscoveryReaderSchema, 'discovery document')
     },
 
     async preflight(tx) {

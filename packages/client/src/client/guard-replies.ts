@@ -2,14 +2,19 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import type { z } from 'zod'
 import { GuardError } from './guard-error.js'
 import {
-  ErrorBodySchema,
+  ErrorReplySchema,
   type PaymentRequiredOffer,
   PaymentRequiredSchema,
 } from './guard-responses.js'
 
 /** How the client reads the guard's HTTP answers, and names the failure when there is none. */
 
-/** Reads a JSON body and validates it; a bad one is an `invalid_response` GuardError. */
+/**
+ * Reads a JSON body and validates it against `schema`; a bad one is an `invalid_response`
+ * GuardError. Returns the body exactly as received once it validates, not zod's copy: the
+ * answer schemas transform nothing, and a field a newer guard adds is kept rather than
+ * stripped, so a receipt's `responseHash` still matches the `result` handed back.
+ */
 export async function parseBody<T extends z.ZodType>(
   res: Response,
   schema: T,
@@ -36,7 +41,7 @@ export async function parseBody<T extends z.ZodType>(
       { status: res.status, issues },
     )
   }
-  return parsed.data
+  return json as z.output<T>
 }
 
 /** A non-2xx answer as a GuardError with the service's code, reason and `Retry-After`. */
@@ -48,7 +53,7 @@ export async function errorOf(res: Response): Promise<GuardError> {
   } catch {
     json = undefined
   }
-  const parsed = ErrorBodySchema.safeParse(json)
+  const parsed = ErrorReplySchema.safeParse(json)
   const retryAfter = retryAfterSeconds(res.headers.get('Retry-After'))
   if (!parsed.success) {
     return new GuardError(`http_${res.status}`, `the guard answered ${res.status}`, {

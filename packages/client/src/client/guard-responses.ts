@@ -1,116 +1,37 @@
-import { type Address, type Hex, isAddress } from 'viem'
 import { z } from 'zod'
-import { ENVIRONMENTS, SEVERITIES, VERDICTS } from '../types/index.js'
+import { DiscoverySchema } from '../schemas/discovery.js'
+import { ErrorBodySchema } from '../schemas/error-body.js'
+import { PaidPreflightResponseSchema } from '../schemas/preflight.js'
 
 /**
- * Schemas for what the guard answers. Loose on purpose: they check the fields the buyer kit
- * relies on and keep everything else, so the service can add fields without breaking buyers.
+ * How the client reads what a guard answers. The answers themselves (preflight, bundle,
+ * typed-data, paid answer, receipt, evidence, error body) are parsed with the very schemas the
+ * service serves them with (`../schemas`, also `@pre-send-guard/client/schemas`). The readers
+ * below are for what the buyer judges field by field before paying (discovery, the 402 body,
+ * the x402 headers): they accept a missing or odd field so that it fails a named check
+ * (`checkChallenge`, `verifyReceipt`) instead of the whole read.
  */
 
-const address = z.custom<Address>(
-  (v) => typeof v === 'string' && isAddress(v, { strict: false }),
-  'expected a 0x-prefixed 20-byte address',
-)
-const hex = z.custom<Hex>(
-  (v) => typeof v === 'string' && /^0x[0-9a-fA-F]*$/.test(v),
-  'expected 0x-prefixed hex',
-)
-const bytes32 = z.custom<Hex>(
-  (v) => typeof v === 'string' && /^0x[0-9a-fA-F]{64}$/.test(v),
-  'expected 32 bytes of hex',
-)
-const decimal = z.string().regex(/^[0-9]+$/, 'expected a decimal integer string')
+export {
+  type BundleResult,
+  BundleResultSchema,
+  type Finding,
+  FindingSchema,
+  type PageEvidence,
+  PageEvidenceSchema,
+  type PreflightResult,
+  PreflightResultSchema,
+  type Receipt,
+  ReceiptSchema,
+  type TypedDataResult,
+  TypedDataResultSchema,
+} from '../schemas/index.js'
 
-/** One explained finding of the risk screen (see docs/rules.md). */
-export const FindingSchema = z.looseObject({
-  id: z.string(),
-  severity: z.enum(SEVERITIES),
-  title: z.string(),
-  detail: z.string(),
-  path: z.string().optional(),
-})
-export type Finding = z.infer<typeof FindingSchema>
-
-/** A preflight answer (read-only route, and `result` of the paid route). */
-export const PreflightResultSchema = z.looseObject({
-  verdict: z.enum(VERDICTS),
-  findings: z.array(FindingSchema),
-  environment: z.enum(ENVIRONMENTS),
-  chainId: z.string(),
-  network: z.string(),
-  block: z.looseObject({ number: z.string(), hash: hex, timestamp: z.string() }),
-  call: z.looseObject({
-    success: z.boolean(),
-    returnData: hex.optional(),
-    message: z.string().optional(),
-  }),
-  gas: z.looseObject({ success: z.boolean(), estimate: z.string().nullable() }),
-  fees: z.looseObject({
-    baseFeePerGas: decimal,
-    maxPriorityFeePerGas: decimal,
-    maxFeePerGas: decimal,
-    totalCost: decimal,
-    totalCostMax: decimal,
-    totalCostPlusValue: decimal,
-  }),
-  /** What execution does; optional so answers of guards without effects still parse. */
-  effects: z
-    .looseObject({
-      available: z.boolean(),
-      reason: z.string().optional(),
-      senderNet: z.looseObject({ summary: z.string() }).optional(),
-    })
-    .optional(),
-})
-export type PreflightResult = z.infer<typeof PreflightResultSchema>
-
-/** A bundle preflight answer (`POST /payanagent/v1/base-bundle-preflight`). */
-export const BundleResultSchema = z.looseObject({
-  verdict: z.enum(VERDICTS),
-  hypothetical: z.boolean(),
-  environment: z.enum(ENVIRONMENTS),
-  block: z.looseObject({ number: z.string(), hash: hex, timestamp: z.string() }),
-  transactions: z.array(
-    z.looseObject({
-      verdict: z.enum(VERDICTS),
-      findings: z.array(FindingSchema),
-      fees: PreflightResultSchema.shape.fees,
-    }),
-  ),
-  netEffects: z.array(z.looseObject({ sender: address, summary: z.string() })),
-})
-export type BundleResult = z.infer<typeof BundleResultSchema>
-
-/** A signed PRE_SEND_PROOF_RECEIPT. Its `signer` is a claim: verify against discovery. */
-export const ReceiptSchema = z.looseObject({
-  type: z.string(),
-  id: z.string(),
-  requestHash: bytes32,
-  responseHash: bytes32,
-  verdict: z.string(),
-  chainId: decimal,
-  blockNumber: decimal,
-  blockHash: bytes32,
-  settlementTx: bytes32,
-  payer: address,
-  payTo: address,
-  asset: address,
-  amount: decimal,
-  network: z.string(),
-  issuedAt: decimal,
-  signer: address,
-  signature: hex,
-})
-export type Receipt = z.infer<typeof ReceiptSchema>
-
-/** The 200 body of the paid route. */
-export const PaidResponseSchema = z.looseObject({
-  result: PreflightResultSchema,
-  receipt: ReceiptSchema,
-})
+/** The 200 body of the paid route (the shared schema). */
+export const PaidResponseSchema = PaidPreflightResponseSchema
 
 /** One x402 v2 payment requirement (an entry of `accepts`). */
-export const PaymentRequirementsSchema = z.looseObject({
+export const OfferRequirementsSchema = z.looseObject({
   scheme: z.string(),
   network: z.string(),
   asset: z.string(),
@@ -125,7 +46,7 @@ export const PaymentRequiredSchema = z.looseObject({
   x402Version: z.number(),
   error: z.string().optional(),
   resource: z.looseObject({ url: z.string() }),
-  accepts: z.array(PaymentRequirementsSchema),
+  accepts: z.array(OfferRequirementsSchema),
   extensions: z.record(z.string(), z.unknown()).optional(),
 })
 export type PaymentRequiredOffer = z.infer<typeof PaymentRequiredSchema>
@@ -155,83 +76,39 @@ export const ChallengeBodySchema = z.looseObject({
 })
 export type ChallengeBody = z.infer<typeof ChallengeBodySchema>
 
-/** The EIP-712 definition discovery publishes for receipts. */
-const Eip712Schema = z.looseObject({
-  domain: z.looseObject({
-    name: z.string(),
-    version: z.string(),
-    chainId: z.number(),
-  }),
-  primaryType: z.string(),
-  types: z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() }))),
+/**
+ * `GET /.well-known/x402`, read for the buyer's checks: each field has its shape from the
+ * shared {@link DiscoverySchema}; the spec's fields (2.7) are required, the exact offer
+ * (`asset`, `amount`, `accepts`), the onboarding URLs and the receipt signer may be missing, and
+ * the checks that need them then fail by name.
+ */
+const discovery = DiscoverySchema.shape
+export const DiscoveryReaderSchema = z.looseObject({
+  title: discovery.title,
+  primaryPersona: discovery.primaryPersona.optional(),
+  route: discovery.route,
+  price: discovery.price,
+  network: discovery.network,
+  payTo: discovery.payTo,
+  asset: discovery.asset.optional(),
+  amount: discovery.amount.optional(),
+  accepts: discovery.accepts.optional(),
+  quickstartUrl: discovery.quickstartUrl.optional(),
+  browserDemoUrl: discovery.browserDemoUrl.optional(),
+  firstCheckUrl: discovery.firstCheckUrl.optional(),
+  receipts: discovery.receipts.partial({ byAuthorizationUrl: true }).loose().optional(),
+  environment: discovery.environment.optional(),
+  devnet: discovery.devnet.unwrap().partial().required({ rpcUrl: true }).loose().optional(),
 })
+export type Discovery = z.infer<typeof DiscoveryReaderSchema>
 
 /**
- * `GET /.well-known/x402`. The spec's fields (2.7) are required; the exact offer (`asset`,
- * `amount`, `accepts`) and the receipt signer are optional here, and checks that need them fail
- * by name when a discovery document lacks them.
+ * A non-2xx body, read to name the failure: the shared error body, with `error` open-ended (a
+ * newer guard may add codes; they are API once published), `issues` optional, and the 402's
+ * `reason` when present.
  */
-export const DiscoverySchema = z.looseObject({
-  title: z.string(),
-  primaryPersona: z.string().optional(),
-  route: z.string().startsWith('/'),
-  price: z.string(),
-  network: z.string(),
-  payTo: address,
-  asset: address.optional(),
-  amount: decimal.optional(),
-  accepts: z.array(PaymentRequirementsSchema).optional(),
-  quickstartUrl: z.string().optional(),
-  browserDemoUrl: z.string().optional(),
-  firstCheckUrl: z.string().optional(),
-  receipts: z
-    .looseObject({ name: z.string(), url: z.string(), signer: address, eip712: Eip712Schema })
-    .optional(),
-  environment: z.enum(ENVIRONMENTS).optional(),
-  devnet: z
-    .looseObject({
-      rpcUrl: z.string(),
-      chainId: z.string().optional(),
-      accounts: z
-        .record(z.string(), z.looseObject({ index: z.number().int(), address }))
-        .optional(),
-    })
-    .optional(),
-})
-export type Discovery = z.infer<typeof DiscoverySchema>
-
-/** A typed-data preflight answer (`POST /payanagent/v1/base-typed-data-preflight`). */
-export const TypedDataResultSchema = z.looseObject({
-  verdict: z.enum(VERDICTS),
-  findings: z.array(FindingSchema),
-  environment: z.enum(ENVIRONMENTS),
-  chainId: z.string(),
-  block: z.looseObject({ number: z.string(), hash: hex, timestamp: z.string() }),
-  signer: address,
-  kind: z.string(),
-  typedData: z.looseObject({ primaryType: z.string(), digest: bytes32 }),
-})
-export type TypedDataResult = z.infer<typeof TypedDataResultSchema>
-
-/** The public-page evidence answer (spec 2.3). */
-export const PageEvidenceSchema = z.looseObject({
-  markdown: z.string(),
-  title: z.string().nullable(),
-  sourceUrl: z.string(),
-  finalUrl: z.string().nullable().optional(),
-  truncated: z.boolean(),
-  originalChars: z.number().optional(),
-  returnedChars: z.number().optional(),
-  fetchedAt: z.string().optional(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-})
-export type PageEvidence = z.infer<typeof PageEvidenceSchema>
-
-/** The service's one error body. */
-export const ErrorBodySchema = z.looseObject({
+export const ErrorReplySchema = ErrorBodySchema.extend({
   error: z.string(),
-  message: z.string(),
-  issues: z.array(z.looseObject({ path: z.string(), message: z.string() })).optional(),
-  requestId: z.string().optional(),
+  issues: ErrorBodySchema.shape.issues.optional(),
   reason: z.string().optional(),
 })

@@ -1,8 +1,8 @@
 /**
- * The answer vocabulary the service and its buyers share, from this one module: the service
- * builds its response schemas from these lists and types (it imports
- * `@pre-send-guard/client/types`), and the client validates answers against the same ones, so
- * a new verdict, severity or environment cannot reach one side only. No runtime dependency.
+ * The answer vocabulary the service and its buyers share: verdicts, severities, environments,
+ * error codes, payment reasons, typed-data kinds. The answer schemas
+ * (`@pre-send-guard/client/schemas`) are built from these lists, and the service's domain takes
+ * its codes from here, so a new code cannot reach one side only. No runtime dependency.
  */
 
 /** What a preflight advises: sign it, have it reviewed, or do not sign it. */
@@ -17,15 +17,91 @@ export type Severity = (typeof SEVERITIES)[number]
 export const ENVIRONMENTS = ['devnet', 'mainnet'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
 
-/** One explained finding of the risk screen. `id` is stable API (docs/rules.md). */
-export interface Finding {
-  id: string
-  severity: Severity
-  title: string
-  detail: string
-  /** Where in nested calldata the finding comes from, e.g. `multicall[2].approve`. */
-  path?: string
-}
+/** One explained finding of the risk screen (declared with the answers it is part of). */
+export type { Finding } from '../schemas/preflight.js'
+
+/**
+ * The service's stable error codes (`error` of every error body). Once published, a code is
+ * API: new ones may be added, none is renamed. Each maps to one HTTP status (README, "Errors").
+ */
+export const ERROR_CODES = [
+  'invalid_request',
+  'invalid_typed_data',
+  'invalid_json',
+  'unsupported_content_type',
+  'body_too_large',
+  'headers_too_large',
+  'request_timeout',
+  'malformed_request',
+  'unsupported_chain',
+  'unsafe_url',
+  'target_unreachable',
+  'target_error',
+  'reader_refused',
+  'payment_required',
+  'not_found',
+  'method_not_allowed',
+  'rpc_unavailable',
+  'reader_unavailable',
+  'facilitator_unavailable',
+  'settlement_pending',
+  'payment_in_progress',
+  'ledger_unavailable',
+  'service_starting',
+  'rate_limited',
+  'not_ready',
+  'unauthorized',
+  'simulation_unavailable',
+  'simulation_refused',
+  'invalid_payment_identifier',
+  'payment_identifier_required',
+  'payment_identifier_conflict',
+  'internal_error',
+] as const
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+/** Why the paid route answered 402 (`reason` of the 402 body). Stable, like error codes. */
+export const PAYMENT_REASON_CODES = [
+  'payment_missing',
+  'payment_undecodable',
+  'payment_malformed',
+  'unsupported_x402_version',
+  'scheme_mismatch',
+  'network_mismatch',
+  'asset_mismatch',
+  'amount_mismatch',
+  'pay_to_mismatch',
+  'offer_mismatch',
+  'invalid_signature',
+  'authorization_expired',
+  'authorization_not_yet_valid',
+  'authorization_used',
+  'authorization_canceled',
+  'authorization_validity_too_long',
+  'insufficient_funds',
+  'verification_failed',
+  'payment_reused',
+  'settlement_failed',
+] as const
+export type PaymentReason = (typeof PAYMENT_REASON_CODES)[number]
+
+/** What typed data the typed-data preflight recognised, by structure; anything else `unknown`. */
+export const TYPED_DATA_KINDS = [
+  'eip2612-permit',
+  'dai-permit',
+  'permit2-permit-single',
+  'permit2-permit-batch',
+  'permit2-permit-transfer-from',
+  'permit2-permit-batch-transfer-from',
+  'permit2-permit-witness-transfer-from',
+  'permit2-permit-batch-witness-transfer-from',
+  'eip3009-transfer-with-authorization',
+  'eip3009-receive-with-authorization',
+  'seaport-order',
+  'safe-tx',
+  'unknown',
+] as const
+export type TypedDataKind = (typeof TYPED_DATA_KINDS)[number]
 
 /** The `type` of the guard's own signed receipt. */
 export const RECEIPT_TYPE = 'PRE_SEND_PROOF_RECEIPT'

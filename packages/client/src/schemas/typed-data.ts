@@ -1,40 +1,30 @@
-import { z } from '@hono/zod-openapi'
-import { ENVIRONMENTS, VERDICTS } from '@pre-send-guard/client/types'
-import { FindingSchema } from './preflight-result.js'
+import { z } from 'zod'
+import { ENVIRONMENTS, TYPED_DATA_KINDS, VERDICTS } from '../types/index.js'
+import { FindingSchema } from './preflight.js'
+import { address, decimal, hex, PinnedBlockSchema } from './primitives.js'
 
-const decimal = z.string().regex(/^-?[0-9]+$/)
-const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+/** A value of the decoded message as JSON: integers as decimal strings. */
+export type DecodedValue = string | boolean | DecodedValue[] | { [field: string]: DecodedValue }
 
-const KINDS = [
-  'eip2612-permit',
-  'dai-permit',
-  'permit2-permit-single',
-  'permit2-permit-batch',
-  'permit2-permit-transfer-from',
-  'permit2-permit-batch-transfer-from',
-  'permit2-permit-witness-transfer-from',
-  'permit2-permit-batch-witness-transfer-from',
-  'eip3009-transfer-with-authorization',
-  'eip3009-receive-with-authorization',
-  'seaport-order',
-  'safe-tx',
-  'unknown',
-] as const
+/** A signed decimal integer string (seconds after the block may be negative). */
+const signedDecimal = z.string().regex(/^-?[0-9]+$/, 'expected a decimal integer string')
 
-/** The typed-data preflight answer (documentation; the domain builds it). */
+/** The typed-data preflight answer. Integers are decimal strings (uint256 exceeds JSON numbers). */
 export const TypedDataResultSchema = z
   .object({
     verdict: z.enum(VERDICTS),
     findings: z.array(FindingSchema),
     environment: z.enum(ENVIRONMENTS),
-    chainId: z.string(),
+    chainId: hex.meta({ example: '0x2105' }),
     network: z.string(),
-    block: z.object({ number: decimal, hash: hex, timestamp: decimal }),
+    block: PinnedBlockSchema,
     signer: address,
     typedData: z.object({
       primaryType: z.string(),
-      digest: hex.openapi({ description: 'The EIP-712 digest the signer would sign.' }),
+      digest: hex.meta({
+        description:
+          'The EIP-712 digest the signer would sign: keccak256(0x1901 || domainSeparator || hashStruct(message)).',
+      }),
       domainSeparator: hex,
       domain: z.object({
         name: z.string().optional(),
@@ -44,17 +34,24 @@ export const TypedDataResultSchema = z
         salt: hex.optional(),
       }),
     }),
-    kind: z.enum(KINDS).openapi({
+    kind: z.enum(TYPED_DATA_KINDS).meta({
       description: 'Recognised by the structure of the primary type, never by names alone.',
     }),
     standardName: z.string().nullable(),
     renamed: z
       .boolean()
-      .openapi({ description: "The structure is a known kind's, the type name is not." }),
+      .meta({ description: "The structure is a known kind's, the type name is not." }),
     witness: z.object({ name: z.string(), type: z.string() }).nullable(),
-    decoded: z.record(z.string(), z.unknown()).openapi({
-      description: 'The message, validated: integers as decimal strings, addresses checksummed.',
-    }),
+    decoded: z
+      .record(
+        z.string(),
+        z
+          .custom<DecodedValue>((v) => v !== undefined)
+          .meta({ type: ['string', 'boolean', 'array', 'object'] }),
+      )
+      .meta({
+        description: 'The message, validated: integers as decimal strings, addresses checksummed.',
+      }),
     grants: z.array(
       z.object({
         at: z.string(),
@@ -74,7 +71,7 @@ export const TypedDataResultSchema = z
         field: z.string(),
         value: decimal,
         never: z.boolean(),
-        secondsAfterBlock: decimal,
+        secondsAfterBlock: signedDecimal,
       }),
     ),
     chainFacts: z.object({
@@ -98,4 +95,5 @@ export const TypedDataResultSchema = z
       ),
     }),
   })
-  .openapi('TypedDataPreflightResult')
+  .meta({ id: 'TypedDataPreflightResult' })
+export type TypedDataResult = z.output<typeof TypedDataResultSchema>

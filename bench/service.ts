@@ -1,0 +1,583 @@
+/**
+ * The built service as users run it (`node dist/src/main.js`, devnet, default settings, its
+ * log on /dev/null), driven over real HTTP from this process with distinct inputs, each figure
+ * beside floors measured in the same run:
+ *
+ * 1. Read-only preflight throughput, a concurrency sweep (1, 4, 16, 64, 256 in flight) with
+ *    p50, p99 and errors; CPU per preflight of the service's process and of its anvil apart
+ *    (from /proc), and of this driver; the machine's ceiling from those (2 cores / CPU per
+ *    preflight). Every request is a different transaction (an ETH transfer, an ERC-20 transfer
+ *    or an approve, each with its own amount), so nothing answers from a cache.
+ *    Floors: a bare `node:http` server that reads and parses a JSON body and answers a body of
+ *    the preflight answer's size, driven the same way (CPU per request); one preflight's own
+ *    RPC exchanges replayed through a bare `node:http` keep-alive client (CPU); one raw
+ *    `eth_call` round trip to the same anvil.
+ * 2. Memory: a fresh instance with per-client rate limits (RATE_LIMIT_CLIENT_HEADER, 2,000
+ *    distinct clients) takes 10k warm-up requests of a mix (distinct read-only preflights,
+ *    bundles, typed data, unpaid 402s, health and 404s), then rounds of 10k: RSS and V8 used
+ *    heap at each 10k mark (the median of samples over its last 2k requests, since one reading
+ *    lands anywhere in V8's collection cycle); growth of each round over the one before
+ *    (min/median/max) and from 10k to 20k (the issue's figure: under 5 %).
+ * Figures, never a pass/fail: the machine is shared and noisy.
+ *
+ * With BENCH_BEFORE_DIR (a checkout of an earlier commit, built, with its node_modules), that
+ * checkout's service is swept too, in the same rounds, interleaved.
+ *
+ * Run: npx tsx bench/service.ts   (SERVICE_BENCH_SECONDS per sweep point, default 3;
+ * SERVICE_BENCH_ROUNDS sweep rounds, default 5; SERVICE_BENCH_MEMORY_ROUNDS, default 5)
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import http from 'node:http'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData, erc20Abi } from 'viem'
+// @ts-expect-error: a plain-JavaScript script without type declarations
+import { ensureBuilt, MAIN } from '../scripts/build.mjs'
+import { startDevnet } from '../src/adapters/devnet/devnet.js'
+import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js'
+import { freePort } from '../test/support/net.js'
+import { postJson, preflightApp } from '../test/support/preflight-app.js'
+import { usdcPermitRequest } from '../test/support/usdc-typed-data.js'
+import { startLatencyRpc } from './latency-rpc.js'
+import { percentile } from './stats.js'
+
+const SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 3)
+const ROUNDS = Math.max(1, Number(process.env.SERVICE_BENCH_ROUNDS ?? 5))
+const MEMORY_ROUNDS = Math.max(1, Number(process.env.SERVICE_BENCH_MEMORY_ROUNDS ?? 5))
+const CONCURRENCY = [1, 4, 16, 64, 256]
+const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
+const BUYER = DEVNET_ACCOUNTS.buyer.address
+const PERSON = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+const SPENDER = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICK_MS = 10
+
+await ensureBuilt()
+
+/** A distinct read-only preflight input for each `k`: three kinds, each with its own amount. */
+function preflightBody(k: number) {
+  const amount = BigInt(k + 1)
+  switch (k % 3) {
+    case 0:
+      return { from: BUYER, to: PERSON, data: '0x', value: `0x${amount.toString(16)}` }
+    case 1:
+      return {
+        from: BUYER,
+        to: USDC_ADDRESS,
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [PERSON, amount],
+        }),
+        value: '0x0',
+      }
+    default:
+      return {
+        from: BUYER,
+        to: USDC_ADDRESS,
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [SPENDER, amount],
+        }),
+        value: '0x0',
+      }
+  }
+}
+
+// --- processes and their CPU and memory, read from /proc -------------------------------------
+function cpuMs(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS
+}
+function rssBytes(pid: number): number {
+  const line = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(line?.[1]) * 1024
+}
+const ownCpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+interface Service {
+  pid: number
+  anvilPid: number
+  base: string
+  stop(): Promise<void>
+}
+
+async function startService(
+  env: Record<string, string> = {},
+  main: string = MAIN,
+): Promise<Service> {
+  const port = await freePort()
+  const dataDir = mkdtempSync(join(tmpdir(), 'psg-bench-service-'))
+  const child: ChildProcess = spawn(process.execPath, [main], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString()
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited at start: ${stderr}`)
+    const up = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (up) break
+    if (Date.now() > deadline) throw new Error(`service not up in 120 s: ${stderr}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  const pid = child.pid as number
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)
+  const anvilPid = Number(children[0])
+  if (!Number.isInteger(anvilPid) || anvilPid <= 0) throw new Error('no anvil child found')
+  return {
+    pid,
+    anvilPid,
+    base,
+    async stop() {
+      child.kill('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+      if (child.exitCode === null) child.kill('SIGKILL')
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+// --- the driver: keep-alive node:http, bodies as bytes ----------------------------------------
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 })
+function request(
+  base: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; bytes: number }> {
+  const target = new URL(path, base)
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method,
+        headers: payload
+          ? { 'content-type': 'application/json', 'content-length': payload.length, ...headers }
+          : headers,
+      },
+      (res) => {
+        let bytes = 0
+        res.on('data', (c: Buffer) => {
+          bytes += c.length
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }))
+        res.on('error', reject)
+      },
+    )
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer in 30 s')))
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+interface Point {
+  rate: number
+  p50: number
+  p99: number
+  errors: number
+  firstError: string
+  /** CPU ms per answered request: [this target's process, its anvil (if any), this driver]. */
+  cpu: [number, number, number]
+}
+
+let counter = 0
+/** `concurrency` clients sending `next()` for `seconds`; CPU of `pids` per answered request. */
+async function drive(
+  concurrency: number,
+  seconds: number,
+  pids: [number, number | undefined],
+  one: () => Promise<{ status: number }>,
+  expected = 200,
+): Promise<Point> {
+  const latencies: number[] = []
+  let errors = 0
+  let firstError = ''
+  const cpu0 = [cpuMs(pids[0]), pids[1] ? cpuMs(pids[1]) : 0, ownCpuMs()]
+  const started = performance.now()
+  const until = started + seconds * 1000
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const t = performance.now()
+        try {
+          const { status } = await one()
+          if (status === expected) latencies.push(performance.now() - t)
+          else {
+            errors++
+            firstError ||= `HTTP ${status}`
+          }
+        } catch (error) {
+          errors++
+          firstError ||= String(error).slice(0, 120)
+        }
+      }
+    }),
+  )
+  const elapsed = (performance.now() - started) / 1000
+  const n = Math.max(1, latencies.length)
+  return {
+    rate: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    firstError,
+    cpu: [
+      (cpuMs(pids[0]) - (cpu0[0] ?? 0)) / n,
+      pids[1] ? (cpuMs(pids[1]) - (cpu0[1] ?? 0)) / n : 0,
+      (ownCpuMs() - (cpu0[2] ?? 0)) / n,
+    ],
+  }
+}
+
+const f1 = (n: number) => n.toFixed(1)
+const f2 = (n: number) => n.toFixed(2)
+const stat = (xs: number[], f = f1) =>
+  `${f(Math.min(...xs))}/${f(percentile(xs, 50))}/${f(Math.max(...xs))}`
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`
+
+// --- floors --------------------------------------------------------------------------------
+/** A bare node:http server: reads and parses the JSON body, answers `size` bytes of JSON. */
+const BARE_SERVER = `
+const http = require('node:http')
+const size = Number(process.env.ANSWER_BYTES)
+const answer = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) }))
+http.createServer((req, res) => {
+  const chunks = []
+  req.on('data', (c) => chunks.push(c))
+  req.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length })
+    res.end(answer)
+  })
+}).listen(Number(process.env.PORT), '127.0.0.1', () => process.send('up'))`
+
+async function startBareServer(answerBytes: number) {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], {
+    env: { PORT: String(port), ANSWER_BYTES: String(answerBytes) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  await new Promise((resolve) => child.once('message', resolve))
+  return {
+    pid: child.pid as number,
+    base: `http://127.0.0.1:${port}`,
+    stop: () => child.kill('SIGTERM'),
+  }
+}
+
+const loadAtStart = loadavg()
+console.log(
+  `\n-- 1. read-only preflights against the built service (devnet), ${SECONDS} s per point, ${ROUNDS} rounds`,
+)
+const BEFORE_DIR = process.env.BENCH_BEFORE_DIR?.replace(/\/+$/, '')
+const services: [string, Service][] = [['after (this tree)', await startService()]]
+if (BEFORE_DIR) {
+  services.push([
+    'before (BENCH_BEFORE_DIR)',
+    await startService({}, `${BEFORE_DIR}/dist/src/main.js`),
+  ])
+}
+const service = (services[0] as [string, Service])[1]
+const bareRpc = await startDevnet()
+try {
+  // One preflight's RPC exchanges, recorded through a proxy in front of a devnet, for the
+  // replay floor (the same requests the service sends, batches as batches).
+  const recorder = await startLatencyRpc(bareRpc.rpcUrl, { latencyMs: 0 })
+  const recordingApp = preflightApp(recorder.url)
+  await postJson(recordingApp, PREFLIGHT, preflightBody(0))
+  // One of each kind the sweep sends (ETH transfer, ERC-20 transfer, approve).
+  const recorded: Buffer[][] = []
+  let calls = 0
+  for (const k of [3, 4, 5]) {
+    recorder.reset()
+    await postJson(recordingApp, PREFLIGHT, preflightBody(k))
+    recorded.push([...recorder.bodies])
+    calls += recorder.methods.length
+  }
+  await recorder.close()
+  const exchanges = recorded.flat()
+  const rpcTarget = new URL(bareRpc.rpcUrl)
+  const replay = () =>
+    Promise.all(
+      exchanges.map(
+        (body) =>
+          new Promise<void>((resolve, reject) => {
+            const req = http.request(
+              {
+                agent,
+                hostname: rpcTarget.hostname,
+                port: rpcTarget.port,
+                path: '/',
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'content-length': body.length },
+              },
+              (res) => {
+                const chunks: Buffer[] = []
+                res.on('data', (c: Buffer) => chunks.push(c))
+                res.on('end', () => {
+                  JSON.parse(Buffer.concat(chunks).toString('utf8'))
+                  resolve()
+                })
+              },
+            )
+            req.on('error', reject)
+            req.end(body)
+          }),
+      ),
+    )
+  const rawCall = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'eth_call',
+    params: [{ to: USDC_ADDRESS, data: '0x18160ddd' }, 'latest'],
+  }
+  const sample = await request(service.base, 'POST', PREFLIGHT, preflightBody(0))
+  const bare = await startBareServer(sample.bytes)
+
+  const sweeps = new Map<string, Map<number, Point[]>>(services.map(([name]) => [name, new Map()]))
+  const floorServer: number[] = []
+  const floorReplay: number[] = []
+  const floorCall: number[] = []
+  const floorCallAnvil: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    // Floors first in each round, then the sweep: the machine's noise falls on both alike.
+    const server = await drive(16, Math.min(SECONDS, 2), [bare.pid, undefined], () =>
+      request(bare.base, 'POST', PREFLIGHT, preflightBody(counter++)),
+    )
+    floorServer.push(server.cpu[0])
+    const c0 = ownCpuMs()
+    // Each replay is the three kinds' exchanges: per preflight, a third of it.
+    for (let i = 0; i < 100; i++) await replay()
+    floorReplay.push((ownCpuMs() - c0) / 100 / recorded.length)
+    const call = await drive(1, 1, [bareRpc.pid, undefined], () =>
+      request(bareRpc.rpcUrl, 'POST', '/', rawCall),
+    )
+    floorCall.push(call.p50)
+    floorCallAnvil.push(call.cpu[0])
+    for (const [name, target] of services) {
+      const points = sweeps.get(name) as Map<number, Point[]>
+      for (const concurrency of CONCURRENCY) {
+        const point = await drive(concurrency, SECONDS, [target.pid, target.anvilPid], () =>
+          request(target.base, 'POST', PREFLIGHT, preflightBody(counter++)),
+        )
+        points.set(concurrency, [...(points.get(concurrency) ?? []), point])
+      }
+    }
+  }
+  bare.stop()
+
+  const floorHttp = percentile(floorServer, 50)
+  const floorRpc = percentile(floorReplay, 50)
+  console.log('floors, same run (min/median/max over rounds)')
+  console.log(
+    `  bare node:http server, JSON body parsed, ${sample.bytes}-byte answer: ${stat(floorServer, f2)} ms CPU per request`,
+  )
+  console.log(
+    `  one preflight's RPC exchanges (mean of the 3 kinds: ${f1(exchanges.length / recorded.length)} HTTP requests, ${f1(calls / recorded.length)} calls) replayed through bare node:http: ${stat(floorReplay, f2)} ms CPU`,
+  )
+  console.log(
+    `  one raw eth_call to anvil: ${stat(floorCall, f2)} ms round trip, anvil ${stat(floorCallAnvil, f2)} ms CPU`,
+  )
+  const median = (pick: (p: Point) => number, from: Point[]) => percentile(from.map(pick), 50)
+  for (const [name, points] of sweeps) {
+    console.log(`${name}: throughput (min/median/max over rounds)`)
+    for (const [concurrency, list] of points) {
+      const errors = list.reduce((a, p) => a + p.errors, 0)
+      const first = list.find((p) => p.firstError)?.firstError
+      console.log(
+        `  c=${String(concurrency).padStart(3)}  ${stat(list.map((p) => p.rate)).padStart(17)} preflights/s  p50 ${stat(list.map((p) => p.p50)).padStart(16)} ms  p99 ${stat(list.map((p) => p.p99)).padStart(18)} ms  errors=${errors}${first ? ` (first: ${first})` : ''}`,
+      )
+    }
+    console.log(`${name}: CPU ms per preflight (min/median/max): service | its anvil | driver`)
+    for (const [concurrency, list] of points) {
+      const cpu = (i: 0 | 1 | 2) =>
+        stat(
+          list.map((p) => p.cpu[i]),
+          f2,
+        ).padStart(16)
+      console.log(`  c=${String(concurrency).padStart(3)}  ${cpu(0)} | ${cpu(1)} | ${cpu(2)}`)
+    }
+    // Saturated points (16 in flight and more): what a busy instance costs per preflight.
+    const busy = [16, 64, 256].flatMap((c) => points.get(c) ?? [])
+    const svc = median((p) => p.cpu[0], busy)
+    const anvil = median((p) => p.cpu[1], busy)
+    const driver = median((p) => p.cpu[2], busy)
+    const loaded = [...points.values()].flat().filter((p) => p.errors === 0)
+    console.log(
+      `${name}: service CPU per preflight at 16-256 in flight (median) ${f2(svc)} ms = ${f2(svc / (floorHttp + floorRpc))}x the bare floor (server ${f2(floorHttp)} + RPC client ${f2(floorRpc)} ms); anvil ${f2(anvil)} ms; driver ${f2(driver)} ms`,
+    )
+    console.log(
+      `${name}: machine ceiling on 2 cores = 2000 ms / (service + anvil + driver) = ${f1(2000 / (svc + anvil + driver))} preflights/s (${f1(2000 / (svc + anvil))}/s with the client elsewhere; the service's one thread alone ${f1(1000 / svc)}/s); best point ${f1(Math.max(0, ...loaded.map((p) => p.rate)))}/s`,
+    )
+  }
+  console.log(
+    `load average at start ${loadAtStart.map((l) => l.toFixed(1)).join(' ')}, at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  )
+} finally {
+  for (const [, target] of services) await target.stop()
+  await bareRpc.stop()
+}
+
+// --- 2. memory ---------------------------------------------------------------------------------
+console.log(
+  `\n-- 2. memory: 10k warm-up requests, then ${MEMORY_ROUNDS} rounds of 10k (16 in flight, mixed routes, 2,000 clients)`,
+)
+const typedData = (k: number) => usdcPermitRequest(BUYER, SPENDER, String(k + 1))
+const MIX: [
+  string,
+  (k: number, base: string, client: string) => Promise<{ status: number }>,
+  number,
+][] = [
+  ['preflight', (k, b, h) => request(b, 'POST', PREFLIGHT, preflightBody(k), xff(h)), 200],
+  ['preflight', (k, b, h) => request(b, 'POST', PREFLIGHT, preflightBody(k), xff(h)), 200],
+  ['preflight', (k, b, h) => request(b, 'POST', PREFLIGHT, preflightBody(k), xff(h)), 200],
+  ['preflight', (k, b, h) => request(b, 'POST', PREFLIGHT, preflightBody(k), xff(h)), 200],
+  [
+    'bundle',
+    (k, b, h) =>
+      request(
+        b,
+        'POST',
+        '/payanagent/v1/base-bundle-preflight',
+        { transactions: [preflightBody(3 * k + 2), preflightBody(3 * k + 1)] },
+        xff(h),
+      ),
+    200,
+  ],
+  [
+    'typed data',
+    (k, b, h) =>
+      request(b, 'POST', '/payanagent/v1/base-typed-data-preflight', typedData(k), xff(h)),
+    200,
+  ],
+  [
+    'unpaid 402',
+    (k, b, h) => request(b, 'POST', '/simulate/transaction-preflight', preflightBody(k), xff(h)),
+    402,
+  ],
+  [
+    'unpaid 402',
+    (k, b, h) => request(b, 'POST', '/simulate/transaction-preflight', preflightBody(k), xff(h)),
+    402,
+  ],
+  ['healthz', (_k, b, h) => request(b, 'GET', '/healthz', undefined, xff(h)), 200],
+  ['not found', (k, b, h) => request(b, 'GET', `/no-such-page-${k}`, undefined, xff(h)), 404],
+]
+function xff(client: string): Record<string, string> {
+  return { 'x-forwarded-for': client }
+}
+async function memoryOf(name: string, main: string): Promise<void> {
+  console.log(`${name}:`)
+  const memoryService = await startService({ RATE_LIMIT_CLIENT_HEADER: 'x-forwarded-for' }, main)
+  try {
+    const unexpected = new Map<string, number>()
+    let sent = 0
+    const batch = async (n: number) => {
+      let next = 0
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < n) {
+            const k = sent++
+            next++
+            const [name, one, expected] = MIX[k % MIX.length] as (typeof MIX)[number]
+            const client = `198.51.${(k % 2000) >> 8}.${(k % 2000) & 255}`
+            const { status } = await one(k, memoryService.base, client).catch(() => ({ status: 0 }))
+            if (status !== expected) {
+              const key = `${name} ${status}`
+              unexpected.set(key, (unexpected.get(key) ?? 0) + 1)
+            }
+          }
+        }),
+      )
+    }
+    const heapUsed = async () => {
+      const text = await (await fetch(`${memoryService.base}/metrics`)).text()
+      return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1])
+    }
+    type Memory = { rss: number[]; heap: number[] }
+    /**
+     * 10k requests; RSS and used heap sampled every 200 ms over the last 2k of them. A single
+     * reading lands anywhere in V8's collection cycle (tens of MB apart), so a mark's figure is
+     * the median of its samples, with their min and max beside it.
+     */
+    const block = async (): Promise<Memory> => {
+      await batch(8_000)
+      const memory: Memory = { rss: [], heap: [] }
+      let sampling = true
+      const sampler = (async () => {
+        while (sampling) {
+          memory.rss.push(rssBytes(memoryService.pid))
+          memory.heap.push(await heapUsed())
+          await new Promise((r) => setTimeout(r, 200))
+        }
+      })()
+      await batch(2_000)
+      sampling = false
+      await sampler
+      return memory
+    }
+    const idle = { rss: rssBytes(memoryService.pid), heap: await heapUsed() }
+    const marks: Memory[] = []
+    for (let round = 0; round <= MEMORY_ROUNDS; round++) marks.push(await block())
+    const med = (xs: number[]) => percentile(xs, 50)
+    console.log(
+      `  idle after start: RSS ${mb(idle.rss)}, used heap ${mb(idle.heap)}; anvil apart (${mb(rssBytes(memoryService.anvilPid))})`,
+    )
+    const spreadMb = (xs: number[]) =>
+      `${mb(med(xs))} (${(Math.min(...xs) / 2 ** 20).toFixed(0)}-${(Math.max(...xs) / 2 ** 20).toFixed(0)})`
+    marks.forEach((m, i) => {
+      console.log(
+        `  at ${String((i + 1) * 10).padStart(2)}k (median of ${m.rss.length} samples over the last 2k, min-max): RSS ${spreadMb(m.rss)}, used heap ${spreadMb(m.heap)}`,
+      )
+    })
+    const pct = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(1)} %`
+    const growth = (from: Memory, to: Memory, pick: keyof Memory) =>
+      ((med(to[pick]) - med(from[pick])) / med(from[pick])) * 100
+    const [at10, at20] = marks as [Memory, Memory]
+    console.log(
+      `  10k (after the warm-up) -> 20k, the issue's figure (target: under 5 %): RSS ${pct(growth(at10, at20, 'rss'))}, used heap ${pct(growth(at10, at20, 'heap'))}`,
+    )
+    const rounds = marks.slice(1).map((m, i) => [m, marks[i] as Memory] as const)
+    const rg = rounds.map(([m, before]) => growth(before, m, 'rss'))
+    const hg = rounds.map(([m, before]) => growth(before, m, 'heap'))
+    const last = marks[marks.length - 1] as Memory
+    console.log(
+      `  growth per further 10k (min/median/max over ${rg.length} rounds): RSS ${pct(Math.min(...rg))} / ${pct(med(rg))} / ${pct(Math.max(...rg))}; used heap ${pct(Math.min(...hg))} / ${pct(med(hg))} / ${pct(Math.max(...hg))}; 10k -> ${marks.length * 10}k: RSS ${pct(growth(at10, last, 'rss'))}, used heap ${pct(growth(at10, last, 'heap'))}`,
+    )
+    console.log(
+      `  unexpected statuses: ${unexpected.size === 0 ? 'none' : [...unexpected].map(([k, v]) => `${k}: ${v}`).join(', ')}`,
+    )
+  } finally {
+    await memoryService.stop()
+  }
+}
+await memoryOf('after (this tree)', MAIN)
+if (BEFORE_DIR) await memoryOf('before (BENCH_BEFORE_DIR)', `${BEFORE_DIR}/dist/src/main.js`)
+agent.destroy()
