@@ -483,6 +483,40 @@ describe('embedded storage on disk', () => {
     }
   }, 30_000)
 
+  it('seeds a ledger by copying the template (only the postgres database), never by initdb', async () => {
+    const { mkdtempSync, readdirSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = mkdtempSync(join(tmpdir(), 'psg-seed-'))
+    try {
+      for (const storage of [
+        await openStorage({ kind: 'pglite', dataDir: undefined }),
+        await openStorage({ kind: 'pglite', dataDir: join(dir, 'ledger') }),
+      ]) {
+        // initdb (what PGlite does on a directory without a cluster) makes template0 and
+        // template1 too; the template has them dropped, so their absence shows it was copied.
+        const { rows } = await storage.sql.query<{ datname: string }>(
+          'SELECT datname FROM pg_database ORDER BY datname',
+        )
+        expect(rows.map((row) => row.datname)).toEqual(['postgres'])
+        const applied = await storage.sql.query<{ version: number }>(
+          `SELECT version FROM ${storage.schema}.schema_migrations ORDER BY version`,
+        )
+        expect(applied.rows.map((row) => Number(row.version))).toEqual(
+          MIGRATIONS.map((migration) => migration.version),
+        )
+        await storage.close()
+      }
+      // The copy is the template's contents at the top of DATA_DIR, not a directory inside it.
+      expect(readdirSync(join(dir, 'ledger'))).toEqual(
+        expect.arrayContaining(['PG_VERSION', 'base', 'global', 'pg_wal']),
+      )
+      expect(readdirSync(join(dir, 'ledger', 'base'))).toEqual(['5'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+
   it('keeps the ledger across restarts in DATA_DIR', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs')
     const { tmpdir } = await import('node:os')

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import v8 from 'node:v8'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { MIGRATIONS, migrate } from './migrations.js'
 import type { SqlClient } from './sql-client.js'
 
@@ -20,14 +20,33 @@ import type { SqlClient } from './sql-client.js'
  * cluster is created once, in a short-lived child process, and copied; data always lives in
  * files; shared buffers are 8 MB (the ledger's working set is a few pages); WebAssembly stays
  * on V8's baseline compiler. An open ledger then costs about 70 MB instead of 700.
+ *
+ * Start-up (the devnet's ledger is on the critical path of `npm start`): PGlite's JavaScript
+ * is loaded only when a ledger is opened, while its directory is being seeded; the seeding
+ * is one `cp` process, off this process's busy main thread; and the template holds only the
+ * `postgres` database PGlite uses (template0 and template1 are dropped: 393 files, not 993).
  */
 
-/** PostgreSQL's settings for the embedded ledger: PGlite's own plus small shared buffers. */
-export const PGLITE_START_PARAMS: readonly string[] = [
-  ...PGlite.defaultStartParams,
-  '-c',
-  'shared_buffers=8MB',
-]
+/** PostgreSQL's settings for the embedded ledger beyond PGlite's own: small shared buffers. */
+const EXTRA_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=8MB']
+
+/**
+ * What a template's contents depend on besides PGlite's version and the migrations; bump it
+ * when {@link makeTemplate} changes what it makes (2: template0 and template1 dropped).
+ */
+const TEMPLATE_LAYOUT = 2
+
+let pgliteLoading: Promise<typeof import('@electric-sql/pglite')> | undefined
+/** PGlite's module, loaded on first use (not at start-up, where it would delay everything). */
+function loadPglite(): Promise<typeof import('@electric-sql/pglite')> {
+  pgliteLoading ??= import('@electric-sql/pglite')
+  return pgliteLoading
+}
+
+/** Starts loading PGlite's module now, so that it loads beside other work (seeding). */
+export function preloadPglite(): void {
+  loadPglite().catch(() => undefined)
+}
 
 const require = createRequire(import.meta.url)
 /** PGlite's CommonJS entry; the child that runs initdb loads it by path. */
@@ -51,8 +70,12 @@ function useBaselineWasmCompiler(): void {
 
 /** Opens PGlite on files in `dataDir`, which must hold a cluster (see {@link seedDataDir}). */
 export async function createPglite(dataDir: string): Promise<PGlite> {
+  const { PGlite } = await loadPglite()
   useBaselineWasmCompiler()
-  return PGlite.create({ dataDir, startParams: [...PGLITE_START_PARAMS] })
+  return PGlite.create({
+    dataDir,
+    startParams: [...PGlite.defaultStartParams, ...EXTRA_START_PARAMS],
+  })
 }
 
 /** The SQL interface over one PGlite instance; `close` is the caller's. */
@@ -90,7 +113,27 @@ async function hasCluster(dir: string): Promise<boolean> {
  */
 export async function seedDataDir(dataDir: string): Promise<void> {
   if (await hasCluster(dataDir)) return
-  await copyTree(await ledgerTemplate(), dataDir)
+  const template = await ledgerTemplate()
+  // `cp` runs beside this process, whose main thread is busy loading code at start-up; the
+  // copy in this process (libuv's thread pool) is the fallback where `cp` differs (not GNU).
+  if (!(await copyWithCp(template, dataDir))) await copyTree(template, dataDir)
+}
+
+/**
+ * Copies the tree `from` into `to` (which exists) with GNU `cp`, keeping runs of zeros as
+ * holes (the WAL segment is half zeros, and holes cost no memory in /dev/shm). False when it
+ * could not (no GNU `cp`): the caller copies another way, over whatever was copied.
+ */
+function copyWithCp(from: string, to: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(
+      'cp',
+      // `from/.` (not path.join's `from`): the contents of `from`, not `from` inside `to`.
+      ['-R', '--sparse=always', '--', `${from}/.`, to],
+      { env: {}, timeout: 60_000 },
+      (error) => resolve(error === null ? hasCluster(to) : false),
+    )
+  })
 }
 
 /** Prefix of throwaway ledgers' directories in the system's temporary directory. */
@@ -99,9 +142,9 @@ export const THROWAWAY_PREFIX = 'pre-send-guard-ledger-'
 /**
  * Where throwaway ledgers live: `/dev/shm` (memory-backed) where it is writable, else the
  * temporary directory. A throwaway ledger lives as long as its process, like the devnet's
- * chain, so it needs no disk; seeding it from the template is ~1,000 file creations, which
- * take about a second on a virtual disk and a few dozen ms in memory (bench/startup.ts
- * reports its size beside the service's RSS).
+ * chain, so it needs no disk; seeding it from the template is ~400 file creations, which
+ * take a good part of a second on a virtual disk and a few dozen ms in memory
+ * (bench/startup.ts reports its size beside the service's RSS).
  */
 export function throwawayHome(): string {
   if (throwawayHomeFound === undefined) {
@@ -167,7 +210,14 @@ async function findOrMakeTemplate(): Promise<string> {
     version: string
   }
   const key = createHash('sha256')
-    .update(JSON.stringify({ version, params: PGLITE_START_PARAMS, migrations: MIGRATIONS }))
+    .update(
+      JSON.stringify({
+        version,
+        params: EXTRA_START_PARAMS,
+        layout: TEMPLATE_LAYOUT,
+        migrations: MIGRATIONS,
+      }),
+    )
     .digest('hex')
     .slice(0, 16)
   const name = `ledger-template-${version}-${key}`
@@ -203,6 +253,7 @@ async function makeTemplate(target: string): Promise<string> {
         pgliteSqlClient(db, () => db.close()),
         DEFAULT_TEMPLATE_SCHEMA,
       )
+      await dropUnusedDatabases(db)
     } finally {
       await db.close()
     }
@@ -216,6 +267,19 @@ async function makeTemplate(target: string): Promise<string> {
   } finally {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined)
   }
+}
+
+/**
+ * Drops template0 and template1: PGlite works in the `postgres` database and the ledger never
+ * creates a database, so they are two thirds of the files every throwaway ledger would copy.
+ */
+async function dropUnusedDatabases(db: PGlite): Promise<void> {
+  await db.exec(
+    `UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`,
+  )
+  await db.exec('DROP DATABASE template0')
+  await db.exec('DROP DATABASE template1')
+  await db.exec('CHECKPOINT')
 }
 
 /** The schema the template is migrated for (the service's default). */
@@ -242,7 +306,7 @@ PGlite.create({ dataDir: process.argv[1] }).then((db) => db.close()).catch((erro
 
 /**
  * Copies a directory tree with many copies in flight (libuv's thread pool does them), several
- * times faster than `fs.cp` on a cluster's thousand small files, and off the main thread.
+ * times faster than `fs.cp` on a cluster's hundreds of small files: the fallback for `cp`.
  */
 async function copyTree(from: string, to: string): Promise<void> {
   const files: string[] = []

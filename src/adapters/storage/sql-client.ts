@@ -5,6 +5,7 @@ import type { PGlite } from '@electric-sql/pglite'
 import {
   createPglite,
   pgliteSqlClient,
+  preloadPglite,
   seedDataDir,
   sweepThrowawayDirs,
   throwawayDataDir,
@@ -41,6 +42,7 @@ export const PGLITE_LOCK_FILE = 'pre-send-guard.lock'
  */
 export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
   const throwaway = dataDir === undefined
+  preloadPglite()
   if (throwaway) void sweepThrowawayDirs(isAbandoned)
   const dir = dataDir ?? (await throwawayDataDir())
   await mkdir(dir, { recursive: true })
