@@ -1,13 +1,20 @@
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { accessSync, constants as fsConstants, statSync } from 'node:fs'
-import { access, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises'
+import {
+  accessSync,
+  existsSync,
+  constants as fsConstants,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+} from 'node:fs'
+import { mkdir, readdir, rename, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import v8 from 'node:v8'
-import type { PGlite } from '@electric-sql/pglite'
 import { MIGRATIONS, migrate } from './migrations.js'
+import { type PgliteStarter, type PgliteThread, startPgliteThread } from './pglite-thread.js'
 import type { SqlClient } from './sql-client.js'
 
 /**
@@ -21,10 +28,11 @@ import type { SqlClient } from './sql-client.js'
  * files; shared buffers are 8 MB (the ledger's working set is a few pages); WebAssembly stays
  * on V8's baseline compiler. An open ledger then costs about 70 MB instead of 700.
  *
- * Start-up (the devnet's ledger is on the critical path of `npm start`): PGlite's JavaScript
- * is loaded only when a ledger is opened, while its directory is being seeded; the seeding
- * is one `cp` process, off this process's busy main thread; and the template holds only the
- * `postgres` database PGlite uses (template0 and template1 are dropped: 393 files, not 993).
+ * Start-up (the devnet's ledger is on the critical path of `npm start`): PGlite runs in a
+ * worker thread (pglite-thread.ts), which loads it, seeds the data directory (one `cp`) and
+ * starts PostgreSQL, all beside the main thread's loading of the rest of the service; and the
+ * template holds only the `postgres` database PGlite uses (template0 and template1 are
+ * dropped: 393 files, not 993).
  */
 
 /** PostgreSQL's settings for the embedded ledger beyond PGlite's own: small shared buffers. */
@@ -36,20 +44,8 @@ const EXTRA_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=8MB']
  */
 const TEMPLATE_LAYOUT = 2
 
-let pgliteLoading: Promise<typeof import('@electric-sql/pglite')> | undefined
-/** PGlite's module, loaded on first use (not at start-up, where it would delay everything). */
-function loadPglite(): Promise<typeof import('@electric-sql/pglite')> {
-  pgliteLoading ??= import('@electric-sql/pglite')
-  return pgliteLoading
-}
-
-/** Starts loading PGlite's module now, so that it loads beside other work (seeding). */
-export function preloadPglite(): void {
-  loadPglite().catch(() => undefined)
-}
-
 const require = createRequire(import.meta.url)
-/** PGlite's CommonJS entry; the child that runs initdb loads it by path. */
+/** PGlite's CommonJS entry; the ledger's thread and the child that runs initdb load it by path. */
 const PGLITE_ENTRY = require.resolve('@electric-sql/pglite')
 /** The installed PGlite's package directory (`.../node_modules/@electric-sql/pglite`). */
 const PGLITE_PACKAGE = dirname(dirname(PGLITE_ENTRY))
@@ -59,8 +55,9 @@ let baselineOnly = false
  * Keeps WebAssembly on V8's baseline compiler (Liftoff) for this process: PostgreSQL's 9 MB
  * module is then compiled once, quickly, and never again by the optimising tier, which
  * roughly halves both its code memory and PGlite's start-up CPU. The ledger's few queries per
- * paid call do not need optimised code. Must run before the module is compiled; it only
- * concerns WebAssembly (PGlite is the only WebAssembly in the service).
+ * paid call do not need optimised code. Must run before the module is compiled; V8's flags
+ * are the process's, so this covers the ledger's thread too. It only concerns WebAssembly
+ * (PGlite is the only WebAssembly in the service).
  */
 function useBaselineWasmCompiler(): void {
   if (baselineOnly) return
@@ -68,72 +65,36 @@ function useBaselineWasmCompiler(): void {
   baselineOnly = true
 }
 
-/** Opens PGlite on files in `dataDir`, which must hold a cluster (see {@link seedDataDir}). */
-export async function createPglite(dataDir: string): Promise<PGlite> {
-  const { PGlite } = await loadPglite()
+/**
+ * Starts the ledger's thread, which loads PGlite at once; {@link openCluster} then opens it on
+ * a data directory.
+ */
+export function startPglite(): PgliteStarter {
   useBaselineWasmCompiler()
-  return PGlite.create({
-    dataDir,
-    startParams: [...PGlite.defaultStartParams, ...EXTRA_START_PARAMS],
-  })
+  return startPgliteThread(PGLITE_ENTRY)
 }
 
-/** The SQL interface over one PGlite instance; `close` is the caller's. */
-export function pgliteSqlClient(db: PGlite, close: () => Promise<void>): SqlClient {
-  return {
-    kind: 'pglite',
-    query: async <Row>(sql: string, params: readonly unknown[] = []) => {
-      const result = await db.query<Row>(sql, [...params])
-      return { rows: result.rows }
-    },
-    transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({
-          query: async <Row>(sql: string, params: readonly unknown[] = []) => {
-            const result = await tx.query<Row>(sql, [...params])
-            return { rows: result.rows }
-          },
-        }),
-      ),
-    close,
-  }
+/**
+ * Opens PGlite, started by {@link startPglite}, on the cluster in `dataDir`. A directory
+ * without a cluster is first given a copy of `template` (see {@link ledgerTemplate}) by the
+ * thread; an existing cluster is left alone.
+ */
+export function openCluster(
+  starter: PgliteStarter,
+  dataDir: string,
+  template?: string,
+): Promise<PgliteThread> {
+  return starter.open({ dataDir, seedFrom: template, extraStartParams: EXTRA_START_PARAMS })
+}
+
+/** The SQL interface over PGlite's thread; `close` is the caller's. */
+export function pgliteSqlClient(db: PgliteThread, close: () => Promise<void>): SqlClient {
+  return { kind: 'pglite', query: db.query, transaction: db.transaction, close }
 }
 
 /** Whether `dir` holds a PostgreSQL cluster. */
-async function hasCluster(dir: string): Promise<boolean> {
-  return access(join(dir, 'PG_VERSION')).then(
-    () => true,
-    () => false,
-  )
-}
-
-/**
- * Gives `dataDir` a migrated cluster when it has none, by copying the template (created once
- * per PGlite version and set of migrations); an existing cluster is left alone.
- */
-export async function seedDataDir(dataDir: string): Promise<void> {
-  if (await hasCluster(dataDir)) return
-  const template = await ledgerTemplate()
-  // `cp` runs beside this process, whose main thread is busy loading code at start-up; the
-  // copy in this process (libuv's thread pool) is the fallback where `cp` differs (not GNU).
-  if (!(await copyWithCp(template, dataDir))) await copyTree(template, dataDir)
-}
-
-/**
- * Copies the tree `from` into `to` (which exists) with GNU `cp`, keeping runs of zeros as
- * holes (the WAL segment is half zeros, and holes cost no memory in /dev/shm). False when it
- * could not (no GNU `cp`): the caller copies another way, over whatever was copied.
- */
-function copyWithCp(from: string, to: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    execFile(
-      'cp',
-      // `from/.` (not path.join's `from`): the contents of `from`, not `from` inside `to`.
-      ['-R', '--sparse=always', '--', `${from}/.`, to],
-      { env: {}, timeout: 60_000 },
-      (error) => resolve(error === null ? hasCluster(to) : false),
-    )
-  })
+function hasCluster(dir: string): boolean {
+  return existsSync(join(dir, 'PG_VERSION'))
 }
 
 /** Prefix of throwaway ledgers' directories in the system's temporary directory. */
@@ -163,8 +124,8 @@ const SHARED_MEMORY_DIR = '/dev/shm'
 let throwawayHomeFound: string | undefined
 
 /** A fresh directory for a throwaway ledger (removed by its closer). */
-export async function throwawayDataDir(): Promise<string> {
-  return mkdtemp(join(throwawayHome(), THROWAWAY_PREFIX))
+export function throwawayDataDir(): string {
+  return mkdtempSync(join(throwawayHome(), THROWAWAY_PREFIX))
 }
 
 /**
@@ -205,8 +166,9 @@ export function ledgerTemplate(): Promise<string> {
   return templateBeingMade
 }
 
+/** Finds the template synchronously (a start-up's main thread is busy); makes it if missing. */
 async function findOrMakeTemplate(): Promise<string> {
-  const { version } = JSON.parse(await readFile(join(PGLITE_PACKAGE, 'package.json'), 'utf8')) as {
+  const { version } = JSON.parse(readFileSync(join(PGLITE_PACKAGE, 'package.json'), 'utf8')) as {
     version: string
   }
   const key = createHash('sha256')
@@ -223,7 +185,7 @@ async function findOrMakeTemplate(): Promise<string> {
   const name = `ledger-template-${version}-${key}`
   const homes = [join(dirname(dirname(PGLITE_PACKAGE)), '.cache', 'pre-send-guard'), tmpdir()]
   for (const home of homes) {
-    if (await hasCluster(join(home, name))) return join(home, name)
+    if (hasCluster(join(home, name))) return join(home, name)
   }
   let lastError: unknown
   for (const home of homes) {
@@ -247,7 +209,11 @@ async function makeTemplate(target: string): Promise<string> {
   try {
     await mkdir(scratch, { recursive: true })
     await runInitdb(scratch)
-    const db = await createPglite(scratch)
+    const starter = startPglite()
+    const db = await openCluster(starter, scratch).catch(async (error: unknown) => {
+      await starter.abandon()
+      throw error
+    })
     try {
       await migrate(
         pgliteSqlClient(db, () => db.close()),
@@ -261,7 +227,7 @@ async function makeTemplate(target: string): Promise<string> {
       await rename(scratch, target)
     } catch (error) {
       // Another process made it first: use theirs.
-      if (!(await hasCluster(target))) throw error
+      if (!hasCluster(target)) throw error
     }
     return target
   } finally {
@@ -273,13 +239,13 @@ async function makeTemplate(target: string): Promise<string> {
  * Drops template0 and template1: PGlite works in the `postgres` database and the ledger never
  * creates a database, so they are two thirds of the files every throwaway ledger would copy.
  */
-async function dropUnusedDatabases(db: PGlite): Promise<void> {
-  await db.exec(
+async function dropUnusedDatabases(db: PgliteThread): Promise<void> {
+  await db.query(
     `UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`,
   )
-  await db.exec('DROP DATABASE template0')
-  await db.exec('DROP DATABASE template1')
-  await db.exec('CHECKPOINT')
+  await db.query('DROP DATABASE template0')
+  await db.query('DROP DATABASE template1')
+  await db.query('CHECKPOINT')
 }
 
 /** The schema the template is migrated for (the service's default). */
@@ -302,33 +268,4 @@ PGlite.create({ dataDir: process.argv[1] }).then((db) => db.close()).catch((erro
           : resolve(),
     )
   })
-}
-
-/**
- * Copies a directory tree with many copies in flight (libuv's thread pool does them), several
- * times faster than `fs.cp` on a cluster's hundreds of small files: the fallback for `cp`.
- */
-async function copyTree(from: string, to: string): Promise<void> {
-  const files: string[] = []
-  const walk = async (relative: string): Promise<void> => {
-    await mkdir(join(to, relative), { recursive: true })
-    const entries = await readdir(join(from, relative), { withFileTypes: true })
-    await Promise.all(
-      entries.map((entry) => {
-        const path = join(relative, entry.name)
-        if (entry.isDirectory()) return walk(path)
-        files.push(path)
-        return undefined
-      }),
-    )
-  }
-  await walk('')
-  let next = 0
-  const worker = async () => {
-    while (next < files.length) {
-      const path = files[next++] as string
-      await copyFile(join(from, path), join(to, path))
-    }
-  }
-  await Promise.all(Array.from({ length: 16 }, worker))
 }

@@ -1,15 +1,16 @@
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises'
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { rm, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
-import type { PGlite } from '@electric-sql/pglite'
 import {
-  createPglite,
+  ledgerTemplate,
+  openCluster,
   pgliteSqlClient,
-  preloadPglite,
-  seedDataDir,
+  startPglite,
   sweepThrowawayDirs,
   throwawayDataDir,
 } from './pglite-files.js'
+import type { PgliteThread } from './pglite-thread.js'
 
 /** Runs one parameterised statement ($1, $2, ...) and returns its rows. */
 export interface SqlQueryable {
@@ -42,21 +43,29 @@ export const PGLITE_LOCK_FILE = 'pre-send-guard.lock'
  */
 export async function openPglite(dataDir: string | undefined): Promise<SqlClient> {
   const throwaway = dataDir === undefined
-  preloadPglite()
-  if (throwaway) void sweepThrowawayDirs(isAbandoned)
-  const dir = dataDir ?? (await throwawayDataDir())
-  await mkdir(dir, { recursive: true })
-  const unlock = await lockDirectory(dir)
-  const release = async () => {
-    await unlock()
-    if (throwaway) await rm(dir, { recursive: true, force: true })
-  }
-  let db: PGlite
+  // PGlite's thread loads PGlite while the directory is found, locked and seeded. The file
+  // work here is synchronous (a few system calls): at start-up the main thread is busy loading
+  // code, and each asynchronous step would wait for it; the seeding is the thread's.
+  const starter = startPglite()
+  let db: PgliteThread
+  let release: () => Promise<void>
   try {
-    await seedDataDir(dir)
-    db = await createPglite(dir)
+    if (throwaway) void sweepThrowawayDirs(isAbandoned)
+    const dir = dataDir ?? throwawayDataDir()
+    mkdirSync(dir, { recursive: true })
+    const unlock = lockDirectory(dir)
+    release = async () => {
+      await unlock()
+      if (throwaway) await rm(dir, { recursive: true, force: true })
+    }
+    try {
+      db = await openCluster(starter, dir, await ledgerTemplate())
+    } catch (error) {
+      await release()
+      throw error
+    }
   } catch (error) {
-    await release()
+    await starter.abandon()
     throw error
   }
   return pgliteSqlClient(
@@ -75,7 +84,7 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
 async function isAbandoned(dir: string): Promise<boolean> {
   const lock = resolve(dir, PGLITE_LOCK_FILE)
   if (lockedHere.has(lock)) return false
-  const owner = await readOwner(lock)
+  const owner = readOwner(lock)
   if (owner) return owner.pid !== process.pid && !isAlive(owner)
   // No lock yet: either being created this moment, or left half-made long ago.
   const { mtimeMs } = await stat(dir)
@@ -183,7 +192,7 @@ interface LockOwner {
  * host, pid not running, or our own pid after a container restart) is taken over; one held by
  * a live process refuses with a message naming it. Returns the release function.
  */
-async function lockDirectory(dataDir: string): Promise<() => Promise<void>> {
+function lockDirectory(dataDir: string): () => Promise<void> {
   const path = resolve(dataDir, PGLITE_LOCK_FILE)
   if (lockedHere.has(path)) {
     throw new Error(`the ledger in ${dataDir} is already open in this process`)
@@ -191,9 +200,12 @@ async function lockDirectory(dataDir: string): Promise<() => Promise<void>> {
   const me: LockOwner = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const handle = await open(path, 'wx')
-      await handle.writeFile(JSON.stringify(me))
-      await handle.close()
+      const handle = openSync(path, 'wx')
+      try {
+        writeSync(handle, JSON.stringify(me))
+      } finally {
+        closeSync(handle)
+      }
       lockedHere.add(path)
       return once(async () => {
         lockedHere.delete(path)
@@ -202,20 +214,20 @@ async function lockDirectory(dataDir: string): Promise<() => Promise<void>> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
-    const owner = await readOwner(path)
+    const owner = readOwner(path)
     if (owner && isAlive(owner)) {
       throw new Error(
         `the ledger in ${dataDir} is in use by process ${owner.pid} on ${owner.host} (since ${owner.startedAt}); PGlite allows one process per DATA_DIR: stop it, use another DATA_DIR, or set DATABASE_URL to share a PostgreSQL ledger. If no such process exists, delete ${path}`,
       )
     }
-    await rm(path, { force: true })
+    rmSync(path, { force: true })
   }
   throw new Error(`cannot take the ledger lock ${path}`)
 }
 
-async function readOwner(path: string): Promise<LockOwner | undefined> {
+function readOwner(path: string): LockOwner | undefined {
   try {
-    const owner = JSON.parse(await readFile(path, 'utf8')) as Partial<LockOwner>
+    const owner = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>
     if (typeof owner.pid !== 'number' || typeof owner.host !== 'string') return undefined
     return { pid: owner.pid, host: owner.host, startedAt: String(owner.startedAt) }
   } catch {
