@@ -76,15 +76,12 @@ export function startPglite(): PgliteStarter {
 
 /**
  * Opens PGlite, started by {@link startPglite}, on the cluster in `dataDir`. A directory
- * without a cluster is first given a copy of `template` (see {@link ledgerTemplate}) by the
+ * without a cluster is first given a copy of the template (see {@link ledgerTemplate}) by the
  * thread; an existing cluster is left alone.
  */
-export function openCluster(
-  starter: PgliteStarter,
-  dataDir: string,
-  template?: string,
-): Promise<PgliteThread> {
-  return starter.open({ dataDir, seedFrom: template, extraStartParams: EXTRA_START_PARAMS })
+export async function openCluster(starter: PgliteStarter, dataDir: string): Promise<PgliteThread> {
+  const seedFrom = hasCluster(dataDir) ? undefined : await ledgerTemplate()
+  return starter.open({ dataDir, seedFrom, extraStartParams: EXTRA_START_PARAMS })
 }
 
 /** The SQL interface over PGlite's thread; `close` is the caller's. */

@@ -3,7 +3,6 @@ import { rm, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import {
-  ledgerTemplate,
   openCluster,
   pgliteSqlClient,
   startPglite,
@@ -59,7 +58,7 @@ export async function openPglite(dataDir: string | undefined): Promise<SqlClient
       if (throwaway) await rm(dir, { recursive: true, force: true })
     }
     try {
-      db = await openCluster(starter, dir, await ledgerTemplate())
+      db = await openCluster(starter, dir)
     } catch (error) {
       await release()
       throw error
