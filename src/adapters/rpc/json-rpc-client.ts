@@ -246,7 +246,13 @@ export function createJsonRpcClient(options: {
       const code = typeof e?.code === 'number' ? e.code : 0
       const words = typeof e?.message === 'string' ? e.message : 'JSON-RPC error'
       observe?.(call.method, 'rpc_error', seconds)
-      call.reject(new JsonRpcError(code, words, e?.data))
+      // An answer, not a fault of ours: a stack of this reply handler tells nothing, and a
+      // revert answer is routine (a probe of an EOA), so none is captured.
+      const limit = Error.stackTraceLimit
+      Error.stackTraceLimit = 0
+      const error = new JsonRpcError(code, words, e?.data)
+      Error.stackTraceLimit = limit
+      call.reject(error)
       return
     }
     if (!('result' in m)) {

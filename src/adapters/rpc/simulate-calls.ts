@@ -11,6 +11,7 @@ import {
 } from '../../domain/preflight/chain-reader.js'
 import type { RpcUnavailableError } from '../../errors.js'
 import { JsonRpcError, RpcTransportError } from './json-rpc-client.js'
+import { simulatedCallsOf } from './reply-shapes.js'
 
 /** keccak256("Transfer(address,address,uint256)"): the topic of the synthetic ETH moves. */
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
@@ -22,25 +23,6 @@ const MAX_MESSAGE_CHARS = 300
 
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
-const quantity = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{1,64}$/)
-  .transform((v) => BigInt(v))
-const logSchema = z.object({
-  address,
-  topics: z.array(hex.refine((t) => t.length === 66)).max(4),
-  data: hex,
-})
-const callResultSchema = z.object({
-  status: z.enum(['0x0', '0x1']),
-  returnData: hex,
-  gasUsed: quantity,
-  logs: z.array(logSchema).max(MAX_LOGS).optional(),
-  error: z
-    .object({ code: z.number().optional(), message: z.string().optional(), data: hex.optional() })
-    .optional(),
-})
-const simulateSchema = z.array(z.object({ calls: z.array(callResultSchema) })).length(1)
 
 interface Frame {
   type: string
@@ -268,8 +250,7 @@ export function createSimulator(deps: SimulatorDeps) {
       }
       throw deps.unavailable('eth_simulateV1', error)
     }
-    const parsed = simulateSchema.safeParse(raw)
-    const results = parsed.success ? parsed.data[0]?.calls : undefined
+    const results = simulatedCallsOf(raw, MAX_LOGS)
     if (results === undefined || results.length !== reads.length + calls.length) {
       throw deps.unavailable('eth_simulateV1', new Error('unexpected reply'))
     }
@@ -277,14 +258,14 @@ export function createSimulator(deps: SimulatorDeps) {
       if (r.status === '0x1') {
         const logs = (r.logs ?? []).map((l) => ({
           address: l.address as Address,
-          topics: l.topics as Hex[],
-          data: l.data as Hex,
+          topics: l.topics,
+          data: l.data,
         }))
-        return { status: 'success', returnData: r.returnData as Hex, gasUsed: r.gasUsed, logs }
+        return { status: 'success', returnData: r.returnData, gasUsed: r.gasUsed, logs }
       }
       return {
         status: 'reverted',
-        revertData: (r.error?.data ?? r.returnData) as Hex,
+        revertData: r.error?.data ?? r.returnData,
         message: bounded(r.error?.message ?? 'execution reverted'),
         gasUsed: r.gasUsed,
       }

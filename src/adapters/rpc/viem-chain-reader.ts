@@ -1,5 +1,4 @@
 import { type Hex, numberToHex } from 'viem'
-import { z } from 'zod'
 import type {
   BlockRef,
   CallRequest,
@@ -12,37 +11,16 @@ import { redactSecrets } from '../../secrets.js'
 import type { RpcObserver } from '../http/observed-fetch.js'
 import { createHeadTracker } from './head-tracker.js'
 import { createJsonRpcClient, JsonRpcError, RpcTransportError } from './json-rpc-client.js'
+import { blockHeaderOf, feeRewardsOf, hexOf, quantityOf } from './reply-shapes.js'
 import { createSimulator } from './simulate-calls.js'
 
 /** Our calls return small replies (a block header, a code blob); more than this is garbage. */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024
 
-const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
-/** A JSON-RPC quantity below 2^bits: a reply out of range is garbage, not a value to compute with. */
-const quantity = (bits: number) =>
-  z
-    .string()
-    .regex(/^0x[0-9a-fA-F]+$/)
-    .transform((v) => BigInt(v))
-    .refine((v) => v < 1n << BigInt(bits), `must be below 2^${bits}`)
-const uint64 = quantity(64)
-const uint256 = quantity(256)
+const uint64 = (value: unknown) => quantityOf(value, 64)
+const uint256 = (value: unknown) => quantityOf(value, 256)
 /** A nonce: below 2^53 so it survives Number(); real nonces are far smaller. */
-const nonceQuantity = quantity(53)
-const blockSchema = z.object({
-  number: uint64,
-  hash: hex.refine((v) => v.length === 66, 'block hash must be 32 bytes'),
-  timestamp: uint64,
-  gasLimit: uint64,
-  // Pre-London blocks have no base fee; Base always has one, but stay total.
-  baseFeePerGas: uint256.optional(),
-})
-const feeHistorySchema = z.object({
-  oldestBlock: uint64,
-  baseFeePerGas: z.array(uint256),
-  // Absent when no percentiles were asked for; we always ask for one.
-  reward: z.array(z.array(uint256)).optional(),
-})
+const nonceQuantity = (value: unknown) => quantityOf(value, 53)
 
 /**
  * JSON-RPC error codes that mean "the node executed the call and it failed", as opposed to
@@ -97,15 +75,16 @@ function unavailable(what: string, error: unknown): RpcUnavailableError {
   return new RpcUnavailableError(`Base RPC failed during ${what}: ${reason}`, error)
 }
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value)
-  if (!parsed.success)
+/** The reply as `read` (see reply-shapes.ts) gives it; anything it refuses is node trouble. */
+function parse<T>(read: (value: unknown) => T | undefined, value: unknown, what: string): T {
+  const parsed = read(value)
+  if (parsed === undefined)
     throw unavailable(
       what,
       // Redacted before the cut: a node's garbage may echo the request URL and its key.
       new Error(`unexpected reply ${redactSecrets(String(JSON.stringify(value))).slice(0, 200)}`),
     )
-  return parsed.data
+  return parsed
 }
 
 /** EIP-1898 block parameter: by hash, so the read is of exactly the pinned block. */
@@ -177,10 +156,10 @@ export function createViemChainReader(options: {
 
   const readLatest = async (): Promise<PinnedBlock> => {
     const raw = await request('eth_getBlockByNumber', 'eth_getBlockByNumber', ['latest', false])
-    const block = parse(blockSchema, raw, 'eth_getBlockByNumber')
+    const block = parse(blockHeaderOf, raw, 'eth_getBlockByNumber')
     const pinned: PinnedBlock = {
       number: block.number,
-      hash: block.hash as Hex,
+      hash: block.hash,
       timestamp: block.timestamp,
       gasLimit: block.gasLimit,
       baseFeePerGas: block.baseFeePerGas ?? 0n,
@@ -210,7 +189,7 @@ export function createViemChainReader(options: {
     async call(req, at): Promise<CallOutcome> {
       try {
         const result = await send('eth_call', [txParams(req), byHash(at)])
-        return { status: 'success', returnData: parse(hex, result, 'eth_call') as Hex }
+        return { status: 'success', returnData: parse(hexOf, result, 'eth_call') }
       } catch (error) {
         if (error instanceof RpcUnavailableError) throw error
         if (isExecutionError(error)) {
@@ -247,7 +226,7 @@ export function createViemChainReader(options: {
 
     async code(address, at) {
       const raw = await request('eth_getCode', 'eth_getCode', [address, byHash(at)])
-      return parse(hex, raw, 'eth_getCode') as Hex
+      return parse(hexOf, raw, 'eth_getCode')
     },
 
     async nonce(address, at) {
@@ -265,8 +244,7 @@ export function createViemChainReader(options: {
         numberToHex(at.number),
         [percentile],
       ])
-      const history = parse(feeHistorySchema, raw, 'eth_feeHistory')
-      return (history.reward ?? []).map((r) => r[0] ?? 0n)
+      return parse(feeRewardsOf, raw, 'eth_feeHistory').map((r) => r[0] ?? 0n)
     },
   }
 }

@@ -1,4 +1,5 @@
-import { type Address, getAddress, type Hex, isAddress } from 'viem'
+import type { Address, Hex } from 'viem'
+import { checksummed, isAddressShaped } from '../evm/checksummed.js'
 import type { Child } from './decoded-call.js'
 import { commandChildren } from './router-plans.js'
 
@@ -101,7 +102,7 @@ function multiSendChildren(packed: Hex): Child[] {
     // 85 bytes of header (1 + 20 + 32 + 32) before the data.
     if (hex.length - at < 170) return [...children, malformed]
     const operation = Number.parseInt(hex.slice(at, at + 2), 16)
-    const to = getAddress(`0x${hex.slice(at + 2, at + 42)}`)
+    const to = checksummed(`0x${hex.slice(at + 2, at + 42)}`)
     const value = BigInt(`0x${hex.slice(at + 42, at + 106)}`)
     const length = BigInt(`0x${hex.slice(at + 106, at + 170)}`)
     const start = at + 170
@@ -119,5 +120,5 @@ function multiSendChildren(packed: Hex): Child[] {
 }
 
 function normaliseAddress(value: string): Address | undefined {
-  return isAddress(value, { strict: false }) ? getAddress(value) : undefined
+  return isAddressShaped(value) ? checksummed(value) : undefined
 }

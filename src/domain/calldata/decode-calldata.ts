@@ -1,7 +1,7 @@
 import {
   type AbiFunction,
   type Address,
-  decodeFunctionData,
+  decodeAbiParameters,
   type Hex,
   toFunctionSelector,
 } from 'viem'
@@ -88,7 +88,12 @@ function openCall(data: Hex, to: Address): Opened {
   if (hasAliasedCalldataList(data)) return malformed
   let values: readonly unknown[]
   try {
-    values = (decodeFunctionData({ abi: [fn.item], data }).args ?? []) as readonly unknown[]
+    // The arguments after the selector, as viem's decodeFunctionData reads them once it has
+    // found the function (which it does by hashing the signature: the map above already did).
+    values =
+      fn.item.inputs.length === 0
+        ? []
+        : (decodeAbiParameters(fn.item.inputs, `0x${data.slice(10)}`) as readonly unknown[])
   } catch {
     return malformed
   }

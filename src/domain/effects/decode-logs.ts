@@ -1,4 +1,5 @@
-import { type Address, getAddress, type Hex, hexToBigInt } from 'viem'
+import { type Address, type Hex, hexToBigInt } from 'viem'
+import { checksummed } from '../evm/checksummed.js'
 import { ETH_TRANSFER_EMITTER, type SimulatedLog } from '../preflight/chain-reader.js'
 
 /** Permit2 (same address on every chain). */
@@ -63,7 +64,7 @@ export interface DecodedLogs {
 const topicAddress = (topic: Hex | undefined): Address | undefined =>
   topic === undefined || topic.length !== 66 || !/^0x0{24}/.test(topic)
     ? undefined
-    : getAddress(`0x${topic.slice(26).toLowerCase()}`)
+    : checksummed(`0x${topic.slice(26)}`)
 
 /** The 32-byte words of log data; undefined when the data is not whole words. */
 function words(data: Hex): bigint[] | undefined {
@@ -83,7 +84,7 @@ export function decodeLogs(logs: readonly SimulatedLog[]): DecodedLogs {
   const moves: AssetMove[] = []
   const approvals: ApprovalChange[] = []
   for (const log of logs) {
-    const emitter = getAddress(log.address.toLowerCase())
+    const emitter = checksummed(log.address)
     const [topic0, t1, t2, t3] = log.topics
     const data = words(log.data)
     if (data === undefined) continue

@@ -14,6 +14,8 @@ const TRUE_WORD = `0x${'0'.repeat(63)}1`
 
 const supports = (id: Hex) =>
   encodeFunctionData({ abi: PROBE_ABI, functionName: 'supportsInterface', args: [id] })
+const SUPPORTS_ERC721 = supports(ERC721_INTERFACE)
+const SUPPORTS_ERC1155 = supports(ERC1155_INTERFACE)
 const ALLOWANCE = encodeFunctionData({
   abi: PROBE_ABI,
   functionName: 'allowance',
@@ -42,8 +44,8 @@ export async function probeTokenStandards(
   const standards = await Promise.all(
     targets.map(async (to): Promise<TokenStandard> => {
       const [erc721, erc1155, allowance] = await Promise.all([
-        ask(to, supports(ERC721_INTERFACE)),
-        ask(to, supports(ERC1155_INTERFACE)),
+        ask(to, SUPPORTS_ERC721),
+        ask(to, SUPPORTS_ERC1155),
         ask(to, ALLOWANCE),
       ])
       if (erc721 === TRUE_WORD) return 'erc721'

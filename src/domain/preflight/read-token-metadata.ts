@@ -1,6 +1,6 @@
 import {
   type Address,
-  decodeFunctionResult,
+  decodeAbiParameters,
   encodeFunctionData,
   type Hex,
   hexToString,
@@ -28,14 +28,24 @@ const ZERO: Address = '0x0000000000000000000000000000000000000000'
 /** A symbol longer than this, or with control characters, is not shown: it is someone's trick. */
 const MAX_SYMBOL_CHARS = 32
 
+const STRING_RESULT = [{ type: 'string' }] as const
+/** An ABI-encoded string: its offset word and its length word at least. */
+const MIN_STRING_HEX = 2 + 2 * 64
+
 function symbolOf(data: Hex): string | null {
   let text: string | undefined
-  try {
-    text = decodeFunctionResult({ abi: ABI, functionName: 'symbol', data })
-  } catch {
-    // Some old tokens (MKR) return bytes32.
-    if (data.length === 66) text = hexToString(data).replace(/\0+$/, '')
+  if (data.length >= MIN_STRING_HEX) {
+    try {
+      text = decodeAbiParameters(STRING_RESULT, data)[0]
+    } catch {
+      // Not a string: no symbol.
+    }
+  } else if (data.length === 66) {
+    // Some old tokens (MKR) return bytes32. (Decoding one word as a string fails, or gives ''
+    // for the zero word, which the bytes32 reading gives too: no decode attempt is needed.)
+    text = hexToString(data).replace(/\0+$/, '')
   }
+  // Anything shorter cannot hold a string (an EOA answers `0x`): not worth a thrown error each.
   if (text === undefined || text.length === 0 || text.length > MAX_SYMBOL_CHARS) return null
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   return /[\u0000-\u001f\u007f-\u009f\s]/.test(text) ? null : text

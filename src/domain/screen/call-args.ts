@@ -1,6 +1,7 @@
-import { type Address, getAddress, isAddress } from 'viem'
+import type { Address } from 'viem'
 import type { KnownCall } from '../calldata/decode-calldata.js'
 import type { JsonValue } from '../calldata/json-value.js'
+import { checksummed, isAddressShaped } from '../evm/checksummed.js'
 import type { CallSite } from './call-sites.js'
 
 /** A call site whose call was decoded, with its arguments by name. */
@@ -25,9 +26,7 @@ export function knownCallSite(site: CallSite): KnownCallSite | undefined {
 
 /** A decoded address argument, checksummed; undefined when it is not an address. */
 export function addr(value: JsonValue | undefined): Address | undefined {
-  return typeof value === 'string' && isAddress(value, { strict: false })
-    ? getAddress(value)
-    : undefined
+  return isAddressShaped(value) ? checksummed(value) : undefined
 }
 
 /** A decoded integer argument; undefined when it is not a non-negative integer. */

@@ -1,6 +1,7 @@
-import { type Address, getAddress, isAddress } from 'viem'
+import type { Address } from 'viem'
 import type { DecodedCall, KnownCall, NestedCall } from '../calldata/decode-calldata.js'
 import { UR_EXECUTE_SUB_PLAN, UR_V4_SWAP } from '../calldata/universal-router-commands.js'
+import { checksummed, isAddressShaped } from '../evm/checksummed.js'
 import type { TokenStandard, TransactionInput } from './context.js'
 
 /** One call the transaction makes: the top-level call or one nested inside a container. */
@@ -111,7 +112,7 @@ function callerOf(parent: CallSite, container: KnownCall, nested: NestedCall): A
 }
 
 function checksum(address: string): Address {
-  return (isAddress(address, { strict: false }) ? getAddress(address) : address) as Address
+  return (isAddressShaped(address) ? checksummed(address) : address) as Address
 }
 
 /** True when the call carries calldata (an empty call is a plain value transfer). */

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { getAddress } from 'viem'
+import { checksummed } from '../../domain/evm/checksummed.js'
 import type { TransactionInput } from '../../domain/screen/context.js'
 
 const address = (description: string) =>
@@ -38,8 +38,8 @@ export type TransactionRequest = z.infer<typeof TransactionRequestSchema>
 /** Normalises a validated request: checksummed addresses, lower-case calldata, value as bigint. */
 export function toTransactionInput(body: TransactionRequest): TransactionInput {
   return {
-    from: getAddress(body.from.toLowerCase()),
-    to: getAddress(body.to.toLowerCase()),
+    from: checksummed(body.from),
+    to: checksummed(body.to),
     data: body.data.toLowerCase() as `0x${string}`,
     value: body.value === undefined ? 0n : BigInt(body.value),
   }

@@ -1,0 +1,62 @@
+import { encodeAbiParameters, type Hex, stringToHex } from 'viem'
+import { describe, expect, it } from 'vitest'
+import type { SimulatedCall } from '../../src/domain/preflight/chain-reader.js'
+import { metadataFromResults } from '../../src/domain/preflight/read-token-metadata.js'
+
+/**
+ * What a token's `symbol()` answer becomes, for every shape a contract (or an account without
+ * code) can answer: the ABI string, MKR's bytes32, nothing, and the tricks a symbol may play.
+ */
+const TOKEN = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+const ok = (returnData: Hex): SimulatedCall => ({
+  status: 'success',
+  returnData,
+  gasUsed: 21_000n,
+  logs: [],
+})
+const word = (n: bigint) => encodeAbiParameters([{ type: 'uint256' }], [n])
+const symbolOf = (returnData: Hex) =>
+  metadataFromResults([TOKEN], [ok(returnData), ok(word(6n)), ok(word(10n ** 12n))]).get(
+    TOKEN.toLowerCase(),
+  )?.symbol
+
+describe('token symbol', () => {
+  it('reads an ABI string', () => {
+    expect(symbolOf(encodeAbiParameters([{ type: 'string' }], ['USDC']))).toBe('USDC')
+  })
+
+  it("reads a bytes32 symbol (MKR's), without its padding", () => {
+    expect(symbolOf(stringToHex('MKR', { size: 32 }))).toBe('MKR')
+  })
+
+  it('gives null for no answer, the zero word, short or odd data and non-strings', () => {
+    expect(symbolOf('0x')).toBeNull()
+    expect(symbolOf(word(0n))).toBeNull()
+    expect(symbolOf('0x1234')).toBeNull()
+    expect(symbolOf(`0x${'00'.repeat(40)}`)).toBeNull()
+    // Two words that are no string: an offset pointing past the data.
+    expect(symbolOf(`${word(1000n)}${word(4n).slice(2)}` as Hex)).toBeNull()
+  })
+
+  it('refuses an empty, over-long or control-character symbol', () => {
+    const encoded = (s: string) => encodeAbiParameters([{ type: 'string' }], [s])
+    expect(symbolOf(encoded(''))).toBeNull()
+    expect(symbolOf(encoded('X'.repeat(33)))).toBeNull()
+    expect(symbolOf(encoded('X'.repeat(32)))).toBe('X'.repeat(32))
+    expect(symbolOf(encoded('US\u0000DC'))).toBeNull()
+    expect(symbolOf(encoded('US DC'))).toBeNull()
+    expect(symbolOf(stringToHex('M\nR', { size: 32 }))).toBeNull()
+  })
+
+  it('reads decimals and supply beside the symbol; a revert is null', () => {
+    const [meta] = metadataFromResults(
+      [TOKEN],
+      [
+        { status: 'reverted', revertData: '0x', message: 'execution reverted', gasUsed: 0n },
+        ok(word(6n)),
+        ok(word(5n)),
+      ],
+    ).values()
+    expect(meta).toEqual({ symbol: null, decimals: 6, totalSupply: 5n })
+  })
+})
