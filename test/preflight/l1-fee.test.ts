@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import {
   type Address,
   bytesToHex,
+  getAddress,
   type Hex,
   hexToBytes,
   parseAbi,
@@ -15,6 +16,7 @@ import {
   flzCompressLength,
   GAS_PRICE_ORACLE,
   type L1FeeParams,
+  unsignedEip1559Bytes,
 } from '../../src/domain/preflight/l1-fee.js'
 import { clients } from '../support/contracts.js'
 
@@ -158,6 +160,62 @@ describe('FastLZ compressed length', () => {
   })
 })
 
+describe('the unsigned serialization the fee is measured on', () => {
+  it("is viem's serializeTransaction, byte for byte, zeros and extremes included", () => {
+    const field = <T>(zero: T, arb: fc.Arbitrary<T>) => fc.oneof(fc.constant(zero), arb)
+    fc.assert(
+      fc.property(
+        fc.record({
+          chainId: fc.constantFrom(8453, 84532, 31337, 1),
+          nonce: field(0, fc.integer({ min: 1, max: 2 ** 40 })),
+          gas: field(0n, fc.bigInt({ min: 1n, max: 2n ** 64n - 1n })),
+          maxPriorityFeePerGas: field(0n, fc.bigInt({ min: 1n, max: 10n ** 12n })),
+          extraFee: field(0n, fc.bigInt({ min: 1n, max: 2n ** 255n })),
+          to: transaction.map((t) => t.to),
+          checksummed: fc.boolean(),
+          value: field(0n, fc.bigInt({ min: 1n, max: 2n ** 256n - 1n })),
+          data: field(new Uint8Array(), calldata),
+        }),
+        (t) => {
+          const to = t.checksummed ? getAddress(t.to) : t.to
+          const fields = {
+            chainId: t.chainId,
+            nonce: t.nonce,
+            gas: t.gas,
+            maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+            maxFeePerGas: t.maxPriorityFeePerGas + t.extraFee,
+            to,
+            value: t.value,
+            data: bytesToHex(t.data),
+          }
+          expect(bytesToHex(unsignedEip1559Bytes(fields))).toBe(
+            serializeTransaction({ type: 'eip1559', ...fields }),
+          )
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  it('refuses a fee cap beyond 256 bits or below the tip, as viem does', () => {
+    const base = {
+      chainId: 8453,
+      nonce: 0,
+      gas: 21_000n,
+      to: GAS_PRICE_ORACLE,
+      value: 0n,
+      data: '0x' as Hex,
+    }
+    for (const fees of [
+      { maxFeePerGas: 2n ** 256n, maxPriorityFeePerGas: 1n },
+      { maxFeePerGas: 1n, maxPriorityFeePerGas: 2n },
+    ]) {
+      expect(() => unsignedEip1559Bytes({ ...base, ...fees })).toThrow()
+      expect(() => serializeTransaction({ type: 'eip1559', ...base, ...fees })).toThrow()
+    }
+  })
+})
+
 describe('the L1 data fee computed locally', () => {
   it("equals the oracle's getL1Fee to the wei over varied transactions", async () => {
     const at = await params()
@@ -177,6 +235,7 @@ describe('the L1 data fee computed locally', () => {
         const bytes = hexToBytes(serialized)
         expect(BigInt(flzCompressLength(bytes))).toBe(await oracle('flzCompressLength', serialized))
         expect(fjordL1Fee(serialized, at)).toBe(await oracle('getL1Fee', serialized))
+        expect(fjordL1Fee(bytes, at)).toBe(fjordL1Fee(serialized, at))
       }),
       { numRuns: 200 },
     )

@@ -38,6 +38,12 @@ const NODE_TROUBLE =
   /header not found|unknown block|block not found|missing trie node|state (?:is )?not available|pruned|timeout|timed out|aborted|rate.?limit|too many requests|busy|capacity|overload|unavailable/i
 /** Longest node message carried into an answer. */
 const MAX_MESSAGE_CHARS = 300
+/**
+ * Addresses whose last code reply is remembered: a contract's code is tens of kB of hex that
+ * the same few tokens and routers send again with every preflight, and comparing a reply with
+ * the one already checked is far cheaper than checking it again (at most ~3 MB held).
+ */
+const KNOWN_CODE_LIMIT = 64
 
 function revertDataOf(error: JsonRpcError): Hex {
   const data = error.data
@@ -168,6 +174,8 @@ export function createViemChainReader(options: {
     return pinned
   }
   const head = createHeadTracker({ poll: readLatest, intervalMs: options.headPollMs ?? 0 })
+  /** The last code each address answered that passed the hex check (a reply equal to it is valid). */
+  const knownCode = new Map<string, Hex>()
 
   return {
     simulate,
@@ -226,7 +234,14 @@ export function createViemChainReader(options: {
 
     async code(address, at) {
       const raw = await request('eth_getCode', 'eth_getCode', [address, byHash(at)])
-      return parse(hexOf, raw, 'eth_getCode')
+      const key = address.toLowerCase()
+      if (typeof raw === 'string' && raw.length > 2 && knownCode.get(key) === raw) return raw as Hex
+      const code = parse(hexOf, raw, 'eth_getCode')
+      if (code.length > 2) {
+        if (knownCode.size >= KNOWN_CODE_LIMIT) knownCode.clear()
+        knownCode.set(key, code)
+      }
+      return code
     },
 
     async nonce(address, at) {

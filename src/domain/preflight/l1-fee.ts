@@ -1,4 +1,13 @@
-import { type Address, encodeFunctionData, type Hex, hexToBytes, parseAbi } from 'viem'
+import {
+  type Address,
+  encodeFunctionData,
+  type Hex,
+  hexToBytes,
+  maxUint256,
+  numberToHex,
+  parseAbi,
+  toRlp,
+} from 'viem'
 import type { CallRequest, SimulatedCall } from './chain-reader.js'
 
 /** OP-stack GasPriceOracle predeploy (same address on Base). */
@@ -64,6 +73,50 @@ export function l1FeeParamsFromSimulated(calls: readonly SimulatedCall[]): L1Fee
   return l1FeeParamsFrom(calls.map((c) => (c.status === 'success' ? c.returnData : undefined)))
 }
 
+/** The fields of an unsigned EIP-1559 transaction the L1 data fee is measured on. */
+export interface UnsignedEip1559 {
+  chainId: number
+  nonce: number
+  maxPriorityFeePerGas: bigint
+  maxFeePerGas: bigint
+  gas: bigint
+  to: Address
+  value: bigint
+  data: Hex
+}
+
+/**
+ * The unsigned EIP-1559 serialization (`0x02 || rlp([...])`, empty access list) as bytes: what
+ * viem's `serializeTransaction` gives for the same fields (test/preflight/l1-fee.test.ts holds
+ * them equal), without its address checksum check, its hex concatenation and the conversion
+ * back to bytes, which cost a preflight more than the compression they feed. The fields are
+ * ours or validated already; a fee cap beyond 256 bits (from implausible node fee facts) throws.
+ */
+export function unsignedEip1559Bytes(tx: UnsignedEip1559): Uint8Array {
+  if (tx.maxFeePerGas > maxUint256 || tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
+    throw new RangeError('fee values no transaction can carry')
+  }
+  const quantity = (n: bigint | number) => (n ? numberToHex(n) : '0x')
+  const rlp = toRlp(
+    [
+      numberToHex(tx.chainId),
+      quantity(tx.nonce),
+      quantity(tx.maxPriorityFeePerGas),
+      quantity(tx.maxFeePerGas),
+      quantity(tx.gas),
+      tx.to,
+      quantity(tx.value),
+      tx.data,
+      [],
+    ],
+    'bytes',
+  )
+  const out = new Uint8Array(rlp.length + 1)
+  out[0] = 2
+  out.set(rlp, 1)
+  return out
+}
+
 /** Fjord linear-regression parameters (OP-stack GasPriceOracle 1.3.0 and later). */
 const COST_INTERCEPT = -42_585_600n
 const COST_FASTLZ_COEF = 836_500n
@@ -80,8 +133,9 @@ const SIGNATURE_OVERHEAD = 68
  * 100 bytes), times `baseFeeScalar * 16 * l1BaseFee + blobBaseFeeScalar * blobBaseFee`, over 1e12.
  * The Isthmus operator fee is a separate charge (`getOperatorFee`) and is not included.
  */
-export function fjordL1Fee(unsignedTx: Hex, params: L1FeeParams): bigint {
-  const size = BigInt(flzCompressLength(hexToBytes(unsignedTx)) + SIGNATURE_OVERHEAD)
+export function fjordL1Fee(unsignedTx: Hex | Uint8Array, params: L1FeeParams): bigint {
+  const bytes = typeof unsignedTx === 'string' ? hexToBytes(unsignedTx) : unsignedTx
+  const size = BigInt(flzCompressLength(bytes) + SIGNATURE_OVERHEAD)
   let estimated = COST_INTERCEPT + COST_FASTLZ_COEF * size
   if (estimated < MIN_TRANSACTION_SIZE_SCALED) estimated = MIN_TRANSACTION_SIZE_SCALED
   const feeScaled =

@@ -1,4 +1,4 @@
-import { type Address, type Hex, serializeTransaction } from 'viem'
+import type { Address, Hex } from 'viem'
 import { RpcUnavailableError } from '../../errors.js'
 import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
 import {
@@ -40,6 +40,7 @@ import {
   l1FeeParamCalls,
   l1FeeParamsFrom,
   l1FeeParamsFromSimulated,
+  unsignedEip1559Bytes,
 } from './l1-fee.js'
 import { probeTokenStandards } from './probe-token-standards.js'
 import {
@@ -198,9 +199,8 @@ async function sequenceAt(
     const nonce = nonceOverride(overrides, o.tx.from) ?? nonceOf.get(key as Address) ?? 0
     nonceOf.set(key as Address, nonce + 1)
     try {
-      return serializeTransaction({
+      return unsignedEip1559Bytes({
         chainId: deps.chainId,
-        type: 'eip1559',
         nonce,
         gas: o.gas.status === 'success' ? o.gas.gas : 0n,
         maxFeePerGas,

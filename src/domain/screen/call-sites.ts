@@ -30,14 +30,28 @@ export interface CallSite {
 }
 
 /**
+ * The unannotated sites already flattened for a decoded call (with the transaction they were
+ * flattened for): the preflight asks for them four times before the screen (addresses of
+ * interest, standard probes, calldata tokens, effect addresses), and the same site objects let
+ * `callEffects`' cache (call-effects.ts) serve all four.
+ */
+const flattened = new WeakMap<DecodedCall, { tx: TransactionInput; sites: readonly CallSite[] }>()
+
+/**
  * Flattens the decoded tree into call sites, top-level first, then depth-first in call order.
- * `standards` (lower-case keys) annotates sites whose target was probed for its token standard.
+ * `standards` (lower-case keys) annotates sites whose target was probed for its token standard
+ * (fresh sites each time: an annotation changes what a site's effects are). Read-only: the
+ * unannotated list is shared by every caller with the same transaction and decoded call.
  */
 export function callSites(
   tx: TransactionInput,
   decoded: DecodedCall,
   standards?: ReadonlyMap<string, TokenStandard>,
-): CallSite[] {
+): readonly CallSite[] {
+  if (standards === undefined) {
+    const known = flattened.get(decoded)
+    if (known !== undefined && known.tx === tx) return known.sites
+  }
   // Checksummed like every address the decoder reports, so details read the same at any depth.
   const target = checksum(tx.to)
   const root: CallSite = {
@@ -49,11 +63,13 @@ export function callSites(
   }
   const sites: CallSite[] = [root]
   visit(root, sites)
-  if (standards !== undefined) {
-    for (const site of sites) {
-      const standard = standards.get(site.target.toLowerCase())
-      if (standard !== undefined && site.kind !== 'command') site.tokenStandard = standard
-    }
+  if (standards === undefined) {
+    flattened.set(decoded, { tx, sites })
+    return sites
+  }
+  for (const site of sites) {
+    const standard = standards.get(site.target.toLowerCase())
+    if (standard !== undefined && site.kind !== 'command') site.tokenStandard = standard
   }
   return sites
 }
