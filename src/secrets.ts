@@ -87,7 +87,8 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   return {
     size: ordered.length,
     redact(text) {
-      let out = text.replace(URL_USERINFO, `$1${REDACTED}@`)
+      // Userinfo needs an `@`: most lines have none and skip the scan.
+      let out = text.includes('@') ? text.replace(URL_USERINFO, `$1${REDACTED}@`) : text
       for (const form of ordered) if (out.includes(form)) out = out.split(form).join(REDACTED)
       return out
     },

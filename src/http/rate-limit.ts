@@ -88,20 +88,37 @@ function clientAddress(c: Context, header: string | undefined): string | undefin
   }
 }
 
+/** What one spelling of a client address comes to: its key, and whether it is loopback. */
+interface Client {
+  key: string
+  loopback: boolean
+}
+/** Spellings seen lately (clients repeat; parsing each request's address again is waste). */
+const CLIENTS_LIMIT = 4096
+const clients = new Map<string, Client>()
+
+function clientOf(address: string): Client {
+  const known = clients.get(address)
+  if (known !== undefined) return known
+  let client: Client
+  try {
+    const parsed = ipaddr.process(address.replace(/^\[|\]$/g, ''))
+    client = { key: parsed.toString(), loopback: parsed.range() === 'loopback' }
+  } catch {
+    client = { key: address.slice(0, 100), loopback: false }
+  }
+  // An address is at most 47 characters; a longer header value is not worth remembering.
+  if (address.length > 64) return client
+  if (clients.size >= CLIENTS_LIMIT) clients.clear()
+  clients.set(address, client)
+  return client
+}
+
 /** One key per address whatever its spelling (`::ffff:1.2.3.4` is `1.2.3.4`). */
 function normalise(address: string): string {
-  try {
-    return ipaddr.process(address.replace(/^\[|\]$/g, '')).toString()
-  } catch {
-    return address.slice(0, 100)
-  }
+  return clientOf(address).key
 }
 
 function isLoopback(address: string | undefined): boolean {
-  if (!address) return false
-  try {
-    return ipaddr.process(address).range() === 'loopback'
-  } catch {
-    return false
-  }
+  return address !== undefined && address !== '' && clientOf(address).loopback
 }

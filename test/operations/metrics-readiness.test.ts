@@ -54,10 +54,7 @@ describe('/metrics', () => {
       facilitator: builtinFacilitator(devnet.rpcUrl),
       ledger: storage.ledger,
       operations: { metrics },
-      observeRpc: (method, outcome, seconds) => {
-        metrics.rpcRequests.inc({ method, outcome })
-        metrics.rpcDuration.observe({ method }, seconds)
-      },
+      observeRpc: metrics.rpcCalls.observe,
     })
     const tx = { from: BUYER.address, to: EXAMPLE_BODY.to, data: '0x' }
     expect((await postJson(app, PREFLIGHT, tx)).status).toBe(200)

@@ -26,10 +26,7 @@ export async function setUpOperations(
   unresolvedPayments: () => Promise<number>,
 ): Promise<OperationsSetup> {
   const metrics = createServiceMetrics({ unresolvedPayments })
-  const observeRpc: RpcObserver = (method, outcome, seconds) => {
-    metrics.rpcRequests.inc({ method, outcome })
-    metrics.rpcDuration.observe({ method }, seconds)
-  }
+  const observeRpc: RpcObserver = metrics.rpcCalls.observe
   const limited = config.RATE_LIMIT_PER_MINUTE > 0 || config.RATE_LIMIT_EVIDENCE_PER_MINUTE > 0
   let lastStoreWarning = 0
   const store = !limited

@@ -1,7 +1,10 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { createRpcCallMetrics } from './rpc-call-metrics.js'
 
 /** Seconds: from a sub-millisecond route to a slow settlement on a congested chain. */
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+export const LATENCY_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+]
 
 /** Options for {@link createServiceMetrics}. */
 export interface ServiceMetricsOptions {
@@ -35,19 +38,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
       buckets: LATENCY_BUCKETS,
       registers,
     }),
-    rpcRequests: new Counter({
-      name: 'rpc_requests_total',
-      help: 'JSON-RPC requests to the Base RPC, by method and outcome (ok, rpc_error, http_error, timeout, network_error).',
-      labelNames: ['method', 'outcome'] as const,
-      registers,
-    }),
-    rpcDuration: new Histogram({
-      name: 'rpc_request_duration_seconds',
-      help: 'JSON-RPC request latency to the Base RPC, reply body included, by method.',
-      labelNames: ['method'] as const,
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
+    /** `rpc_requests_total` and `rpc_request_duration_seconds`; `observe` records one call. */
+    rpcCalls: createRpcCallMetrics(LATENCY_BUCKETS, registers),
     payments: new Counter({
       name: 'payments_total',
       help: 'Paid-route answers by outcome (paid, replayed, payment_required, or the error code) and reason.',
