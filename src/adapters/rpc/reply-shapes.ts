@@ -1,4 +1,5 @@
 import type { Hex } from 'viem'
+import { isAddressShaped } from '../../domain/evm/checksummed.js'
 
 /**
  * Readers of the JSON-RPC reply shapes a preflight's wave gets back, each giving the value or
@@ -12,7 +13,6 @@ import type { Hex } from 'viem'
 
 const HEX = /^0x[0-9a-fA-F]*$/
 const QUANTITY = /^0x[0-9a-fA-F]+$/
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const WORD_HEX_CHARS = 66
 
 /** A plain JSON object (not null, not an array). */
@@ -118,7 +118,7 @@ function logOf(value: unknown): ReplyLog | undefined {
   const address = value.address
   const topics = listOf(value.topics, topicOf, 4)
   const data = hexOf(value.data)
-  if (typeof address !== 'string' || !ADDRESS.test(address)) return undefined
+  if (!isAddressShaped(address)) return undefined
   if (topics === undefined || data === undefined) return undefined
   return { address: address as Hex, topics, data }
 }
