@@ -34,11 +34,11 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   return async (c, next) => {
     const policy = options.policyFor(c)
     if (!policy) return next()
-    const client = clientAddress(c, options.clientHeader)
-    if (options.exemptLoopback && isLoopback(client)) return next()
+    const client = clientOf(c, options.clientHeader)
+    if (options.exemptLoopback && client?.loopback) return next()
     let taken: TakeResult
     try {
-      taken = await options.store.take(client ?? 'unknown', policy)
+      taken = await options.store.take(client?.key ?? 'unknown', policy)
     } catch (error) {
       options.onStoreError?.(error)
       return next()
@@ -73,22 +73,25 @@ export function rateLimitHeaders(policy: BucketPolicy, taken: TakeResult): Recor
   }
 }
 
-/** The client's address: from the trusted proxy header when configured, else the socket. */
-function clientAddress(c: Context, header: string | undefined): string | undefined {
+/** The client: from the trusted proxy header when configured, else the socket. */
+function clientOf(c: Context, header: string | undefined): Client | undefined {
   if (header) {
     const value = c.req.header(header)
     const last = value?.split(',').at(-1)?.trim()
-    if (last) return normalise(last)
+    if (last) return parseClient(last)
   }
   try {
     const address = getConnInfo(c).remote.address
-    return address ? normalise(address) : undefined
+    return address ? parseClient(address) : undefined
   } catch {
     return undefined // no socket (an in-process request)
   }
 }
 
-/** What one spelling of a client address comes to: its key, and whether it is loopback. */
+/**
+ * What one spelling of a client address comes to: one key per address whatever its spelling
+ * (`::ffff:1.2.3.4` is `1.2.3.4`), and whether it is loopback.
+ */
 interface Client {
   key: string
   loopback: boolean
@@ -97,7 +100,7 @@ interface Client {
 const CLIENTS_LIMIT = 4096
 const clients = new Map<string, Client>()
 
-function clientOf(address: string): Client {
+function parseClient(address: string): Client {
   const known = clients.get(address)
   if (known !== undefined) return known
   let client: Client
@@ -112,13 +115,4 @@ function clientOf(address: string): Client {
   if (clients.size >= CLIENTS_LIMIT) clients.clear()
   clients.set(address, client)
   return client
-}
-
-/** One key per address whatever its spelling (`::ffff:1.2.3.4` is `1.2.3.4`). */
-function normalise(address: string): string {
-  return clientOf(address).key
-}
-
-function isLoopback(address: string | undefined): boolean {
-  return address !== undefined && address !== '' && clientOf(address).loopback
 }
