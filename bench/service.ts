@@ -12,7 +12,12 @@
  *    the preflight answer's size, driven the same way (CPU per request); one preflight's own
  *    RPC exchanges replayed through a bare `node:http` keep-alive client (CPU; one after
  *    another, and with 16 replays in flight as the service sends them under load); one raw
- *    `eth_call` round trip to the same anvil.
+ *    `eth_call` round trip to the same anvil; the bare server's p99 at 256 in flight; and, to
+ *    say where the rest goes, the service's own HTTP stack with no preflight behind it (a POST
+ *    to an unknown route: every middleware, routing and a JSON 404).
+ *    Each service first takes an unmeasured-in-the-sweep warm-up (SERVICE_BENCH_WARMUP_SECONDS,
+ *    default 5, at 16 in flight), printed apart: V8 compiles the hot paths then. The service's
+ *    CPU is also split into its main thread and its other threads (from /proc/<pid>/task).
  * 2. Memory: a fresh instance with per-client rate limits (RATE_LIMIT_CLIENT_HEADER, 2,000
  *    distinct clients) takes 10k warm-up requests of a mix (distinct read-only preflights,
  *    bundles, typed data, unpaid 402s, health and 404s), then rounds of 10k: RSS and V8 used
@@ -28,7 +33,7 @@
  * SERVICE_BENCH_ROUNDS sweep rounds, default 5; SERVICE_BENCH_MEMORY_ROUNDS, default 5)
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -46,8 +51,10 @@ import { percentile } from './stats.js'
 const SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 3)
 const ROUNDS = Math.max(1, Number(process.env.SERVICE_BENCH_ROUNDS ?? 5))
 const MEMORY_ROUNDS = Math.max(1, Number(process.env.SERVICE_BENCH_MEMORY_ROUNDS ?? 5))
+const WARMUP_SECONDS = Math.max(1, Number(process.env.SERVICE_BENCH_WARMUP_SECONDS ?? 5))
 const CONCURRENCY = [1, 4, 16, 64, 256]
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
+const UNKNOWN_ROUTE = '/payanagent/v1/no-such-route'
 const BUYER = DEVNET_ACCOUNTS.buyer.address
 const PERSON = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 const SPENDER = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
@@ -91,6 +98,25 @@ function preflightBody(k: number) {
 function cpuMs(pid: number): number {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ')
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS
+}
+/** CPU ms of a process's main thread (its pid) and of all its other threads (V8's compiler and
+ * GC helpers, libuv's pool, the ledger's thread), from /proc/<pid>/task. */
+function threadCpuMs(pid: number): { main: number; other: number } {
+  let main = 0
+  let other = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+    } catch {
+      continue // the thread ended between the listing and the read
+    }
+    const fields = (stat.split(') ')[1] ?? '').split(' ')
+    const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS
+    if (tid === String(pid)) main += ms
+    else other += ms
+  }
+  return { main, other }
 }
 function rssBytes(pid: number): number {
   const line = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
@@ -204,6 +230,8 @@ interface Point {
   firstError: string
   /** CPU ms per answered request: [this target's process, its anvil (if any), this driver]. */
   cpu: [number, number, number]
+  /** The target's CPU ms per answered request on its main thread (the rest is other threads). */
+  mainThread: number
 }
 
 let counter = 0
@@ -219,6 +247,7 @@ async function drive(
   let errors = 0
   let firstError = ''
   const cpu0 = [cpuMs(pids[0]), pids[1] ? cpuMs(pids[1]) : 0, ownCpuMs()]
+  const main0 = threadCpuMs(pids[0]).main
   const started = performance.now()
   const until = started + seconds * 1000
   await Promise.all(
@@ -252,6 +281,7 @@ async function drive(
       pids[1] ? (cpuMs(pids[1]) - (cpu0[1] ?? 0)) / n : 0,
       (ownCpuMs() - (cpu0[2] ?? 0)) / n,
     ],
+    mainThread: (threadCpuMs(pids[0]).main - main0) / n,
   }
 }
 
@@ -360,18 +390,43 @@ try {
   const sample = await request(service.base, 'POST', PREFLIGHT, preflightBody(0))
   const bare = await startBareServer(sample.bytes)
 
+  // V8 compiles the hot paths during the first seconds under load (TurboFan, on background
+  // threads): a fresh process costs up to twice its steady CPU per request then. That phase is
+  // measured and printed apart for each service; the floors get the same warm-up unmeasured.
+  const warmups = new Map<string, Point>()
+  for (const [name, target] of services) {
+    const warm = await drive(16, WARMUP_SECONDS, [target.pid, target.anvilPid], () =>
+      request(target.base, 'POST', PREFLIGHT, preflightBody(counter++)),
+    )
+    warmups.set(name, warm)
+  }
+  await drive(16, WARMUP_SECONDS, [bare.pid, undefined], () =>
+    request(bare.base, 'POST', PREFLIGHT, preflightBody(counter++)),
+  )
+  for (const until = performance.now() + WARMUP_SECONDS * 1000; performance.now() < until; ) {
+    await replay()
+  }
+
   const sweeps = new Map<string, Map<number, Point[]>>(services.map(([name]) => [name, new Map()]))
   const floorServer: number[] = []
+  const floorServerP99At256: number[] = []
   const floorReplay: number[] = []
   const floorReplayLoaded: number[] = []
   const floorCall: number[] = []
   const floorCallAnvil: number[] = []
+  const httpStack: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
     // Floors first in each round, then the sweep: the machine's noise falls on both alike.
     const server = await drive(16, Math.min(SECONDS, 2), [bare.pid, undefined], () =>
       request(bare.base, 'POST', PREFLIGHT, preflightBody(counter++)),
     )
     floorServer.push(server.cpu[0])
+    // The bare server at 256 in flight: its p99 shows what opening that many connections at
+    // once costs on this machine (accepted one by one), with no service behind it.
+    const server256 = await drive(256, Math.min(SECONDS, 2), [bare.pid, undefined], () =>
+      request(bare.base, 'POST', PREFLIGHT, preflightBody(counter++)),
+    )
+    floorServerP99At256.push(server256.p99)
     const c0 = ownCpuMs()
     // Each replay is the three kinds' exchanges: per preflight, a third of it.
     for (let i = 0; i < 100; i++) await replay()
@@ -395,6 +450,16 @@ try {
     )
     floorCall.push(call.p50)
     floorCallAnvil.push(call.cpu[0])
+    // The service's own HTTP stack with no preflight behind it: the same middleware, routing
+    // and a JSON error answer (404) for a POST with a preflight's body.
+    const stack = await drive(
+      16,
+      Math.min(SECONDS, 2),
+      [service.pid, undefined],
+      () => request(service.base, 'POST', UNKNOWN_ROUTE, preflightBody(counter++)),
+      404,
+    )
+    httpStack.push(stack.cpu[0])
     for (const [name, target] of services) {
       const points = sweeps.get(name) as Map<number, Point[]>
       for (const concurrency of CONCURRENCY) {
@@ -420,6 +485,17 @@ try {
   console.log(
     `  one raw eth_call to anvil: ${stat(floorCall, f2)} ms round trip, anvil ${stat(floorCallAnvil, f2)} ms CPU`,
   )
+  console.log(
+    `  the bare server at 256 in flight (its connections opened at once): p99 ${stat(floorServerP99At256)} ms`,
+  )
+  console.log(
+    `  the service's HTTP stack alone (this tree; a POST with a preflight's body to an unknown route: middleware, routing, a JSON 404): ${stat(httpStack, f2)} ms CPU per request`,
+  )
+  for (const [name, warm] of warmups) {
+    console.log(
+      `${name}: warm-up, the first ${WARMUP_SECONDS} s of a fresh process at 16 in flight (not in the figures below): ${f1(warm.rate)} preflights/s, CPU per preflight ${f2(warm.cpu[0])} ms (main thread ${f2(warm.mainThread)}, other threads ${f2(warm.cpu[0] - warm.mainThread)})`,
+    )
+  }
   const median = (pick: (p: Point) => number, from: Point[]) => percentile(from.map(pick), 50)
   for (const [name, points] of sweeps) {
     console.log(`${name}: throughput (min/median/max over rounds)`)
@@ -430,23 +506,32 @@ try {
         `  c=${String(concurrency).padStart(3)}  ${stat(list.map((p) => p.rate)).padStart(17)} preflights/s  p50 ${stat(list.map((p) => p.p50)).padStart(16)} ms  p99 ${stat(list.map((p) => p.p99)).padStart(18)} ms  errors=${errors}${first ? ` (first: ${first})` : ''}`,
       )
     }
-    console.log(`${name}: CPU ms per preflight (min/median/max): service | its anvil | driver`)
+    console.log(
+      `${name}: CPU ms per preflight (min/median/max): service (its main thread) | its anvil | driver`,
+    )
     for (const [concurrency, list] of points) {
       const cpu = (i: 0 | 1 | 2) =>
         stat(
           list.map((p) => p.cpu[i]),
           f2,
         ).padStart(16)
-      console.log(`  c=${String(concurrency).padStart(3)}  ${cpu(0)} | ${cpu(1)} | ${cpu(2)}`)
+      const main = stat(
+        list.map((p) => p.mainThread),
+        f2,
+      )
+      console.log(
+        `  c=${String(concurrency).padStart(3)}  ${cpu(0)} (${main}) | ${cpu(1)} | ${cpu(2)}`,
+      )
     }
     // Saturated points (16 in flight and more): what a busy instance costs per preflight.
     const busy = [16, 64, 256].flatMap((c) => points.get(c) ?? [])
     const svc = median((p) => p.cpu[0], busy)
+    const svcMain = median((p) => p.mainThread, busy)
     const anvil = median((p) => p.cpu[1], busy)
     const driver = median((p) => p.cpu[2], busy)
     const loaded = [...points.values()].flat().filter((p) => p.errors === 0)
     console.log(
-      `${name}: service CPU per preflight at 16-256 in flight (median) ${f2(svc)} ms = ${f2(svc / (floorHttp + floorRpc))}x the bare floor (server ${f2(floorHttp)} + RPC client ${f2(floorRpc)} ms), ${f2(svc / (floorHttp + floorRpcLoaded))}x with the replay at 16 in flight (${f2(floorRpcLoaded)} ms); anvil ${f2(anvil)} ms; driver ${f2(driver)} ms`,
+      `${name}: service CPU per preflight at 16-256 in flight (median) ${f2(svc)} ms (main thread ${f2(svcMain)}) = ${f2(svc / (floorHttp + floorRpc))}x the bare floor (server ${f2(floorHttp)} + RPC client ${f2(floorRpc)} ms), ${f2(svc / (floorHttp + floorRpcLoaded))}x with the replay at 16 in flight (${f2(floorRpcLoaded)} ms); anvil ${f2(anvil)} ms; driver ${f2(driver)} ms`,
     )
     console.log(
       `${name}: machine ceiling on 2 cores = 2000 ms / (service + anvil + driver) = ${f1(2000 / (svc + anvil + driver))} preflights/s (${f1(2000 / (svc + anvil))}/s with the client elsewhere; the service's one thread alone ${f1(1000 / svc)}/s); best point ${f1(Math.max(0, ...loaded.map((p) => p.rate)))}/s`,
