@@ -17,7 +17,7 @@
  *    to an unknown route: every middleware, routing and a JSON 404).
  *    Each service first takes an unmeasured-in-the-sweep warm-up (SERVICE_BENCH_WARMUP_SECONDS,
  *    default 5, at 16 in flight), printed apart: V8 compiles the hot paths then. The service's
- *    CPU is also split into its main thread and its other threads (from /proc/<pid>/task).
+ *    CPU is also split into its main thread and its other threads (/proc/<pid>/task/<pid>).
  * 2. Memory: a fresh instance with per-client rate limits (RATE_LIMIT_CLIENT_HEADER, 2,000
  *    distinct clients) takes 10k warm-up requests of a mix (distinct read-only preflights,
  *    bundles, typed data, unpaid 402s, health and 404s), then rounds of 10k: RSS and V8 used
@@ -33,7 +33,7 @@
  * SERVICE_BENCH_ROUNDS sweep rounds, default 5; SERVICE_BENCH_MEMORY_ROUNDS, default 5)
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -95,29 +95,16 @@ function preflightBody(k: number) {
 }
 
 // --- processes and their CPU and memory, read from /proc -------------------------------------
-function cpuMs(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ')
+/** CPU ms (user + system) in a /proc `stat` line. */
+function statCpuMs(stat: string): number {
+  const fields = (stat.split(') ')[1] ?? '').split(' ')
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS
 }
-/** CPU ms of a process's main thread (its pid) and of all its other threads (V8's compiler and
- * GC helpers, libuv's pool, the ledger's thread), from /proc/<pid>/task. */
-function threadCpuMs(pid: number): { main: number; other: number } {
-  let main = 0
-  let other = 0
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-    } catch {
-      continue // the thread ended between the listing and the read
-    }
-    const fields = (stat.split(') ')[1] ?? '').split(' ')
-    const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS
-    if (tid === String(pid)) main += ms
-    else other += ms
-  }
-  return { main, other }
-}
+const cpuMs = (pid: number) => statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+/** CPU ms of a process's main thread; the rest of its CPU is its other threads' (V8's compiler
+ * and GC helpers, libuv's pool, the ledger's thread). */
+const mainThreadCpuMs = (pid: number) =>
+  statCpuMs(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'))
 function rssBytes(pid: number): number {
   const line = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return Number(line?.[1]) * 1024
@@ -247,7 +234,7 @@ async function drive(
   let errors = 0
   let firstError = ''
   const cpu0 = [cpuMs(pids[0]), pids[1] ? cpuMs(pids[1]) : 0, ownCpuMs()]
-  const main0 = threadCpuMs(pids[0]).main
+  const main0 = mainThreadCpuMs(pids[0])
   const started = performance.now()
   const until = started + seconds * 1000
   await Promise.all(
@@ -281,7 +268,7 @@ async function drive(
       pids[1] ? (cpuMs(pids[1]) - (cpu0[1] ?? 0)) / n : 0,
       (ownCpuMs() - (cpu0[2] ?? 0)) / n,
     ],
-    mainThread: (threadCpuMs(pids[0]).main - main0) / n,
+    mainThread: (mainThreadCpuMs(pids[0]) - main0) / n,
   }
 }
 
