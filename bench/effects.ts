@@ -47,7 +47,7 @@ async function sample(fn: () => Promise<unknown>): Promise<number[]> {
 
 const devnet = await startDevnet()
 try {
-  const app = preflightApp(devnet.rpcUrl)
+  const app = preflightApp(devnet.rpcUrl, { contractChecked: false })
   const token = await deploy(devnet.rpcUrl, 'TestERC20', ['Bench Token', 'BEN'])
   const { walletClient, publicClient } = clients(devnet.rpcUrl)
   const erc20 = parseAbi(['function mint(address,uint256)', 'function transfer(address,uint256)'])
@@ -122,7 +122,7 @@ try {
     const baseline = (await import(
       `${baselineDir.replace(/\/+$/, '')}/test/support/preflight-app.ts`
     )) as typeof import('../test/support/preflight-app.js')
-    const before = baseline.preflightApp(devnet.rpcUrl)
+    const before = baseline.preflightApp(devnet.rpcUrl, { contractChecked: false })
     const okOn = (on: typeof app, b: unknown) => async () => {
       const res = await postJson(on, PATH, b)
       if (res.status !== 200) throw new Error(`preflight answered ${res.status}`)

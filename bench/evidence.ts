@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const content = page()
   fake.replies.set(PAGE_URL, { kind: 'page', title: 'A long article', content })
   const reader = createJinaReader({ baseUrl: fake.baseUrl, timeoutMs: 15_000 })
-  const app = preflightApp('http://127.0.0.1:9', { reader })
+  const app = preflightApp('http://127.0.0.1:9', { reader, contractChecked: false })
   const body = JSON.stringify({ url: PAGE_URL, max_chars: 20_000 })
 
   const direct = async () => {

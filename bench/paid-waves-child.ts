@@ -22,6 +22,7 @@ const proxy = await startCountingRpc(devnet.rpcUrl, { holdMs: latencyMs })
 const storage = await openStorage({ kind: 'pglite', dataDir: undefined })
 try {
   const { app } = await stack.paidApp({
+    contractChecked: false,
     preflightRpcUrl: proxy.url,
     settlementRpcUrl: proxy.url,
     facilitator: stack.builtinFacilitator(proxy.url),

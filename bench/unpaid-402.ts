@@ -73,6 +73,7 @@ const devnet = await startDevnet()
 const storage = await openStorage({ kind: 'pglite', dataDir: undefined })
 try {
   const { app } = await paidApp({
+    contractChecked: false,
     preflightRpcUrl: devnet.rpcUrl,
     facilitator: builtinFacilitator(devnet.rpcUrl),
     ledger: storage.ledger,

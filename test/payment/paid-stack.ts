@@ -106,6 +106,11 @@ export async function paidApp(options: {
   observeRpc?: RpcObserver
   /** The evidence route's reader (default: one on a dead port). */
   reader?: PageReader
+  /**
+   * Check every answer against the app's OpenAPI document (default true); benchmarks turn it
+   * off to time the app as served.
+   */
+  contractChecked?: boolean
 }) {
   const readiness: FacilitatorReadiness = createFacilitatorReadiness({
     kind: options.facilitator.kind,
@@ -153,7 +158,11 @@ export async function paidApp(options: {
     ...options.operations,
   })
   // Every answer of the app is held to its own OpenAPI document (test/support/contract-setup.ts).
-  return { app: contractChecked(app), rail, readiness }
+  return {
+    app: options.contractChecked === false ? app : contractChecked(app),
+    rail,
+    readiness,
+  }
 }
 
 /** What {@link paidApp} starts: the app, its payment rail and the facilitator's readiness. */

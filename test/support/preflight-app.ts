@@ -7,7 +7,10 @@ import type { ScreenConfig } from '../../src/domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 import { contractChecked } from './openapi-contract.js'
 
-/** The real app over a real RPC URL, logging nothing; its answers are held to its OpenAPI. */
+/**
+ * The real app over a real RPC URL, logging nothing; its answers are held to its OpenAPI unless
+ * `contractChecked: false` (benchmarks time the app as served, without the test's checks).
+ */
 export function preflightApp(
   rpcUrl: string,
   options: {
@@ -18,6 +21,8 @@ export function preflightApp(
     reader?: PageReader
     /** Operator settings of the app (rate limits, metrics, readiness). */
     operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds'>
+    /** Check every answer against the app's OpenAPI document (default true). */
+    contractChecked?: boolean
   } = {},
 ) {
   const chain = createViemChainReader({
@@ -25,23 +30,21 @@ export function preflightApp(
     timeoutMs: options.timeoutMs ?? 3000,
     ...(options.maxBatch !== undefined ? { maxBatch: options.maxBatch } : {}),
   })
-  return contractChecked(
-    createApp({
-      logger: pino({ level: 'silent' }),
+  const app = createApp({
+    logger: pino({ level: 'silent' }),
+    environment: 'devnet',
+    maxBodyBytes: 64 * 1024,
+    preflight: {
+      chain,
+      chainId: 8453,
       environment: 'devnet',
-      maxBodyBytes: 64 * 1024,
-      preflight: {
-        chain,
-        chainId: 8453,
-        environment: 'devnet',
-        screen: options.screen ?? DEFAULT_SCREEN_CONFIG,
-      },
-      // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
-      reader:
-        options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
-      ...options.operations,
-    }),
-  )
+      screen: options.screen ?? DEFAULT_SCREEN_CONFIG,
+    },
+    // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
+    reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
+    ...options.operations,
+  })
+  return options.contractChecked === false ? app : contractChecked(app)
 }
 
 /** POSTs JSON (or a raw string) to the app. */
