@@ -172,7 +172,9 @@ async function challenge(
   const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
   c.header(
     'PAYMENT-REQUIRED',
-    await paymentRequiredHeader(paid.rail, baseUrl, outcome.reason, paidRouteExtensions(paid)),
+    await paymentRequiredHeader(paid.rail, baseUrl, outcome.reason, () =>
+      paidRouteExtensions(paid),
+    ),
   )
   if (outcome.settlement)
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
@@ -200,14 +202,15 @@ const headerCache = new WeakMap<PaymentRail, Map<string, Promise<string>>>()
  * The encoded PAYMENT-REQUIRED header for `reason` on `baseUrl`. The PaymentRequired depends on
  * nothing else (the rail's requirements are fixed when it is built, the resource is the
  * route's URL on `baseUrl`, and the extensions are fixed per app, as is its rail), so each one
- * is built and base64-encoded once and then reused, byte for byte. Bounded: without PUBLIC_BASE_URL the base URL comes from the request's Host,
+ * is built and base64-encoded once and then reused, byte for byte; the extensions are built
+ * only then. Bounded: without PUBLIC_BASE_URL the base URL comes from the request's Host,
  * which a client chooses; past the bound the oldest entry goes.
  */
 function paymentRequiredHeader(
   rail: PaymentRail,
   baseUrl: string,
   reason: PaymentReason,
-  extensions: Record<string, unknown>,
+  extensions: () => Record<string, unknown>,
 ): Promise<string> {
   let cache = headerCache.get(rail)
   if (!cache) {
@@ -218,7 +221,7 @@ function paymentRequiredHeader(
   const cached = cache.get(key)
   if (cached) return cached
   const header = rail
-    .paymentRequired(paidResource(baseUrl), reason, extensions)
+    .paymentRequired(paidResource(baseUrl), reason, extensions())
     .then(encodePaymentRequiredHeader)
   // A failed build is not kept: the next request tries again.
   header.catch(() => cache.delete(key))
