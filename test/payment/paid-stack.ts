@@ -157,7 +157,8 @@ export async function paidApp(options: {
     ...(options.devnetBuyerKey ? { devnetBuyerKey: options.devnetBuyerKey } : {}),
     ...options.operations,
   })
-  // Every answer of the app is held to its own OpenAPI document (test/support/contract-setup.ts).
+  // Every answer of the app is held to its own OpenAPI document (test/support/contract-setup.ts),
+  // unless a benchmark turns that off.
   return {
     app: options.contractChecked === false ? app : contractChecked(app),
     rail,
