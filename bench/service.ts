@@ -378,8 +378,9 @@ try {
   const bare = await startBareServer(sample.bytes)
 
   // V8 compiles the hot paths during the first seconds under load (TurboFan, on background
-  // threads): a fresh process costs up to twice its steady CPU per request then. That phase is
-  // measured and printed apart for each service; the floors get the same warm-up unmeasured.
+  // threads): a fresh process costs two to three times its steady CPU per request then. That
+  // phase is measured and printed apart for each service; the floors get the same warm-up,
+  // unmeasured.
   const warmups = new Map<string, Point>()
   for (const [name, target] of services) {
     const warm = await drive(16, WARMUP_SECONDS, [target.pid, target.anvilPid], () =>
