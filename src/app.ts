@@ -134,9 +134,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     const started = performance.now()
     await next()
     const ms = performance.now() - started
-    const labels = { route: routeLabel(c), method: c.req.method, status: String(c.res.status) }
-    metrics.httpRequests.inc(labels)
-    metrics.httpDuration.observe(labels, ms / 1000)
+    metrics.http([routeLabel(c), c.req.method, String(c.res.status)], ms / 1000)
     deps.logger.info(
       {
         requestId: c.get('requestId'),

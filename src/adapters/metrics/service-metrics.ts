@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import { createRpcCallMetrics } from './rpc-call-metrics.js'
+import type { RpcObserver } from '../http/observed-fetch.js'
+import { createCallMetrics } from './call-metrics.js'
 
 /** Seconds: from a sub-millisecond route to a slow settlement on a congested chain. */
 export const LATENCY_BUCKETS = [
@@ -25,21 +26,27 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry })
   const metrics = {
     registry,
-    httpRequests: new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by route pattern, method and status.',
-      labelNames: ['route', 'method', 'status'] as const,
+    /**
+     * `http_requests_total` and `http_request_duration_seconds`, both by route pattern, method
+     * and status; `http([route, method, status], seconds)` records one answer.
+     */
+    http: createCallMetrics(
+      {
+        requests: {
+          name: 'http_requests_total',
+          help: 'HTTP requests answered, by route pattern, method and status.',
+          labelNames: ['route', 'method', 'status'],
+        },
+        duration: {
+          name: 'http_request_duration_seconds',
+          help: 'Time to answer an HTTP request, by route pattern, method and status.',
+        },
+        buckets: LATENCY_BUCKETS,
+      },
       registers,
-    }),
-    httpDuration: new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time to answer an HTTP request, by route pattern, method and status.',
-      labelNames: ['route', 'method', 'status'] as const,
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
+    ),
     /** `rpc_requests_total` and `rpc_request_duration_seconds`; `observe` records one call. */
-    rpcCalls: createRpcCallMetrics(LATENCY_BUCKETS, registers),
+    rpcCalls: rpcCallMetrics(registers),
     payments: new Counter({
       name: 'payments_total',
       help: 'Paid-route answers by outcome (paid, replayed, payment_required, or the error code) and reason.',
@@ -86,3 +93,24 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
 
 /** The service's metrics; see {@link createServiceMetrics}. */
 export type ServiceMetrics = ReturnType<typeof createServiceMetrics>
+
+/** The RPC client's calls: counted by method and outcome, timed by method. */
+export function rpcCallMetrics(registers: Registry[]): { observe: RpcObserver } {
+  const observe = createCallMetrics(
+    {
+      requests: {
+        name: 'rpc_requests_total',
+        help: 'JSON-RPC requests to the Base RPC, by method and outcome (ok, rpc_error, http_error, timeout, network_error).',
+        labelNames: ['method', 'outcome'],
+      },
+      duration: {
+        name: 'rpc_request_duration_seconds',
+        help: 'JSON-RPC request latency to the Base RPC, reply body included, by method.',
+        labelCount: 1,
+      },
+      buckets: LATENCY_BUCKETS,
+    },
+    registers,
+  )
+  return { observe: (method, outcome, seconds) => observe([method, outcome], seconds) }
+}
