@@ -2,9 +2,9 @@ import fc from 'fast-check'
 import { Counter, Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import type { RpcOutcome } from '../../src/adapters/http/observed-fetch.js'
-import { createCallMetrics } from '../../src/adapters/metrics/call-metrics.js'
 import {
   createServiceMetrics,
+  httpCallMetrics,
   LATENCY_BUCKETS,
   rpcCallMetrics,
 } from '../../src/adapters/metrics/service-metrics.js'
@@ -107,21 +107,7 @@ describe('call metrics', () => {
         const theirs = new Registry()
         const ours = new Registry()
         const observeTheirs = httpReference(theirs)
-        const observe = createCallMetrics(
-          {
-            requests: {
-              name: 'http_requests_total',
-              help: 'HTTP requests answered, by route pattern, method and status.',
-              labelNames: ['route', 'method', 'status'],
-            },
-            duration: {
-              name: 'http_request_duration_seconds',
-              help: 'Time to answer an HTTP request, by route pattern, method and status.',
-            },
-            buckets: LATENCY_BUCKETS,
-          },
-          [ours],
-        )
+        const observe = httpCallMetrics([ours])
         for (const c of calls) {
           observeTheirs(c.route, c.method, c.status, c.seconds)
           observe([c.route, c.method, c.status], c.seconds)

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { RpcObserver } from '../http/observed-fetch.js'
-import { createCallMetrics } from './call-metrics.js'
+import { createCallMetrics, type ObserveCall } from './call-metrics.js'
 
 /** Seconds: from a sub-millisecond route to a slow settlement on a congested chain. */
 export const LATENCY_BUCKETS = [
@@ -30,21 +30,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
      * `http_requests_total` and `http_request_duration_seconds`, both by route pattern, method
      * and status; `http([route, method, status], seconds)` records one answer.
      */
-    http: createCallMetrics(
-      {
-        requests: {
-          name: 'http_requests_total',
-          help: 'HTTP requests answered, by route pattern, method and status.',
-          labelNames: ['route', 'method', 'status'],
-        },
-        duration: {
-          name: 'http_request_duration_seconds',
-          help: 'Time to answer an HTTP request, by route pattern, method and status.',
-        },
-        buckets: LATENCY_BUCKETS,
-      },
-      registers,
-    ),
+    http: httpCallMetrics(registers),
     /** `rpc_requests_total` and `rpc_request_duration_seconds`; `observe` records one call. */
     rpcCalls: rpcCallMetrics(registers),
     payments: new Counter({
@@ -93,6 +79,25 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
 
 /** The service's metrics; see {@link createServiceMetrics}. */
 export type ServiceMetrics = ReturnType<typeof createServiceMetrics>
+
+/** The HTTP answers: counted and timed by route pattern, method and status. */
+export function httpCallMetrics(registers: Registry[]): ObserveCall {
+  return createCallMetrics(
+    {
+      requests: {
+        name: 'http_requests_total',
+        help: 'HTTP requests answered, by route pattern, method and status.',
+        labelNames: ['route', 'method', 'status'],
+      },
+      duration: {
+        name: 'http_request_duration_seconds',
+        help: 'Time to answer an HTTP request, by route pattern, method and status.',
+      },
+      buckets: LATENCY_BUCKETS,
+    },
+    registers,
+  )
+}
 
 /** The RPC client's calls: counted by method and outcome, timed by method. */
 export function rpcCallMetrics(registers: Registry[]): { observe: RpcObserver } {
