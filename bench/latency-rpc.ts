@@ -92,3 +92,14 @@ export async function startLatencyRpc(upstream: string, options: { latencyMs: nu
     },
   }
 }
+
+/** A JSON-RPC call as recorded: one of a batch, or a request's only call. */
+export type RecordedCall = { jsonrpc?: string; id?: unknown; method: string; params: unknown[] }
+
+/** The calls of recorded request bodies (`bodies` above), whether each travelled alone or in a batch. */
+export function callsOf(bodies: readonly Buffer[]): RecordedCall[] {
+  return bodies.flatMap((body) => {
+    const message = JSON.parse(body.toString('utf8')) as RecordedCall | RecordedCall[]
+    return Array.isArray(message) ? message : [message]
+  })
+}

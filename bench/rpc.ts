@@ -23,7 +23,7 @@ import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js
 import { boundedFetch } from '../src/adapters/http/bounded-fetch.js'
 import { createJsonRpcClient } from '../src/adapters/rpc/json-rpc-client.js'
 import { postJson, preflightApp } from '../test/support/preflight-app.js'
-import { startLatencyRpc } from './latency-rpc.js'
+import { callsOf, startLatencyRpc } from './latency-rpc.js'
 import { percentile } from './stats.js'
 
 const iterations = Number(process.argv[2] ?? 30)
@@ -50,7 +50,6 @@ const KINDS = {
 const ETH = KINDS['ETH transfer']
 
 type App = ReturnType<typeof preflightApp>
-type Call = { method: string; params: unknown[] }
 type MakeApp = (rpcUrl: string) => App
 /** The service's default RPC_TIMEOUT_MS, so the sweep's errors are the ones a user would see. */
 const TIMEOUT_MS = 5_000
@@ -200,10 +199,7 @@ try {
   const bodies = [...recorder.bodies]
   await recorder.close()
   // The calls, whether they travelled alone or in a JSON-RPC batch.
-  const parsed = bodies.flatMap((b) => {
-    const message = JSON.parse(b.toString('utf8')) as Call | Call[]
-    return Array.isArray(message) ? message : [message]
-  })
+  const parsed = callsOf(bodies)
   const single = parsed.map((m, i) =>
     Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: m.method, params: m.params })),
   )

@@ -47,7 +47,7 @@ import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js
 import { freePort } from '../test/support/net.js'
 import { postJson, preflightApp } from '../test/support/preflight-app.js'
 import { usdcPermitRequest } from '../test/support/usdc-typed-data.js'
-import { startLatencyRpc } from './latency-rpc.js'
+import { callsOf, startLatencyRpc } from './latency-rpc.js'
 import { percentile } from './stats.js'
 
 const SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 3)
@@ -346,10 +346,7 @@ try {
   // issue 10 was filed (9 requests, 13 for an approve: "0.7 ms over a keep-alive node:http
   // agent"), through the same bare client. Batching is part of what the service does now, so
   // the replay of its batches above is the stricter floor.
-  const singles = exchanges.flatMap((body) => {
-    const parsed = JSON.parse(body.toString('utf8')) as unknown
-    return Array.isArray(parsed) ? parsed.map((call) => Buffer.from(JSON.stringify(call))) : [body]
-  })
+  const singles = callsOf(exchanges).map((call) => Buffer.from(JSON.stringify(call)))
   const replayOf = (bodies: Buffer[]) => () =>
     Promise.all(
       bodies.map(
