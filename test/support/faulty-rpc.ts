@@ -36,7 +36,9 @@ export async function startFaultyRpc(upstream: string) {
     const batch = Array.isArray(parsed)
     const messages = batch ? parsed : [parsed]
     for (const m of messages) seen.push({ method: m.method, params: m.params ?? [] })
-    const faulted = messages.filter((m) => fault !== undefined && m.method === fault.method)
+    const faulted = messages.filter(
+      (m) => fault !== undefined && (fault.method === '*' || m.method === fault.method),
+    )
     if (faulted.length === 0) {
       const forwarded = await fetch(upstream, {
         method: 'POST',
@@ -86,6 +88,7 @@ export async function startFaultyRpc(upstream: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Every request received, in order. */
     seen,
+    /** Faults `method` (`'*'`: every method, a blackout) from now on. */
     set(method: string, f: RpcFault) {
       fault = { method, fault: f }
     },

@@ -6,12 +6,12 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import {
   type Abi,
   type Address,
+  BaseError,
   concatHex,
   createPublicClient,
   encodeFunctionData,
   getAddress,
   type Hex,
-  http,
   isAddress,
   parseAbi,
   parseSignature,
@@ -19,8 +19,12 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
+import { RpcUnavailableError } from '../../errors.js'
+import { redactSecrets } from '../../secrets.js'
+import { boundedHttp } from '../http/bounded-fetch.js'
 import { type AuthorizationFacts, createAuthorizationFactsStore } from './authorization-facts.js'
 import { createMinedReceipts, type MinedReceipts } from './mined-receipts.js'
+import { createRpcTroubleScope, isRpcTrouble, type RpcTrouble } from './rpc-trouble.js'
 import { createSettlerAccount } from './settler-account.js'
 
 /** Options for {@link createBuiltinFacilitator}. */
@@ -78,10 +82,14 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   })
   const reads = createPublicClient({
     chain: base,
-    transport: http(options.rpcUrl, { retryCount: 0, timeout: options.rpcTimeoutMs }),
+    transport: boundedHttp(options.rpcUrl, { retryCount: 0, timeoutMs: options.rpcTimeoutMs }),
   })
   const facts = createAuthorizationFactsStore()
   const receipts = createMinedReceipts()
+  // Every read the library makes is watched: a refusal that met a failed read was not decided
+  // on a healthy answer, and is an RPC outage (503), never the buyer's fault (402).
+  const trouble = createRpcTroubleScope()
+  const watch = trouble.watch
 
   /**
    * Gas of a settlement, estimated just before it is sent: also the last simulation, so a
@@ -89,7 +97,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
    * someone used it) is refused before anything is sent and costs no gas.
    */
   const settlementGas = async (to: Address, data: Hex) =>
-    ((await settler.estimateGas(to, data)) * 5n) / 4n
+    ((await watch(() => settler.estimateGas(to, data))) * 5n) / 4n
 
   /**
    * `@x402/evm` turns any writeContract error into a settle failure whose reason it guesses
@@ -118,6 +126,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     try {
       return await settler.send({ to: args.address, data, gas }, () => {
         attempted = true
+        trouble.broadcast()
       })
     } catch (error) {
       if (!attempted) throw error
@@ -135,20 +144,21 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
           const data = encodeFunctionData(args as never)
           const current = facts.current()
           const estimate = () => settler.estimateGas(args.address, data)
-          await (current ? current.gas(args.address, data, estimate) : estimate())
+          await watch(() => (current ? current.gas(args.address, data, estimate) : estimate()))
           return undefined
         }
-        return reads.readContract(args as never) as Promise<unknown>
+        return watch(() => reads.readContract(args as never) as Promise<unknown>)
       },
-      verifyTypedData: (args) => reads.verifyTypedData(args as never),
+      verifyTypedData: (args) => watch(() => reads.verifyTypedData(args as never)),
       writeContract: writeContract as never,
       sendTransaction: async (args) => {
         // Only for an ERC-6492 wallet deployment (counterfactual payers): no shared facts.
-        const gas = await settler.estimateGas(args.to, args.data)
+        const gas = await watch(() => settler.estimateGas(args.to, args.data))
         let attempted = false
         try {
           return await settler.send({ to: args.to, data: args.data, gas: (gas * 5n) / 4n }, () => {
             attempted = true
+            trouble.broadcast()
           })
         } catch (error) {
           if (!attempted) throw error
@@ -166,7 +176,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       getCode: (args) => {
         const current = facts.current()
         const read = () => reads.getCode(args)
-        return current ? current.code(args.address, read) : read()
+        return watch(() => (current ? current.code(args.address, read) : read()))
       },
     },
     { confirmationTimeoutMs: options.confirmationTimeoutMs },
@@ -179,35 +189,63 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     client: {
       async verify(payload, requirements) {
         const key = authorizationKey(payload)
-        if (!key) return facilitator.verify(payload, requirements)
-        const known = facts.of(key)
-        prefetch(known, payload, requirements)
-        return facts.run(known, async () => {
-          // The library starts its asset-is-a-contract check and abandons it on an early
-          // return (a bad signature, say); if that read then fails, its rejection is unhandled
-          // and would stop the process. Awaiting the same check here first makes a failure ours
-          // to report; its read (only while the library's cache is cold) goes out beside the
-          // prefetched ones, so no extra wave, and a positive answer is cached by the library,
-          // which then skips its own read.
-          if (isAddress(requirements.asset)) {
-            await startAssetContractCheck(signer, PAYMENT_NETWORK, requirements.asset).await()
+        const known = key ? facts.of(key) : undefined
+        if (known) prefetch(known, payload, requirements)
+        const verified = await healthy('verify', () => {
+          const work = async () => {
+            // The library starts its asset-is-a-contract check and abandons it on an early
+            // return (a bad signature, say); if that read then fails, its rejection is
+            // unhandled and would stop the process. Awaiting the same check here first makes a
+            // failure ours to report; its read (only while the library's cache is cold) goes
+            // out beside the prefetched ones, so no extra wave, and a positive answer is cached
+            // by the library, which then skips its own read.
+            if (isAddress(requirements.asset)) {
+              await startAssetContractCheck(signer, PAYMENT_NETWORK, requirements.asset).await()
+            }
+            return facilitator.verify(payload, requirements)
           }
-          return facilitator.verify(payload, requirements)
+          return known ? facts.run(known, work) : work()
         })
+        return verified((result) => !result.isValid)
       },
       async settle(payload, requirements) {
         const key = authorizationKey(payload)
-        if (!key) return facilitator.settle(payload, requirements)
-        settler.prime()
+        if (key) settler.prime()
         try {
-          return await facts.run(facts.of(key), () => facilitator.settle(payload, requirements))
+          const settled = await healthy('settle', () =>
+            key
+              ? facts.run(facts.of(key), () => facilitator.settle(payload, requirements))
+              : facilitator.settle(payload, requirements),
+          )
+          // Once a transaction was handed to the node, its outcome is the chain's to tell.
+          return settled((result, trouble) => !result.success && !trouble.broadcast)
         } finally {
-          facts.forget(key)
+          if (key) facts.forget(key)
         }
       },
       // Same data, typed as x402's SupportedResponse (networks are CAIP-2 strings).
       getSupported: async () => facilitator.getSupported() as SupportedResponse,
     },
+  }
+
+  /**
+   * Runs a verify or settle and what the RPC did meanwhile. The caller says which results
+   * are refusals; a refusal that met RPC trouble (and a failed read that escaped the library)
+   * becomes {@link RpcUnavailableError}: a retryable 503, never a verdict against the buyer.
+   */
+  async function healthy<T>(step: 'verify' | 'settle', work: () => Promise<T>) {
+    const ran = await trouble.run(work)
+    const failure = ran.trouble.failures[0]
+    if (!ran.ok) {
+      // What escaped the library (its asset check wraps a failed read in an error of its own).
+      if (isRpcTrouble(ran.error)) throw rpcOutage(step, ran.error)
+      if (failure !== undefined && !ran.trouble.broadcast) throw rpcOutage(step, failure)
+      throw ran.error
+    }
+    return (refused: (result: T, trouble: RpcTrouble) => boolean): T => {
+      if (failure !== undefined && refused(ran.result, ran.trouble)) throw rpcOutage(step, failure)
+      return ran.result
+    }
   }
 
   /**
@@ -271,6 +309,20 @@ function authorizationKey(payload: PaymentPayload): string | undefined {
 const TRANSFER_WITH_AUTHORIZATION_VRS = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
 ])
+
+/**
+ * The RPC failed while the built-in facilitator verified or settled a payment (before any
+ * settlement was sent): nothing was charged, and the same PAYMENT-SIGNATURE may be retried.
+ */
+function rpcOutage(step: 'verify' | 'settle', cause: unknown): RpcUnavailableError {
+  const what = cause instanceof BaseError ? cause.shortMessage : String(cause)
+  return new RpcUnavailableError(
+    redactSecrets(
+      `the Base RPC failed while the payment was ${step === 'verify' ? 'being verified' : 'being settled, before anything was sent'} (${what}); nothing was charged: retry with the same PAYMENT-SIGNATURE`,
+    ).slice(0, 400),
+    cause,
+  )
+}
 
 /** The settlement transaction was handed to the node and the answer was lost or an error. */
 export class BroadcastOutcomeUnknownError extends Error {

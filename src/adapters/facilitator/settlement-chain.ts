@@ -1,7 +1,6 @@
 import {
   createPublicClient,
   encodeEventTopics,
-  http,
   pad,
   parseAbi,
   TransactionNotFoundError,
@@ -13,6 +12,7 @@ import type {
   SettlementChain,
 } from '../../domain/payment/reconcile-settlements.js'
 import { SETTLEMENT_EVENTS_ABI } from '../../domain/payment/settlement-proof.js'
+import { boundedHttp } from '../http/bounded-fetch.js'
 import { type MinedReceipts, toMinedTransaction } from './mined-receipts.js'
 
 const eip3009Abi = parseAbi([
@@ -41,7 +41,7 @@ export interface ViemSettlementChainOptions {
 /** The chain reads that confirm and resolve settlements (request path and reconciler), over viem. */
 export function createViemSettlementChain(options: ViemSettlementChainOptions): SettlementChain {
   const client = createPublicClient({
-    transport: http(options.rpcUrl, { retryCount: 1, timeout: options.timeoutMs }),
+    transport: boundedHttp(options.rpcUrl, { retryCount: 1, timeoutMs: options.timeoutMs }),
   })
   const chunk = options.logChunkBlocks ?? 2_000n
   const [usedTopic] = encodeEventTopics({

@@ -3,13 +3,13 @@ import {
   BaseError,
   createPublicClient,
   type Hex,
-  http,
   keccak256,
   RpcRequestError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
 } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
+import { boundedHttp } from '../http/bounded-fetch.js'
 
 /** Options for {@link createSettlerAccount}. */
 export interface SettlerAccountOptions {
@@ -52,7 +52,7 @@ type Refusal = 'nonce' | 'fee' | 'known' | undefined
 export function createSettlerAccount(options: SettlerAccountOptions) {
   const { account, chainId } = options
   const client = createPublicClient({
-    transport: http(options.rpcUrl, { retryCount: 0, timeout: options.rpcTimeoutMs }),
+    transport: boundedHttp(options.rpcUrl, { retryCount: 0, timeoutMs: options.rpcTimeoutMs }),
   })
   const feeMaxAgeMs = options.feeMaxAgeMs ?? 6_000
 

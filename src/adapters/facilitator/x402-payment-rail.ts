@@ -15,7 +15,7 @@ import type {
   SettleOutcome,
   VerifyOutcome,
 } from '../../domain/payment/payment-rail.js'
-import { FacilitatorUnavailableError } from '../../errors.js'
+import { FacilitatorUnavailableError, RpcUnavailableError } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
 
 /**
@@ -120,6 +120,8 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
         // A facilitator that answered "invalid" with a non-2xx status is still an answer.
         const rejected = rejection(error, 'invalidReason')
         if (rejected) return { valid: false, upstreamReason: rejected }
+        // The built-in facilitator's RPC failed: its own typed, retryable failure.
+        if (error instanceof RpcUnavailableError) throw error
         throw new FacilitatorUnavailableError(
           `the payment facilitator could not verify the payment: ${describe(error)}`,
           error,
@@ -143,6 +145,10 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
               transaction: error.transaction ?? '',
               network: PAYMENT_NETWORK,
             })
+          }
+          // The built-in facilitator's RPC failed before it sent anything.
+          if (error instanceof RpcUnavailableError) {
+            return { status: 'unreachable', message: error.message }
           }
           if (error instanceof FacilitatorTimeoutError) {
             return { status: 'unknown', message: error.message }

@@ -1,3 +1,5 @@
+import { http } from 'viem'
+
 /**
  * A `fetch` whose deadline covers the whole exchange, reply body included, with a size cap.
  * Plain `fetch` with a timeout only bounds the headers: a server that sends headers and then
@@ -32,4 +34,20 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
     chunks.push(chunk)
   }
   return Buffer.concat(chunks)
+}
+
+/** Largest RPC reply read (as the preflight's JSON-RPC client bounds it). */
+const MAX_RPC_REPLY_BYTES = 8 * 1024 * 1024
+
+/**
+ * viem's `http` transport whose timeout covers the whole exchange, reply body included: viem's
+ * own `timeout` stops at the headers, so a node that answers headers and then stalls would
+ * hold a settlement or a verification for good.
+ */
+export function boundedHttp(url: string, options: { timeoutMs: number; retryCount: number }) {
+  return http(url, {
+    retryCount: options.retryCount,
+    timeout: options.timeoutMs,
+    fetchFn: boundedFetch({ timeoutMs: options.timeoutMs, maxBytes: MAX_RPC_REPLY_BYTES }),
+  })
 }

@@ -36,8 +36,8 @@ export type SettleOutcome =
    */
   | { status: 'failed'; upstreamReason: string; message?: string; response?: SettleResponse }
   /**
-   * The facilitator refused the connection. This call sent nothing, but the payment is still
-   * treated as unknown: an earlier attempt may have.
+   * The facilitator refused the connection, or its RPC failed before it sent anything. This
+   * call sent nothing, but the payment is still treated as unknown: an earlier attempt may have.
    */
   | { status: 'unreachable'; message: string }
   /**
@@ -62,7 +62,11 @@ export interface PaymentRail {
     error: string,
     extensions?: Record<string, unknown>,
   ): Promise<PaymentRequired>
-  /** @throws {FacilitatorUnavailableError} when the facilitator cannot answer. */
+  /**
+   * A refusal is decided on healthy answers only.
+   * @throws {FacilitatorUnavailableError} when the facilitator cannot answer.
+   * @throws {RpcUnavailableError} when the built-in facilitator's RPC failed meanwhile.
+   */
   verify(payload: PaymentPayload): Promise<VerifyOutcome>
   settle(payload: PaymentPayload): Promise<SettleOutcome>
   facilitatorStatus(): FacilitatorStatus
