@@ -1,0 +1,128 @@
+import { readdirSync } from 'node:fs'
+import { numberToHex, parseEther, toHex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { testAccount } from '../support/contracts.js'
+import { postJson, preflightApp } from '../support/preflight-app.js'
+import type { CorpusCase, CorpusSetup, CorpusTx } from './corpus-case.js'
+
+/**
+ * The real-protocol corpus (issue 26): every protocol under `protocols/` deploys its real
+ * bytecode on one devnet and hands back everyday actions with their malicious twins. Every
+ * benign action executes and is `sign`; every twin is not `sign`, with a finding id its benign
+ * twin does not have (so no pair is told apart by accident).
+ */
+
+const PATH = '/payanagent/v1/base-transaction-preflight'
+
+interface Finding {
+  id: string
+  severity: string
+  detail: string
+  path?: string
+}
+interface Answer {
+  verdict: 'sign' | 'review' | 'block'
+  findings: Finding[]
+  call: { success: boolean; message?: string }
+}
+
+const PROTOCOLS: { file: string; setup: CorpusSetup }[] = []
+for (const name of readdirSync(new URL('./protocols/', import.meta.url)).sort()) {
+  if (!name.endsWith('.ts')) continue
+  const module = (await import(`./protocols/${name}`)) as { setup: CorpusSetup }
+  PROTOCOLS.push({ file: name.replace(/\.ts$/, ''), setup: module.setup })
+}
+
+let devnet: Devnet
+let app: ReturnType<typeof preflightApp>
+const cases = new Map<string, CorpusCase[]>()
+const results: { name: string; category: string; benign: string; twin: string }[] = []
+
+async function preflight(tx: CorpusTx): Promise<Answer> {
+  const res = await postJson(app, PATH, {
+    from: tx.from,
+    to: tx.to,
+    data: tx.data,
+    value: toHex(tx.value ?? 0n),
+  })
+  expect(res.status).toBe(200)
+  return (await res.json()) as Answer
+}
+
+const describeFindings = (answer: Answer) =>
+  answer.findings.map((f) => `${f.severity} ${f.id}${f.path ? ` @${f.path}` : ''}: ${f.detail}`)
+
+beforeAll(async () => {
+  devnet = await startDevnet()
+  app = preflightApp(devnet.rpcUrl)
+  for (const [index, protocol] of PROTOCOLS.entries()) {
+    // Each protocol its own sender, deployer and stranger, funded with devnet ETH.
+    const sender = testAccount(100 + 3 * index)
+    const deployer = testAccount(101 + 3 * index)
+    const stranger = testAccount(102 + 3 * index).address
+    for (const account of [sender.address, deployer.address]) {
+      await fetch(devnet.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'anvil_setBalance',
+          params: [account, numberToHex(parseEther('10000'))],
+        }),
+      })
+    }
+    cases.set(
+      protocol.file,
+      await protocol.setup({ rpcUrl: devnet.rpcUrl, sender, deployer, stranger }),
+    )
+  }
+}, 240_000)
+
+afterAll(async () => {
+  if (results.length > 0) {
+    const signed = results.filter((r) => r.benign === 'sign').length
+    const caught = results.filter((r) => r.twin !== '-' && r.twin !== 'sign').length
+    const twins = results.filter((r) => r.twin !== '-').length
+    console.log(
+      `corpus: ${signed}/${results.length} benign sign, ${caught}/${twins} twins caught\n${results
+        .map((r) => `${r.category.padEnd(15)} ${r.name.padEnd(48)} ${r.benign.padEnd(7)} ${r.twin}`)
+        .join('\n')}`,
+    )
+  }
+  await devnet?.stop()
+})
+
+describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
+  it('every benign action executes and is sign; every twin is not sign, with a finding of its own', async () => {
+    const list = cases.get(file) ?? []
+    expect(list.length).toBeGreaterThan(0)
+    const problems: string[] = []
+    for (const c of list) {
+      const benign = await preflight(c.benign)
+      const twin = c.twin ? await preflight(c.twin) : undefined
+      results.push({
+        name: c.name,
+        category: c.category,
+        benign: benign.verdict,
+        twin: twin?.verdict ?? '-',
+      })
+      if (!benign.call.success)
+        problems.push(`${c.name}: benign action reverts (${benign.call.message})`)
+      if (benign.verdict !== 'sign')
+        problems.push(
+          `${c.name}: benign is ${benign.verdict}\n  ${describeFindings(benign).join('\n  ')}`,
+        )
+      if (twin) {
+        const own = new Set(benign.findings.map((f) => f.id))
+        const distinct = twin.findings.filter((f) => f.severity !== 'info' && !own.has(f.id))
+        if (twin.verdict === 'sign' || distinct.length === 0)
+          problems.push(
+            `${c.name}: twin (${c.twinIs}) is ${twin.verdict} without a finding of its own\n  ${describeFindings(twin).join('\n  ')}`,
+          )
+      }
+    }
+    expect(problems).toEqual([])
+  })
+})
