@@ -62,3 +62,18 @@ export interface CorpusContext {
  * (`call.success`), and returns the cases.
  */
 export type CorpusSetup = (context: CorpusContext) => Promise<CorpusCase[]>
+
+/**
+ * Rules about real protocols (the catalogue, known infrastructure, fees): their firing cases
+ * and benign twins run on the protocols' own bytecode here (corpus.test.ts checks each fires
+ * on some case) and, as pure contexts, in test/screen/rules.test.ts; test/screen/onchain.test.ts
+ * leaves them to the corpus.
+ */
+export const CORPUS_RULES: ReadonlySet<string> = new Set([
+  'beneficiary-not-sender',
+  'fee-takes-bulk',
+  'fee-to-third-party',
+  'interface-fee',
+  'unlimited-allowance-to-known-spender',
+  'safe-multisend-batch',
+])

@@ -3,8 +3,9 @@ import { numberToHex, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { testAccount } from '../support/contracts.js'
+import { startCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
-import type { CorpusCase, CorpusSetup, CorpusTx } from './corpus-case.js'
+import { CORPUS_RULES, type CorpusCase, type CorpusSetup, type CorpusTx } from './corpus-case.js'
 
 /**
  * The real-protocol corpus (issue 26): every protocol under `protocols/` deploys its real
@@ -36,11 +37,18 @@ for (const name of readdirSync(new URL('./protocols/', import.meta.url)).sort())
 
 let devnet: Devnet
 let app: ReturnType<typeof preflightApp>
+/** The same app behind a proxy that counts sequential RPC waves. */
+let counting: Awaited<ReturnType<typeof startCountingRpc>>
+let countedApp: ReturnType<typeof preflightApp>
+const waves: { name: string; waves: number }[] = []
 const cases = new Map<string, CorpusCase[]>()
-const results: { name: string; category: string; benign: string; twin: string }[] = []
+const results: { name: string; category: string; benign: string; twin: string; tells: string }[] =
+  []
+/** Every finding id any corpus answer carried. */
+const seenIds = new Set<string>()
 
-async function preflight(tx: CorpusTx): Promise<Answer> {
-  const res = await postJson(app, PATH, {
+async function preflight(tx: CorpusTx, through = app): Promise<Answer> {
+  const res = await postJson(through, PATH, {
     from: tx.from,
     to: tx.to,
     data: tx.data,
@@ -56,6 +64,8 @@ const describeFindings = (answer: Answer) =>
 beforeAll(async () => {
   devnet = await startDevnet()
   app = preflightApp(devnet.rpcUrl)
+  counting = await startCountingRpc(devnet.rpcUrl, { holdMs: 10 })
+  countedApp = preflightApp(counting.url)
   for (const [index, protocol] of PROTOCOLS.entries()) {
     // Each protocol its own sender, deployer and stranger, funded with devnet ETH.
     const sender = testAccount(100 + 3 * index)
@@ -78,6 +88,9 @@ beforeAll(async () => {
       await protocol.setup({ rpcUrl: devnet.rpcUrl, sender, deployer, stranger }),
     )
   }
+  // The counting app's first preflight learns the head (one more wave): not a corpus case.
+  const warm = testAccount(100).address
+  await preflight({ from: warm, to: warm, data: '0x' }, countedApp)
 }, 240_000)
 
 afterAll(async () => {
@@ -87,10 +100,26 @@ afterAll(async () => {
     const twins = results.filter((r) => r.twin !== '-').length
     console.log(
       `corpus: ${signed}/${results.length} benign sign, ${caught}/${twins} twins caught\n${results
-        .map((r) => `${r.category.padEnd(15)} ${r.name.padEnd(48)} ${r.benign.padEnd(7)} ${r.twin}`)
+        .map(
+          (r) =>
+            `${r.category.padEnd(15)} ${r.name.padEnd(52)} ${r.benign.padEnd(7)} ${r.twin.padEnd(7)} ${r.tells}`,
+        )
         .join('\n')}`,
     )
   }
+  if (waves.length > 0) {
+    const histogram = new Map<number, string[]>()
+    for (const w of waves) histogram.set(w.waves, [...(histogram.get(w.waves) ?? []), w.name])
+    console.log(
+      `corpus RPC waves per benign preflight: ${[...histogram]
+        .sort(([a], [b]) => a - b)
+        .map(
+          ([n, names]) => `${n} wave(s): ${names.length}${n > 1 ? ` (${names.join(', ')})` : ''}`,
+        )
+        .join('; ')}`,
+    )
+  }
+  await counting?.close()
   await devnet?.stop()
 })
 
@@ -101,12 +130,26 @@ describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
     const problems: string[] = []
     for (const c of list) {
       const benign = await preflight(c.benign)
+      // The same preflight again through the wave-counting proxy (the head is known by then).
+      counting.reset()
+      expect(await preflight(c.benign, countedApp)).toEqual(benign)
+      waves.push({ name: c.name, waves: counting.waves })
       const twin = c.twin ? await preflight(c.twin) : undefined
+      for (const f of [...benign.findings, ...(twin?.findings ?? [])]) seenIds.add(f.id)
+      const own = new Set(benign.findings.map((f) => f.id))
+      const tells = [
+        ...new Set(
+          (twin?.findings ?? [])
+            .filter((f) => f.severity !== 'info' && !own.has(f.id))
+            .map((f) => f.id),
+        ),
+      ]
       results.push({
         name: c.name,
         category: c.category,
         benign: benign.verdict,
         twin: twin?.verdict ?? '-',
+        tells: tells.join(', '),
       })
       if (!benign.call.success)
         problems.push(`${c.name}: benign action reverts (${benign.call.message})`)
@@ -115,7 +158,6 @@ describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
           `${c.name}: benign is ${benign.verdict}\n  ${describeFindings(benign).join('\n  ')}`,
         )
       if (twin) {
-        const own = new Set(benign.findings.map((f) => f.id))
         const distinct = twin.findings.filter((f) => f.severity !== 'info' && !own.has(f.id))
         if (twin.verdict === 'sign' || distinct.length === 0)
           problems.push(
@@ -124,5 +166,11 @@ describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
       }
     }
     expect(problems).toEqual([])
+  })
+})
+
+describe('corpus coverage', () => {
+  it('every protocol rule fires on some corpus case', () => {
+    expect([...CORPUS_RULES].filter((id) => !seenIds.has(id))).toEqual([])
   })
 })
