@@ -116,6 +116,8 @@ function executed(
   })
 }
 const UNKNOWN_CALL = '0xb6b55f25' as Hex
+const CANONICAL_PERMIT2: Hex = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+const MULTISEND_CALL_ONLY: Hex = '0x9641d764fc13c8B624c04430C7356C1C7C8102e2'
 
 const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
   'hidden-approval': {
@@ -387,6 +389,72 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
   },
   'calldata-not-decoded': {
     fires: makeContext({ data: '0x12345678' }),
+    benign: makeContext({ data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
+  },
+  // Aave v3 `withdraw(asset, amount, to)` to a stranger, against the same to the sender.
+  'beneficiary-not-sender': {
+    fires: makeContext({
+      to: ROUTER,
+      data: encodeSig('withdraw(address,uint256,address)', [TOKEN, 100n, EOA]),
+    }),
+    benign: makeContext({
+      to: ROUTER,
+      data: encodeSig('withdraw(address,uint256,address)', [TOKEN, 100n, SENDER]),
+    }),
+  },
+  'interface-fee': {
+    fires: makeContext({ to: ROUTER, data: execute([0x06], [command(0x06, [TOKEN, EOA, 25n])]) }),
+    benign: makeContext({
+      to: ROUTER,
+      data: execute([0x06], [command(0x06, [TOKEN, SENDER, 25n])]),
+    }),
+  },
+  'fee-to-third-party': {
+    fires: makeContext({ to: ROUTER, data: execute([0x06], [command(0x06, [TOKEN, EOA, 500n])]) }),
+    benign: makeContext({ to: ROUTER, data: execute([0x06], [command(0x06, [TOKEN, EOA, 100n])]) }),
+  },
+  'fee-takes-bulk': {
+    fires: makeContext({ to: ROUTER, data: execute([0x06], [command(0x06, [TOKEN, EOA, 9000n])]) }),
+    benign: makeContext({
+      to: ROUTER,
+      data: execute([0x06], [command(0x06, [TOKEN, EOA, 4999n])]),
+    }),
+  },
+  // Permit2 by its canonical address (with code): an unlimited allowance to it is info.
+  'unlimited-allowance-to-known-spender': {
+    fires: makeContext(
+      { data: encode('approve', [CANONICAL_PERMIT2, MAX_UINT256]) },
+      {},
+      {
+        [CANONICAL_PERMIT2]: CONTRACT_CODE,
+      },
+    ),
+    benign: makeContext(
+      { data: encode('approve', [CANONICAL_PERMIT2, 100n]) },
+      {},
+      {
+        [CANONICAL_PERMIT2]: CONTRACT_CODE,
+      },
+    ),
+  },
+  // A Safe delegatecall into the official MultiSendCallOnly (canonical address, with code).
+  'safe-multisend-batch': {
+    fires: makeContext(
+      { to: SAFE, data: safeExec(MULTISEND_CALL_ONLY, encodeSig('multiSend(bytes)', ['0x']), 1) },
+      {},
+      { [MULTISEND_CALL_ONLY]: CONTRACT_CODE },
+    ),
+    benign: makeContext(
+      { to: SAFE, data: safeExec(MULTISEND_CALL_ONLY, encodeSig('multiSend(bytes)', ['0x']), 0) },
+      {},
+      { [MULTISEND_CALL_ONLY]: CONTRACT_CODE },
+    ),
+  },
+  'address-checksum-mismatch': {
+    fires: makeContext({
+      data: encode('approve', [SPENDER_CONTRACT, 1n]),
+      misspelled: [{ field: 'to', given: '0xaAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAa' }],
+    }),
     benign: makeContext({ data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
   },
 }
@@ -1123,7 +1191,8 @@ describe('where assets end up', () => {
             data: execute([Number(code)], [command(Number(code), values(recipient))]),
           }),
         )
-      expect(judged(EOA), code).toEqual(['output-to-third-party'])
+      // PAY_PORTION pays a share of the balance: a fee, sized by the fee rules (100 bips: info).
+      expect(judged(EOA), code).toEqual([code === '6' ? 'interface-fee' : 'output-to-third-party'])
       expect(judged(UR_SENDER), code).toEqual([])
       expect(judged(UR_THIS), code).toEqual([])
       expect(judged(SENDER), code).toEqual([])
@@ -1415,5 +1484,35 @@ describe('an allowance above the whole supply is unlimited in effect', () => {
       ),
     )
     expect(permit2.findings.map((f) => f.id)).toEqual(['unlimited-allowance'])
+  })
+})
+
+describe('credited protocol actions (known code keeps the accounts)', () => {
+  // The sender's USDC goes into a protocol contract and nothing comes back in the logs.
+  const into = (to: Hex, data: Hex) =>
+    executed({ to, data }, [log(TOKEN, TRANSFER, SENDER, SPENDER_CONTRACT, 250_000_000n)])
+  const aaveSupply = (onBehalfOf: Hex) =>
+    encodeSig('supply(address,uint256,address,uint16)', [TOKEN, 250_000_000n, onBehalfOf, 0])
+
+  it('a catalogued call credited to the sender on known code is not a drain', () => {
+    const aavePool = '0xA238Dd80C259a72e81d7e4664a9801593F98d1c5'
+    const known = (data: Hex) =>
+      executed({ to: aavePool, data }, [log(TOKEN, TRANSFER, SENDER, SPENDER_CONTRACT, 1n)], {
+        codes: new Map([
+          ...makeContext({ data: '0x' }).codes,
+          [aavePool.toLowerCase(), CONTRACT_CODE],
+        ]),
+      })
+    expect(ids(known(aaveSupply(SENDER)))).toEqual([])
+    // A stranger as onBehalfOf: the beneficiary rule, and no credit, so the drain shows too.
+    expect(ids(known(aaveSupply(EOA)))).toEqual(['beneficiary-not-sender', 'drain-shape'])
+  })
+
+  it('the same selector on unknown code gets no credit', () => {
+    expect(ids(into(SAFE, aaveSupply(SENDER)))).toEqual(['drain-shape'])
+  })
+
+  it('known code that runs whatever it is given (Multicall3) gets no credit', () => {
+    expect(ids(into(MULTICALL3, UNKNOWN_CALL))).toContain('drain-shape')
   })
 })

@@ -1,4 +1,5 @@
 import { parseAbi } from 'viem'
+import { CATALOGUE_ABI } from '../protocols/protocol-catalogue.js'
 
 /**
  * Functions the calldata decoder knows by selector. One entry per selector: ERC-20 and ERC-721
@@ -112,4 +113,7 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   // WETH
   'function deposit()',
   'function withdraw(uint256 wad)',
-])
+  // The protocol catalogue (src/domain/protocols/protocol-catalogue.ts): lending, bridges,
+  // positions, marketplaces, with the arguments that name whose the money becomes
+  ...CATALOGUE_ABI,
+] as readonly string[])

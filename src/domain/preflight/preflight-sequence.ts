@@ -228,7 +228,7 @@ async function sequenceAt(
   // Only what an effect rule will judge: recipients the calldata declares are not read.
   const extraCode = unique(
     outcomes.flatMap((o) =>
-      o.effects === undefined ? [] : effectAddresses(o.effects, o.tx, o.decoded),
+      o.effects === undefined ? [] : effectAddresses(o.effects, o.tx, o.decoded, codes),
     ),
   )
     .filter((a) => !codes.has(a))

@@ -46,6 +46,7 @@ export function addressesOfSites(tx: TransactionInput, sites: readonly CallSite[
     for (const transfer of effects.transfers) if (transfer.pull || transfer.output) add(transfer.to)
     for (const change of effects.privileged) if (change.subject) add(change.subject)
     for (const change of effects.power) if (change.subject) add(change.subject)
+    for (const b of effects.beneficiaries) if (b.role === 'operator') add(b.account)
   }
   return out
 }

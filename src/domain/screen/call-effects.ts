@@ -1,4 +1,5 @@
 import { type ApprovalEffect, approvalEffects } from './approval-effects.js'
+import { type BeneficiaryEffect, beneficiaryEffects } from './beneficiary-effects.js'
 import { knownCallSite } from './call-args.js'
 import type { CallSite } from './call-sites.js'
 import { type PowerEffect, powerEffects } from './power-effects.js'
@@ -12,6 +13,8 @@ export interface CallEffects {
   privileged: PrivilegedEffect[]
   /** AccessControl role and Safe owner/threshold/module/guard/handler changes. */
   power: PowerEffect[]
+  /** Who a catalogued protocol call credits (src/domain/protocols/protocol-catalogue.ts). */
+  beneficiaries: BeneficiaryEffect[]
 }
 
 // Several rules read the same site's effects; call sites are fresh objects per screen run.
@@ -42,11 +45,12 @@ export function effectsOfSites<K extends keyof CallEffects>(
 
 function readEffects(site: CallSite): CallEffects {
   const known = knownCallSite(site)
-  if (!known) return { approvals: [], transfers: [], privileged: [], power: [] }
+  if (!known) return { approvals: [], transfers: [], privileged: [], power: [], beneficiaries: [] }
   return {
     approvals: approvalEffects(known),
     transfers: transferEffects(known),
     privileged: privilegedEffects(known),
     power: powerEffects(known),
+    beneficiaries: beneficiaryEffects(known),
   }
 }

@@ -8,7 +8,7 @@ import type { TransferEffect } from './transfer-effects.js'
 
 /**
  * Tokens whose amounts the calldata rules name (allowances, Permit2 grants, transfers of a plain
- * amount), then the recipients `transfer-to-other-token-contract` judges, lower-case,
+ * amount, the token of a catalogued protocol call), then the recipients `transfer-to-other-token-contract` judges, lower-case,
  * deduplicated, tokens first then recipients, each in call order: the preflight reads their
  * `symbol` and `decimals` (riding in the `eth_simulateV1` it makes anyway) so findings give
  * amounts in token units too, and a recipient that answers `decimals` is known to be a token
@@ -25,6 +25,9 @@ export function calldataTokens(tx: TransactionInput, decoded: DecodedCall): Addr
     for (const t of effects.transfers) {
       if (t.token !== undefined && /^[0-9]+$/.test(t.amount)) tokens.add(t.token.toLowerCase())
       if (site.kind !== 'command' && recipientMayBeToken(t)) recipients.add(t.to.toLowerCase())
+    }
+    for (const b of effects.beneficiaries) {
+      if (b.token !== undefined && b.amount !== undefined) tokens.add(b.token.toLowerCase())
     }
   }
   return [...new Set([...tokens, ...recipients])] as Address[]

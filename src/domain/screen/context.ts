@@ -8,6 +8,11 @@ export interface TransactionInput {
   to: Address
   data: Hex
   value: bigint
+  /**
+   * `from` and `to` as the request spelled them, when a mixed-case spelling is not its EIP-55
+   * checksum (`address-checksum-mismatch`); absent when both are all-lower, all-upper or valid.
+   */
+  misspelled?: { field: 'from' | 'to'; given: string }[]
 }
 
 /** Outcome of `eth_call`: a revert is data, not an exception. */

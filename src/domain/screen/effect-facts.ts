@@ -1,10 +1,13 @@
-import { type Address, zeroAddress } from 'viem'
+import { type Address, type Hex, zeroAddress } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { ApprovalChange, Asset } from '../effects/decode-logs.js'
 import { assetKey, type ExecutionEffects, senderChanges } from '../effects/execution-effects.js'
 import { type TokenBook, tokenAmountText } from '../effects/token-amount.js'
+import { type KnownKind, recogniseCode } from '../protocols/known-code.js'
 import type { ApprovalEffect } from './approval-effects.js'
-import { effectsOfSites } from './call-effects.js'
+import { counterpartyAccounts } from './beneficiary-effects.js'
+import { knownCallSite } from './call-args.js'
+import { callEffects, effectsOfSites } from './call-effects.js'
 import { type CallSite, callSites, hasCalldata } from './call-sites.js'
 import type { ScreenContext, TransactionInput } from './context.js'
 
@@ -36,6 +39,55 @@ export function declaredRecipients(sites: readonly CallSite[]): Set<string> {
   return out
 }
 
+/**
+ * Recipients the calldata declares ({@link declaredRecipients}) and the counterparties of the
+ * trades it makes (Seaport's offerer and consideration recipients: paying them is the price of
+ * what the sender receives). Lower-case.
+ */
+export function acceptedRecipients(sites: readonly CallSite[]): Set<string> {
+  const out = declaredRecipients(sites)
+  for (const site of sites) {
+    const known = knownCallSite(site)
+    if (known) for (const a of counterpartyAccounts(known)) out.add(a.toLowerCase())
+  }
+  return out
+}
+
+/**
+ * True when the transaction is an action of recognised protocol code credited to the sender:
+ * the top-level target is known code that keeps accounts (an OP-stack predeploy, WETH, the
+ * Universal Router or a catalogued protocol at its canonical address or with its code hash,
+ * `src/domain/protocols/known-code.ts`), and every beneficiary a catalogued call names is the
+ * sender or the account making that call. Then where the sender's assets go inside the protocol
+ * (an aToken, a message passer, a pool) is the protocol's accounting, and what comes back is a
+ * claim the logs need not show (a Morpho position, an L1 withdrawal, a repaid debt).
+ */
+export function creditedProtocolAction(
+  tx: TransactionInput,
+  sites: readonly CallSite[],
+  codes: ReadonlyMap<string, Hex>,
+): boolean {
+  const root = recogniseCode(tx.to, codes.get(tx.to.toLowerCase()))
+  // Only code whose own accounting returns what it takes; Multicall3, MultiSend, Permit2 and
+  // the EntryPoints run whatever calls they are given, which the rules judge as they are.
+  if (root === undefined || !CREDITING_KINDS.has(root.kind)) return false
+  const me = tx.from.toLowerCase()
+  return sites.every((site) =>
+    callEffects(site).beneficiaries.every((b) => {
+      const who = b.account.toLowerCase()
+      return who === me || who === site.caller.toLowerCase() || who === site.target.toLowerCase()
+    }),
+  )
+}
+
+/** Known code whose accounting credits the caller for what it takes (see creditedProtocolAction). */
+const CREDITING_KINDS: ReadonlySet<KnownKind> = new Set([
+  'weth',
+  'op-predeploy',
+  'protocol',
+  'universal-router',
+])
+
 /** `token:spender` keys (lower-case) of every approval the decoded calldata shows. */
 function declaredApprovals(sites: readonly CallSite[]): Set<string> {
   const out = new Set<string>()
@@ -60,11 +112,34 @@ export function hiddenApprovals(
   const seen = new Set<string>()
   return effects.approvals.filter((a) => {
     if (a.revoke || a.owner.toLowerCase() !== me) return false
+    // An ERC-20 `Approval` with the remaining allowance that a called contract emits by spending
+    // it (OpenZeppelin 4, Aave aTokens) records an allowance being used, not granted.
+    if (a.kind === 'erc20' && spendsAllowance(effects, sites, a, me)) return false
     const key = `${a.token.toLowerCase()}:${a.spender.toLowerCase()}`
     if (declared.has(key) || seen.has(key)) return false
     seen.add(key)
     return true
   })
+}
+
+/** The approval's spender is a contract the transaction calls and the token left the owner. */
+function spendsAllowance(
+  effects: ExecutionEffects,
+  sites: readonly CallSite[],
+  a: ApprovalChange,
+  owner: string,
+): boolean {
+  const token = a.token.toLowerCase()
+  const spender = a.spender.toLowerCase()
+  return (
+    sites.some((site) => site.target.toLowerCase() === spender) &&
+    effects.moves.some(
+      (m) =>
+        m.asset.standard === 'erc20' &&
+        m.asset.token.toLowerCase() === token &&
+        m.from.toLowerCase() === owner,
+    )
+  )
 }
 
 /** A hidden approval in the calldata approvals' shape, so the approval rules judge it alike. */
@@ -131,11 +206,14 @@ export function effectAddresses(
   effects: ExecutionEffects,
   tx: TransactionInput,
   decoded: DecodedCall,
+  codes: ReadonlyMap<string, Hex>,
 ): Address[] {
   const sites = callSites(tx, decoded)
-  const declared = declaredRecipients(sites)
+  const declared = acceptedRecipients(sites)
   const out = new Set<string>()
-  for (const loss of senderLosses(effects, tx.from)) {
+  // A credited action of known protocol code: its internal flows are not judged (no code read).
+  const losses = creditedProtocolAction(tx, sites, codes) ? [] : senderLosses(effects, tx.from)
+  for (const loss of losses) {
     for (const g of loss.gainers) {
       const key = g.account.toLowerCase()
       if (!declared.has(key) && key !== zeroAddress) out.add(key)

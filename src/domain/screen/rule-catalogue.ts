@@ -31,13 +31,25 @@ import {
   proxyUpgradeToNoCode,
 } from './rules/privileged-rules.js'
 import {
+  beneficiaryNotSender,
+  feeTakesBulk,
+  feeToThirdParty,
+  interfaceFee,
+  safeMultisendBatch,
+  unlimitedAllowanceToKnownSpender,
+} from './rules/protocol-rules.js'
+import {
   nftToNonReceiver,
   outputToThirdParty,
   transferToOtherTokenContract,
   valueCreditsAggregator,
 } from './rules/recipient-rules.js'
 import { safeDelegatecall } from './rules/safe-rules.js'
-import { insufficientBalance, senderEip7702Delegated } from './rules/sender-rules.js'
+import {
+  addressChecksumMismatch,
+  insufficientBalance,
+  senderEip7702Delegated,
+} from './rules/sender-rules.js'
 import {
   callReverts,
   gasAboveBlockLimit,
@@ -95,6 +107,13 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   calldataNotDecoded,
   executionNotVisible,
   stateOverridden,
+  beneficiaryNotSender,
+  feeTakesBulk,
+  feeToThirdParty,
+  interfaceFee,
+  unlimitedAllowanceToKnownSpender,
+  safeMultisendBatch,
+  addressChecksumMismatch,
 ]
 
 /** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */

@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import type { JsonValue } from '../calldata/json-value.js'
 import { UR_ADDRESS_THIS, UR_MSG_SENDER } from '../calldata/universal-router-commands.js'
-import { addr, type KnownCallSite, list, obj, str } from './call-args.js'
+import { addr, big, type KnownCallSite, list, obj, str } from './call-args.js'
 
 /** Tokens (or ETH, token = zero address in Universal Router) moved to a recipient. */
 export interface TransferEffect {
@@ -22,6 +22,8 @@ export interface TransferEffect {
    * vault shares and withdrawals): a recipient other than the caller is a third party.
    */
   output?: 'route' | 'vault'
+  /** A Universal Router `PAY_PORTION`/`TAKE_PORTION`: the share of the balance paid, in bips. */
+  portionBips?: bigint
   via: string
 }
 
@@ -196,7 +198,8 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
     case 'ur:SWEEP':
     case 'ur:PAY_PORTION':
     case 'ur:TAKE':
-    case 'ur:TAKE_PORTION':
+    case 'ur:TAKE_PORTION': {
+      const before = transfers.length
       transfer(
         transfers,
         a.token ?? a.currency,
@@ -209,7 +212,11 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
         false,
         call.name,
       )
+      const bips = big(a.bips)
+      const added = transfers[before]
+      if (added && bips !== undefined) added.portionBips = bips
       break
+    }
     case 'ur:TAKE_PAIR':
       transfer(transfers, a.currency0, undefined, a.recipient, 'the owed amount', false, call.name)
       transfer(transfers, a.currency1, undefined, a.recipient, 'the owed amount', false, call.name)

@@ -37,10 +37,25 @@ export type TransactionRequest = z.infer<typeof TransactionRequestSchema>
 
 /** Normalises a validated request: checksummed addresses, lower-case calldata, value as bigint. */
 export function toTransactionInput(body: TransactionRequest): TransactionInput {
+  const from = checksummed(body.from)
+  const to = checksummed(body.to)
+  const misspelled = [
+    { field: 'from' as const, given: body.from, valid: from },
+    { field: 'to' as const, given: body.to, valid: to },
+  ]
+    .filter((a) => isMixedCase(a.given) && a.given !== a.valid)
+    .map(({ field, given }) => ({ field, given }))
   return {
-    from: checksummed(body.from),
-    to: checksummed(body.to),
+    from,
+    to,
     data: body.data.toLowerCase() as `0x${string}`,
     value: body.value === undefined ? 0n : BigInt(body.value),
+    ...(misspelled.length > 0 ? { misspelled } : {}),
   }
+}
+
+/** A spelling that claims an EIP-55 checksum: both cases among its hex letters. */
+function isMixedCase(address: string): boolean {
+  const hex = address.slice(2)
+  return hex !== hex.toLowerCase() && hex !== hex.toUpperCase()
 }

@@ -1,8 +1,9 @@
 import { tokenAmountText } from '../../effects/token-amount.js'
+import { recogniseCode } from '../../protocols/known-code.js'
 import type { ApprovalEffect } from '../approval-effects.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
-import type { ScreenContext, TransactionInput } from '../context.js'
+import type { ScreenConfig, ScreenContext, TransactionInput } from '../context.js'
 import { asApprovalEffect, hiddenApprovals, seenEffects } from '../effect-facts.js'
 import {
   codeOf,
@@ -84,31 +85,75 @@ export const unlimitedAllowance: ScreenRule = {
   severity: 'warning',
   title: 'Unlimited or near-unlimited token allowance',
   checks:
-    'An ERC-20 `approve`/`increaseAllowance`, EIP-2612 or DAI `permit`, or Permit2 `approve`/`permit` (direct or as a Universal Router command) grants an allowance at or above `unlimitedAllowanceThreshold` (default 2^128; Permit2 max is 2^160-1; DAI `allowed=true` is unlimited), or above the `totalSupply()` of the token read at the pinned block (an ERC-20 amount only). An `approve` on a token known to be an ERC-721 names a token id, not an amount, and is not checked; when the standard is not known it is checked, and the detail says so.',
+    'An ERC-20 `approve`/`increaseAllowance`, EIP-2612 or DAI `permit`, or Permit2 `approve`/`permit` (direct or as a Universal Router command) grants an allowance at or above `unlimitedAllowanceThreshold` (default 2^128; Permit2 max is 2^160-1; DAI `allowed=true` is unlimited), or above the `totalSupply()` of the token read at the pinned block (an ERC-20 amount only). An `approve` on a token known to be an ERC-721 names a token id, not an amount, and is not checked; when the standard is not known it is checked, and the detail says so. An unlimited allowance to known infrastructure (Permit2, or the Universal Router through an expiring Permit2 allowance) is `unlimited-allowance-to-known-spender` instead.',
   why: 'An unlimited allowance lets the spender take the whole balance, now and later, if it is malicious or gets compromised. Approve what the transaction needs.',
   example: '`approve(router, 2^256-1)` on USDC.',
   evaluate({ ctx, sites, config }: RuleInput) {
-    const hits: RuleHit[] = []
-    for (const { site, effect: approval } of approvals(ctx, sites)) {
-      if (approval.revoke || approval.amount === undefined) continue
-      const supply = supplyAbove(ctx, approval)
-      if (approval.amount < config.unlimitedAllowanceThreshold && supply === undefined) continue
-      // The shared approve selector: for an ERC-721 the value is a token id, not an amount.
-      const unsure =
-        approval.kind === 'erc20-or-erc721'
-          ? ` (if ${approval.token} is an ERC-721 it is token id ${approval.amount} instead: its standard is not known)`
-          : ''
-      hits.push(
-        hitAt(
-          site,
-          approval.amount >= config.unlimitedAllowanceThreshold
-            ? `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.`
-            : `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, more than the token's whole supply (${supply} raw units at block ${ctx.block.number}): in effect unlimited.`,
-        ),
-      )
-    }
-    return hits
+    return unlimitedGrants({ ctx, sites, config }, false)
   },
+}
+
+/**
+ * The unlimited allowances of the transaction as hits: those to known infrastructure (`toKnown`:
+ * `unlimited-allowance-to-known-spender`'s, see {@link knownSpender}) or those to any other.
+ */
+export function unlimitedGrants(
+  { ctx, sites, config }: Pick<RuleInput, 'ctx' | 'sites' | 'config'>,
+  toKnown: boolean,
+): RuleHit[] {
+  const hits: RuleHit[] = []
+  for (const { site, effect: approval } of approvals(ctx, sites)) {
+    if (approval.revoke || approval.amount === undefined) continue
+    const supply = supplyAbove(ctx, approval)
+    if (approval.amount < config.unlimitedAllowanceThreshold && supply === undefined) continue
+    const known = knownSpender(ctx, approval, config)
+    if ((known !== undefined) !== toKnown) continue
+    // The shared approve selector: for an ERC-721 the value is a token id, not an amount.
+    const unsure =
+      approval.kind === 'erc20-or-erc721'
+        ? ` (if ${approval.token} is an ERC-721 it is token id ${approval.amount} instead: its standard is not known)`
+        : ''
+    const permit2Note = known === undefined ? '' : ` ${known}`
+    hits.push(
+      hitAt(
+        site,
+        approval.amount >= config.unlimitedAllowanceThreshold
+          ? `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.${permit2Note}`
+          : `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, more than the token's whole supply (${supply} raw units at block ${ctx.block.number}): in effect unlimited.${permit2Note}`,
+      ),
+    )
+  }
+  return hits
+}
+
+/**
+ * Why an unlimited allowance's spender is known infrastructure, or undefined: an ERC-20
+ * allowance to Permit2 (it moves tokens only for spenders the owner signs a permit or an expiring
+ * Permit2 allowance for), or a Permit2 allowance to the Universal Router that expires within
+ * `permit2ExpiryWarnSeconds` (what the Uniswap app grants). Recognised by canonical address or
+ * code hash (`src/domain/protocols/known-code.ts`), never by name.
+ */
+function knownSpender(
+  ctx: ScreenContext,
+  approval: ApprovalEffect,
+  config: ScreenConfig,
+): string | undefined {
+  const known = recogniseCode(approval.spender, codeOf(ctx, approval.spender))
+  if (known === undefined) return undefined
+  if (approval.kind !== 'permit2' && approval.kind !== 'operator' && known.kind === 'permit2') {
+    return `The spender is ${known.name}: it moves tokens only for spenders the owner signs a permit or an expiring Permit2 allowance for.`
+  }
+  const expires = approval.expiration
+  if (
+    approval.kind === 'permit2' &&
+    known.kind === 'universal-router' &&
+    expires !== undefined &&
+    expires !== 0n &&
+    expires <= ctx.block.timestamp + config.permit2ExpiryWarnSeconds
+  ) {
+    return `The spender is the ${known.name}, for a Permit2 allowance that expires within ${config.permit2ExpiryWarnSeconds} s (at ${expires}).`
+  }
+  return undefined
 }
 
 /** Permit2 allowance expiring far in the future. */

@@ -2,7 +2,8 @@ import { zeroAddress } from 'viem'
 import { senderChanges } from '../../effects/execution-effects.js'
 import { tokenAmountText } from '../../effects/token-amount.js'
 import {
-  declaredRecipients,
+  acceptedRecipients,
+  creditedProtocolAction,
   describeAsset,
   hiddenApprovals,
   seenEffects,
@@ -38,7 +39,7 @@ export const hiddenApproval: ScreenRule = {
   severity: 'warning',
   title: "Execution grants an approval of the sender's assets that the calldata does not show",
   checks:
-    "An `Approval` (ERC-20 or ERC-721), `ApprovalForAll` or Permit2 `Approval`/`Permit` event emitted during the simulated execution grants a spender the sender's assets, and no approval in the decoded calldata names the same token and spender. The approval rules (`unlimited-allowance`, `approval-to-eoa`, `approval-for-all`, `permit2-long-expiry`) judge it as they judge calldata approvals.",
+    "An `Approval` (ERC-20 or ERC-721), `ApprovalForAll` or Permit2 `Approval`/`Permit` event emitted during the simulated execution grants a spender the sender's assets, and no approval in the decoded calldata names the same token and spender. The approval rules (`unlimited-allowance`, `approval-to-eoa`, `approval-for-all`, `permit2-long-expiry`) judge it as they judge calldata approvals. An ERC-20 `Approval` whose spender is a contract the transaction calls and whose token left the sender in the same execution records an existing allowance being spent (OpenZeppelin 4, Aave aTokens emit the remainder), not a grant.",
   why: 'An approval a wrapper makes out of sight (a relayed permit, a delegated account) is the shape of approval phishing; the agent never saw what it grants.',
   example:
     "`relay(token, sender, spender, 2^256-1, …)` on an unknown contract that forwards the sender's EIP-2612 permit.",
@@ -63,7 +64,7 @@ export const drainShape: ScreenRule = {
   severity: 'warning',
   title: 'The sender loses assets and receives nothing back',
   checks:
-    "In the simulated execution the sender's net position only falls (ETH including the `value` sent, ERC-20, ERC-721, ERC-1155), nothing comes back, and some of it ends up with an account that is not a recipient the calldata declares (a plain ETH send's target, or a decoded transfer's recipient). Plain transfers and approvals the calldata declares never fire it. Warning, not critical: a bridge deposit or a payment also gives nothing back on this chain.",
+    "In the simulated execution the sender's net position only falls (ETH including the `value` sent, ERC-20, ERC-721, ERC-1155), nothing comes back, and some of it ends up with an account that is not a recipient the calldata declares (a plain ETH send's target, or a decoded transfer's recipient). Plain transfers and approvals the calldata declares never fire it, nor payments to the counterparties of a trade the calldata names (Seaport's offerer and the recipients it signed), nor an action of known protocol code credited to the sender (the top-level target recognised by its canonical address or code hash, and every beneficiary a catalogued call names is the sender or its caller: a supply, a repay, a bridge withdrawal to yourself, where what comes back is a position or an L1 claim the logs do not show). Warning, not critical: a payment also gives nothing back on this chain.",
   why: 'A call whose function name promises a deposit or a swap but that only takes is how drainers empty approvals and wallets.',
   example:
     "`deposit()` on a contract that pulls the sender's approved tokens to a third party, or a payable `swap()` that forwards the ETH elsewhere.",
@@ -71,9 +72,10 @@ export const drainShape: ScreenRule = {
     const effects = seenEffects(ctx)
     if (effects === undefined) return []
     if (senderChanges(effects, ctx.tx.from).some((c) => c.delta > 0n)) return []
+    if (creditedProtocolAction(ctx.tx, sites, ctx.codes)) return []
     const losses = senderLosses(effects, ctx.tx.from)
     if (losses.length === 0) return []
-    const declared = declaredRecipients(sites)
+    const declared = acceptedRecipients(sites)
     const undeclared = losses.some((l) =>
       l.gainers.some((g) => !declared.has(g.account.toLowerCase())),
     )
@@ -95,13 +97,14 @@ export const assetsToNoCodeRecipient: ScreenRule = {
   severity: 'warning',
   title: "The sender's assets go to an address without code the calldata does not name",
   checks:
-    'In the simulated execution an asset the sender loses ends up (net) with an account that has no code at the pinned block (or only an EIP-7702 delegation), is not the zero address, and is not a recipient the calldata declares.',
+    'In the simulated execution an asset the sender loses ends up (net) with an account that has no code at the pinned block (or only an EIP-7702 delegation), is not the zero address, is not a recipient the calldata declares nor a counterparty of a trade it names (the Seaport offerer and the consideration recipients it signed), and the transaction is not an action of known protocol code credited to the sender (as for `drain-shape`).',
   why: 'Protocols keep funds in contracts; value routed to a key-controlled account nobody named is someone taking it.',
   example: "`deposit()` whose contract forwards the sender's tokens to a private key's account.",
   evaluate({ ctx, sites }: RuleInput) {
     const effects = seenEffects(ctx)
     if (effects === undefined) return []
-    const declared = declaredRecipients(sites)
+    if (creditedProtocolAction(ctx.tx, sites, ctx.codes)) return []
+    const declared = acceptedRecipients(sites)
     const hits: RuleHit[] = []
     for (const loss of senderLosses(effects, ctx.tx.from)) {
       for (const gainer of loss.gainers) {

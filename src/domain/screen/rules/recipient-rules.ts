@@ -23,14 +23,15 @@ export const outputToThirdParty: ScreenRule = {
   severity: 'warning',
   title: 'The output goes to a third party',
   checks:
-    "A shape that pays its caller unless told otherwise names another recipient: a Universal Router `TRANSFER`, `SWEEP`, `PAY_PORTION`, swap, `WRAP_ETH` or `UNWRAP_WETH` output, or a Uniswap SwapRouter02 `exactInput*`/`exactOutput*`/v2 swap or Aerodrome Router swap output, to an address without code that is neither the sender nor the router's caller (the Uniswap routers' `MSG_SENDER`/`ADDRESS_THIS` placeholders, address(1) and address(2), resolve to the caller and the router; Aerodrome's Router has none, so there they are real recipients), or an ERC-4626 `deposit`/`mint` (shares) or `withdraw`/`redeem` (assets) whose `receiver` is neither. Burn addresses and the contract itself are left to `transfer-to-burn-address` and `transfer-to-token-contract`.",
+    "A shape that pays its caller unless told otherwise names another recipient: a Universal Router `TRANSFER`, `SWEEP`, swap, `WRAP_ETH` or `UNWRAP_WETH` output, or a Uniswap SwapRouter02 `exactInput*`/`exactOutput*`/v2 swap or Aerodrome Router swap output, to an address without code that is neither the sender nor the router's caller (the Uniswap routers' `MSG_SENDER`/`ADDRESS_THIS` placeholders, address(1) and address(2), resolve to the caller and the router; Aerodrome's Router has none, so there they are real recipients), or an ERC-4626 `deposit`/`mint` (shares) or `withdraw`/`redeem` (assets) whose `receiver` is neither. Burn addresses and the contract itself are left to `transfer-to-burn-address` and `transfer-to-token-contract`; a `PAY_PORTION`/`TAKE_PORTION` (a share of the balance in bips: a fee) to the fee rules `interface-fee`, `fee-to-third-party` and `fee-takes-bulk`.",
   why: 'The sender pays and a stranger receives: a pull into the router followed by a sweep to someone else is the same drain as a direct pull to them, and vault shares credited to another account are theirs to redeem.',
   example:
     '`execute(PERMIT2_TRANSFER_FROM(token, ADDRESS_THIS, 1000), SWEEP(token, 0xStranger, 0))` on the Universal Router; `deposit(1000, 0xStranger)` on a vault.',
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, effect: t } of effectsOfSites(sites, 'transfers')) {
-      if (!t.output || t.pull) continue
+      // A portion of the balance is a fee, sized by the fee rules (`interface-fee`, …).
+      if (!t.output || t.pull || t.portionBips !== undefined) continue
       const to = t.to.toLowerCase()
       if (BURN_ADDRESSES.has(to) || to === site.target.toLowerCase()) continue
       if (to === ctx.tx.from.toLowerCase() || to === site.caller.toLowerCase()) continue

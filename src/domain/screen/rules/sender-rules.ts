@@ -44,3 +44,19 @@ export const senderEip7702Delegated: ScreenRule = {
     ]
   },
 }
+
+/** A mixed-case address in the request whose EIP-55 checksum is wrong. */
+export const addressChecksumMismatch: ScreenRule = {
+  id: 'address-checksum-mismatch',
+  severity: 'warning',
+  title: 'An address is spelled with a wrong EIP-55 checksum',
+  checks:
+    "The request's `from` or `to` mixes upper and lower case (so it claims an EIP-55 checksum) and the case does not match the checksum of those 20 bytes. All-lower and all-upper spellings carry no checksum and are fine.",
+  why: 'A checksum exists to catch a mistyped or altered address: a wrong one means a person or an agent changed a character, and the transaction may go to an address nobody controls or an attacker chose.',
+  example: '`to: "0x3c44CdDdB6a900fa2b585dd299e03d12FA4293BC"` (first letter lower-cased).',
+  evaluate({ ctx }) {
+    return (ctx.tx.misspelled ?? []).map((m) => ({
+      detail: `\`${m.field}\` is spelled ${m.given}, whose mixed case is not the EIP-55 checksum of that address (${m.field === 'from' ? ctx.tx.from : ctx.tx.to}): check where it came from.`,
+    }))
+  },
+}
