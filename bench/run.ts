@@ -11,6 +11,7 @@ const benches = [
   'service.ts',
   'effects.ts',
   'screen.ts',
+  'catalogue.ts',
   'evidence.ts',
   'paid.ts',
   'paid-waves.ts',
