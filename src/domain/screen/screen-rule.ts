@@ -58,6 +58,18 @@ export function isKeyAccount(code: Hex): boolean {
   return code === '0x' || delegateOf(code) !== undefined
 }
 
+/** `, an account without code,` / `, a contract,` for a detail; empty when the code was not read. */
+export function accountKind(code: Hex | undefined): string {
+  if (code === undefined) return ''
+  return isKeyAccount(code) ? ', an account without code,' : ', a contract,'
+}
+
+/** True when `address` is the sender or the account making the call at `site`. */
+export function isSenderOrCaller(address: string, site: CallSite, tx: TransactionInput): boolean {
+  const a = address.toLowerCase()
+  return a === tx.from.toLowerCase() || a === site.caller.toLowerCase()
+}
+
 /** `1500000000000000000 wei (1.5 ETH)`: raw and readable, never rounded. */
 export function formatWei(wei: bigint): string {
   return `${wei} wei (${formatEther(wei)} ETH)`

@@ -2,14 +2,16 @@ import { zeroAddress } from 'viem'
 import { tokenAmountText } from '../../effects/token-amount.js'
 import { recogniseCode } from '../../protocols/known-code.js'
 import { tipEffects } from '../beneficiary-effects.js'
-import { knownCallSite } from '../call-args.js'
+import { big, knownCallSite } from '../call-args.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import {
+  accountKind,
   codeOf,
   formatWei,
   hitAt,
   isKeyAccount,
+  isSenderOrCaller,
   type RuleHit,
   type RuleInput,
   type ScreenRule,
@@ -36,32 +38,24 @@ export const beneficiaryNotSender: ScreenRule = {
     '`withdraw(marketParams, 1000e6, 0, me, 0xStranger)` on Morpho Blue; `withdrawTo(ETH, 0xStranger, 1 ether, 200000, 0x)` on the L2StandardBridge.',
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
-    const me = ctx.tx.from.toLowerCase()
     for (const { site, effect: b } of effectsOfSites(sites, 'beneficiaries')) {
-      const who = b.account.toLowerCase()
-      if (who === me || who === site.caller.toLowerCase() || who === site.target.toLowerCase()) {
-        continue
-      }
+      if (isSenderOrCaller(b.account, site, ctx.tx)) continue
+      if (b.account.toLowerCase() === site.target.toLowerCase()) continue
+      const raw = big(b.amount)
       const amount =
-        b.amount === undefined
+        raw === undefined
           ? ''
           : b.token === undefined
-            ? ` (amount ${b.amount})`
-            : ` (${tokenAmountText(BigInt(/^[0-9]+$/.test(b.amount) ? b.amount : '0'), b.token, ctx.tokens)} of token ${b.token})`
+            ? ` (amount ${raw})`
+            : ` (${tokenAmountText(raw, b.token, ctx.tokens)} of token ${b.token})`
       const code = codeOf(ctx, b.account)
       // An operator is judged like an approval: a contract (a bundler, an adapter) is how the
       // protocol is used; a key that may act for the sender is a stranger's hand on the position.
       if (b.role === 'operator' && (code === undefined || !isKeyAccount(code))) continue
-      const kind =
-        code === undefined
-          ? ''
-          : isKeyAccount(code)
-            ? ', an account without code,'
-            : ', a contract,'
       hits.push(
         hitAt(
           site,
-          `${b.protocol} \`${b.fn}\`${amount} ${ROLE_TEXT[b.role]} ${b.account}${kind} named by \`${b.arg}\`, which is neither the sender ${ctx.tx.from} nor the caller ${site.caller}.`,
+          `${b.protocol} \`${b.fn}\`${amount} ${ROLE_TEXT[b.role]} ${b.account}${accountKind(code)} named by \`${b.arg}\`, which is neither the sender ${ctx.tx.from} nor the caller ${site.caller}.`,
         ),
       )
     }
@@ -133,9 +127,7 @@ export function officialMultisendTarget(
  */
 function feeHits({ ctx, sites }: RuleInput, inBand: (bips: bigint) => boolean): RuleHit[] {
   const hits: RuleHit[] = []
-  const me = ctx.tx.from.toLowerCase()
-  const stranger = (to: string, site: CallSite) =>
-    to.toLowerCase() !== me && to.toLowerCase() !== site.caller.toLowerCase()
+  const stranger = (to: string, site: CallSite) => !isSenderOrCaller(to, site, ctx.tx)
   const share = (bips: bigint) => `${bips} bips (${Number(bips) / 100} %)`
   for (const { site, effect: t } of effectsOfSites(sites, 'transfers')) {
     if (t.portionBips === undefined || !inBand(t.portionBips) || !stranger(t.to, site)) continue

@@ -4,10 +4,12 @@ import { hasCalldata } from '../call-sites.js'
 import { recipientMayBeToken } from '../calldata-tokens.js'
 import { mayReceiveNfts } from '../nft-receiver.js'
 import {
+  accountKind,
   codeOf,
   formatWei,
   hitAt,
   isKeyAccount,
+  isSenderOrCaller,
   type RuleHit,
   type RuleInput,
   type ScreenRule,
@@ -34,20 +36,14 @@ export const outputToThirdParty: ScreenRule = {
       if (!t.output || t.pull || t.portionBips !== undefined) continue
       const to = t.to.toLowerCase()
       if (BURN_ADDRESSES.has(to) || to === site.target.toLowerCase()) continue
-      if (to === ctx.tx.from.toLowerCase() || to === site.caller.toLowerCase()) continue
+      if (isSenderOrCaller(to, site, ctx.tx)) continue
       const code = codeOf(ctx, t.to)
       // Routers also pay pools and fee collectors (contracts) in honest routes: people only.
       if (t.output === 'route' && (code === undefined || !isKeyAccount(code))) continue
-      const kind =
-        code === undefined
-          ? ''
-          : isKeyAccount(code)
-            ? ', an account without code,'
-            : ', a contract,'
       hits.push(
         hitAt(
           site,
-          `${describeTransfer(t, site, ctx)}${kind} which is neither the sender ${ctx.tx.from} nor the caller ${site.caller}.`,
+          `${describeTransfer(t, site, ctx)}${accountKind(code)} which is neither the sender ${ctx.tx.from} nor the caller ${site.caller}.`,
         ),
       )
     }
