@@ -44,6 +44,7 @@ import {
 } from './l1-fee.js'
 import { probeTokenStandards } from './probe-token-standards.js'
 import {
+  EVERYDAY_TOKENS,
   metadataCalls,
   metadataFromResults,
   readTokenMetadata,
@@ -155,9 +156,13 @@ async function sequenceAt(
     TOKEN_METADATA_LIMIT,
   )
 
+  // Base's USDC and WETH, which most everyday actions move without the calldata naming them
+  // (a swap path, a wrap, a supply): their metadata rides too, so knowing it never costs the
+  // second wave. The answer's token book is still the list below, so answers do not change.
+  const riding = unique([...early, ...EVERYDAY_TOKENS])
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
     await Promise.all([
-      chain.simulate(txs, at, overrides, [...metadataCalls(early), ...l1FeeParamCalls()]),
+      chain.simulate(txs, at, overrides, [...metadataCalls(riding), ...l1FeeParamCalls()]),
       direct ? chain.call(first, at) : undefined,
       direct ? chain.estimateGas(first, at) : undefined,
       Promise.all(senders.map((s) => chain.balance(s, at))),
@@ -222,7 +227,7 @@ async function sequenceAt(
   const tokenList = allTokens.slice(0, TOKEN_METADATA_LIMIT)
   const rode = simulation.available ? simulation.reads : undefined
   const known =
-    rode !== undefined ? metadataFromResults(early, rode) : new Map<string, TokenMetadata>()
+    rode !== undefined ? metadataFromResults(riding, rode) : new Map<string, TokenMetadata>()
   // Tokens only execution revealed (or all, when the reads could not ride along): a later wave.
   const late = tokenList.filter((t) => !known.has(t))
   // Only what an effect rule will judge: recipients the calldata declares are not read.
@@ -235,7 +240,7 @@ async function sequenceAt(
     .slice(0, EFFECT_CODE_LIMIT)
   const [l1Params, lateTokens, extraCodes] = await Promise.all([
     rode !== undefined
-      ? l1FeeParamsFromSimulated(rode.slice(3 * early.length))
+      ? l1FeeParamsFromSimulated(rode.slice(3 * riding.length))
       : readL1FeeParams(chain, at),
     readTokenMetadata(
       chain,

@@ -27,6 +27,12 @@ export function catalogued(known: KnownCallSite): ProtocolFunction | undefined {
   return known.site.kind === 'command' ? undefined : protocolFunction(known.key)
 }
 
+/** The token a catalogued call names (its `token` argument), if any. */
+export function catalogueToken(known: KnownCallSite): Address | undefined {
+  const entry = catalogued(known)
+  return entry?.token ? addr(valuesAt(known.args, entry.token)[0]) : undefined
+}
+
 /** The accounts a catalogued call credits, in catalogue order. */
 export function beneficiaryEffects(known: KnownCallSite): BeneficiaryEffect[] {
   const entry = catalogued(known)

@@ -1,6 +1,8 @@
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
+import { catalogueToken } from './beneficiary-effects.js'
 import { BURN_ADDRESSES } from './burn-addresses.js'
+import { knownCallSite } from './call-args.js'
 import { callEffects } from './call-effects.js'
 import { callSites } from './call-sites.js'
 import type { TransactionInput } from './context.js'
@@ -8,7 +10,7 @@ import type { TransferEffect } from './transfer-effects.js'
 
 /**
  * Tokens whose amounts the calldata rules name (allowances, Permit2 grants, transfers of a plain
- * amount, the token of a catalogued protocol call), then the recipients `transfer-to-other-token-contract` judges, lower-case,
+ * amount, the token a catalogued protocol call names, a vault's shares), then the recipients `transfer-to-other-token-contract` judges, lower-case,
  * deduplicated, tokens first then recipients, each in call order: the preflight reads their
  * `symbol` and `decimals` (riding in the `eth_simulateV1` it makes anyway) so findings give
  * amounts in token units too, and a recipient that answers `decimals` is known to be a token
@@ -26,9 +28,13 @@ export function calldataTokens(tx: TransactionInput, decoded: DecodedCall): Addr
       if (t.token !== undefined && /^[0-9]+$/.test(t.amount)) tokens.add(t.token.toLowerCase())
       if (site.kind !== 'command' && recipientMayBeToken(t)) recipients.add(t.to.toLowerCase())
     }
-    for (const b of effects.beneficiaries) {
-      if (b.token !== undefined && b.amount !== undefined) tokens.add(b.token.toLowerCase())
+    for (const t of effects.transfers) {
+      // A vault's shares are the vault's own token.
+      if (t.output === 'vault' && !t.pull) tokens.add(site.target.toLowerCase())
     }
+    const known = knownCallSite(site)
+    const token = known ? catalogueToken(known) : undefined
+    if (token !== undefined) tokens.add(token.toLowerCase())
   }
   return [...new Set([...tokens, ...recipients])] as Address[]
 }
