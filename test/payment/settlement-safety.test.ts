@@ -24,9 +24,15 @@ import type { Storage } from '../../src/adapters/storage/open-storage.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
 import { paymentId } from '../../src/domain/payment/payment-id.js'
-import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
+import {
+  DEFAULT_PAYMENT_LEASE_MS,
+  type PaymentLedger,
+} from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
-import type { SettlementChain } from '../../src/domain/payment/reconcile-settlements.js'
+import {
+  reconcileSettlements,
+  type SettlementChain,
+} from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import {
@@ -41,6 +47,7 @@ import {
   nonceOf,
   PAY_TO,
   type PaidApp,
+  RECEIPT_SIGNER,
   sendPayment,
   settlementsOf,
   signCancelAuthorization,
@@ -503,6 +510,80 @@ describe('the reconciler', () => {
       expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toHaveLength(1)
     }
   })
+})
+
+describe('a reconciliation pass whose instance dies', () => {
+  /** Two payments left `settle_pending` (the facilitator failed their settles). */
+  async function twoPending(leaseMs?: number) {
+    const app = await suite.appWith({
+      facilitator: failingOnce(builtinFacilitator(devnet.rpcUrl), 2),
+      ...(leaseMs ? { payments: { leaseMs } } : {}),
+    })
+    const client = buyer(app.app, devnet.rpcUrl, BUYER)
+    const offer = await unpaidOffer(app.app)
+    const headers = [await client.paymentHeader(offer), await client.paymentHeader(offer)]
+    for (const header of headers) expect((await pay(header, app.app)).status).toBe(503)
+    return { app, headers }
+  }
+
+  /**
+   * Starts a pass that stops on the first payment it takes, as in an instance that died there:
+   * the chain never answers and the lease is never renewed. Resolves once it holds one.
+   */
+  async function deadPass(rail: PaymentRail, headers: string[], leaseMs?: number) {
+    const hanging: SettlementChain = {
+      ...settlementChain(),
+      latestBlock: () => new Promise(() => {}),
+    }
+    void reconcileSettlements({
+      ledger: { ...storage.ledger, renewLease: async () => false },
+      rail,
+      chain: hanging,
+      receiptSigner: RECEIPT_SIGNER,
+      backoff: { initialMs: 0, maxMs: 0 },
+      ...(leaseMs ? { leaseMs } : {}),
+    })
+    for (let i = 0; i < 200; i++) {
+      const rows = await Promise.all(headers.map(rowOf))
+      const held = rows.findIndex((r) => (r?.leaseUntil.getTime() ?? 0) > Date.now())
+      if (held >= 0) return { held, rows }
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    throw new Error('the pass took no payment')
+  }
+
+  it('holds only the payment it was on, for one lease; then a retry gets it, and the other at once', async () => {
+    const { app, headers } = await twoPending(800)
+    const { held, rows } = await deadPass(app.rail, headers, 800)
+    const heldHeader = headers[held] as string
+    const otherHeader = headers[1 - held] as string
+    // Leased one at a time: the payment it had not reached is nobody's.
+    expect(rows[1 - held]?.leaseUntil.getTime()).toBeLessThanOrEqual(Date.now())
+    const other = await pay(otherHeader, app.app)
+    expect(other.status).toBe(200)
+    // The held one: within one lease of the pass's death a retry takes it over and settles it.
+    const leaseEnd = rows[held]?.leaseUntil.getTime() ?? 0
+    expect(leaseEnd - Date.now()).toBeLessThanOrEqual(800)
+    await new Promise((r) => setTimeout(r, Math.max(0, leaseEnd - Date.now()) + 50))
+    const retry = await pay(heldHeader, app.app)
+    expect(retry.status).toBe(200)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(heldHeader))).toHaveLength(1)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(otherHeader))).toHaveLength(1)
+  }, 30_000)
+
+  it('leases for the payment lease by default (15 s), not a minute', async () => {
+    const { app, headers } = await twoPending()
+    const started = Date.now()
+    const { held, rows } = await deadPass(app.rail, headers)
+    const leaseMs = (rows[held]?.leaseUntil.getTime() ?? 0) - started
+    expect(leaseMs).toBeGreaterThan(0)
+    expect(leaseMs).toBeLessThanOrEqual(DEFAULT_PAYMENT_LEASE_MS + 2_000)
+    // Let the pass's lease run out so the rest of the file never meets it.
+    for (const header of headers) {
+      const row = await rowOf(header)
+      if (row) await storage.ledger.postpone(row.id, 0)
+    }
+  }, 30_000)
 })
 
 describe('copies of a payment in progress', () => {

@@ -118,7 +118,7 @@ export async function startPaymentServices(
   // The reconciler takes over what no living owner holds (the lease decides, not a fixed
   // stale window), and runs a first pass at once: a restart recovers a crash's payments.
   const stopReconciler = startReconciler(
-    { ledger: storage.ledger, rail, chain, receiptSigner, logger: options.logger },
+    { ledger: storage.ledger, rail, chain, receiptSigner, logger: options.logger, leaseMs },
     options.reconcileIntervalMs ?? 5_000,
   )
   return {

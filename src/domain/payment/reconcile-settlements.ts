@@ -1,4 +1,5 @@
-import type { PaymentRecord } from './payment-ledger.js'
+import { DEFAULT_PAYMENT_LEASE_MS, type PaymentRecord } from './payment-ledger.js'
+import { withLease } from './payment-recovery.js'
 import { type ResolveDeps, resolvePayment } from './resolve-payment.js'
 
 export type {
@@ -20,7 +21,11 @@ export interface ReconcileDeps extends ResolveDeps {
    * `maxMs`. Default 5 s to 10 min, so stuck payments never starve the others.
    */
   backoff?: { initialMs: number; maxMs: number }
-  /** How long a pass holds the payments it took against other instances and retries (default 1 min). */
+  /**
+   * The owner lease a pass holds on the payment it works on, renewed every third of it while
+   * it works (default {@link DEFAULT_PAYMENT_LEASE_MS}, as a request's): a pass whose instance
+   * dies releases it within one lease, to a retry or another instance.
+   */
   leaseMs?: number
   /** Payments per pass (default 100), leased a few at a time. */
   maxPerPass?: number
@@ -34,9 +39,6 @@ export interface ReconcileReport {
 }
 
 const DEFAULT_BACKOFF = { initialMs: 5_000, maxMs: 10 * 60_000 }
-const DEFAULT_LEASE_MS = 60_000
-/** Leased per round trip: a slow pass never holds many payments past its lease. */
-const LEASE_BATCH = 10
 
 /**
  * Resolves payments whose settlement outcome is unknown, from the chain: `settle_pending`
@@ -59,12 +61,15 @@ export async function reconcileSettlements(deps: ReconcileDeps): Promise<Reconci
   const report: ReconcileReport = { settled: [], failed: [], stillPending: [] }
   const backoff = deps.backoff ?? DEFAULT_BACKOFF
   const maxPerPass = deps.maxPerPass ?? 100
+  const leaseMs = deps.leaseMs ?? DEFAULT_PAYMENT_LEASE_MS
   const seen: string[] = []
   while (seen.length < maxPerPass) {
+    // One payment at a time, leased only while this pass works on it: none waits behind
+    // another under a lease nobody renews if this instance dies.
     const rows = await deps.ledger.leaseUnresolved({
       staleAfterMs: deps.staleAfterMs ?? 0,
-      leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS,
-      limit: Math.min(LEASE_BATCH, maxPerPass - seen.length),
+      leaseMs,
+      limit: 1,
       // Once per pass: a payment postponed by 0 ms is due again at once.
       excludeIds: seen,
     })
@@ -73,7 +78,7 @@ export async function reconcileSettlements(deps: ReconcileDeps): Promise<Reconci
     for (const row of rows) {
       let outcome: keyof ReconcileReport
       try {
-        outcome = await reconcileOne(deps, row)
+        outcome = await withLease({ ...deps, leaseMs }, row.id, () => reconcileOne(deps, row))
       } catch (error) {
         outcome = 'stillPending'
         deps.logger?.warn(
