@@ -259,6 +259,7 @@ const BY_LAYOUT: ReadonlyMap<
   return out
 })()
 
+/** Recent answers by code (bounded: a preflight reads at most 64 codes). */
 const recognised = new Map<string, KnownCode | null>()
 
 /**
@@ -280,7 +281,7 @@ export function recogniseCode(address: string, code: Hex | undefined): KnownCode
     found = known.get(maskedCodeHash(code, immutables))
     if (found) break
   }
-  if (recognised.size > 256) recognised.clear()
+  if (recognised.size >= 64) recognised.clear()
   recognised.set(code, found ?? null)
   return found
 }

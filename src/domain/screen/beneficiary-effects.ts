@@ -5,7 +5,9 @@ import {
   type ProtocolFunction,
   protocolFunction,
 } from '../protocols/protocol-catalogue.js'
-import { addr, type KnownCallSite, str } from './call-args.js'
+import { addr, big, type KnownCallSite, str } from './call-args.js'
+import type { CallSite } from './call-sites.js'
+import type { TransactionInput } from './context.js'
 
 /** Who a catalogued protocol call credits, as its arguments name it. */
 export interface BeneficiaryEffect {
@@ -37,7 +39,7 @@ export function catalogueToken(known: KnownCallSite): Address | undefined {
 export function beneficiaryEffects(known: KnownCallSite): BeneficiaryEffect[] {
   const entry = catalogued(known)
   if (!entry) return []
-  const token = entry.token ? addr(valuesAt(known.args, entry.token)[0]) : undefined
+  const token = catalogueToken(known)
   const amountValue = entry.amount ? valuesAt(known.args, entry.amount)[0] : undefined
   const out: BeneficiaryEffect[] = []
   for (const b of entry.beneficiaries) {
@@ -60,6 +62,19 @@ export function beneficiaryEffects(known: KnownCallSite): BeneficiaryEffect[] {
     }
   }
   return out
+}
+
+/**
+ * True when a beneficiary is the sender's own side: the sender, the account making the call (a
+ * Safe, the router's caller), or the called contract keeping the output for a later step.
+ */
+export function isOwnBeneficiary(b: BeneficiaryEffect, site: CallSite, tx: TransactionInput) {
+  const who = b.account.toLowerCase()
+  return (
+    who === tx.from.toLowerCase() ||
+    who === site.caller.toLowerCase() ||
+    who === site.target.toLowerCase()
+  )
 }
 
 /** The trade counterparties a catalogued call names (Seaport's offerer and consideration recipients). */
@@ -95,18 +110,13 @@ function basicOrderRecipients(known: KnownCallSite): { signed: Address[]; tips: 
   const p = valuesAt(known.args, 'parameters')[0]
   if (p === null || typeof p !== 'object' || Array.isArray(p)) return { signed: [], tips: [] }
   const params = p as Record<string, JsonValue>
-  const count = BigInt(
-    /^[0-9]+$/.test(str(params.totalOriginalAdditionalRecipients))
-      ? str(params.totalOriginalAdditionalRecipients)
-      : '0',
-  )
+  const count = big(params.totalOriginalAdditionalRecipients) ?? 0n
   const items = Array.isArray(params.additionalRecipients) ? params.additionalRecipients : []
-  const amountOf = (v: JsonValue | undefined) => (/^[0-9]+$/.test(str(v)) ? BigInt(str(v)) : 0n)
-  let total = amountOf(params.considerationAmount)
+  let total = big(params.considerationAmount) ?? 0n
   const parsed = items.flatMap((item) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return []
     const to = addr(item.recipient)
-    const amount = amountOf(item.amount)
+    const amount = big(item.amount) ?? 0n
     total += amount
     return to === undefined ? [] : [{ to, amount }]
   })

@@ -10,7 +10,8 @@ import type { TransferEffect } from './transfer-effects.js'
 
 /**
  * Tokens whose amounts the calldata rules name (allowances, Permit2 grants, transfers of a plain
- * amount, the token a catalogued protocol call names, a vault's shares), then the recipients `transfer-to-other-token-contract` judges, lower-case,
+ * amount, the token a catalogued protocol call names, a vault's own shares), then the recipients
+ * `transfer-to-other-token-contract` judges, lower-case,
  * deduplicated, tokens first then recipients, each in call order: the preflight reads their
  * `symbol` and `decimals` (riding in the `eth_simulateV1` it makes anyway) so findings give
  * amounts in token units too, and a recipient that answers `decimals` is known to be a token

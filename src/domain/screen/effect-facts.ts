@@ -5,7 +5,7 @@ import { assetKey, type ExecutionEffects, senderChanges } from '../effects/execu
 import { type TokenBook, tokenAmountText } from '../effects/token-amount.js'
 import { type KnownKind, recogniseCode } from '../protocols/known-code.js'
 import type { ApprovalEffect } from './approval-effects.js'
-import { counterpartyAccounts } from './beneficiary-effects.js'
+import { counterpartyAccounts, isOwnBeneficiary } from './beneficiary-effects.js'
 import { knownCallSite } from './call-args.js'
 import { callEffects, effectsOfSites } from './call-effects.js'
 import { type CallSite, callSites, hasCalldata } from './call-sites.js'
@@ -71,12 +71,8 @@ export function creditedProtocolAction(
   // Only code whose own accounting returns what it takes; Multicall3, MultiSend, Permit2 and
   // the EntryPoints run whatever calls they are given, which the rules judge as they are.
   if (root === undefined || !CREDITING_KINDS.has(root.kind)) return false
-  const me = tx.from.toLowerCase()
   return sites.every((site) =>
-    callEffects(site).beneficiaries.every((b) => {
-      const who = b.account.toLowerCase()
-      return who === me || who === site.caller.toLowerCase() || who === site.target.toLowerCase()
-    }),
+    callEffects(site).beneficiaries.every((b) => isOwnBeneficiary(b, site, tx)),
   )
 }
 

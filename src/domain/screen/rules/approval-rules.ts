@@ -113,13 +113,13 @@ export function unlimitedGrants(
       approval.kind === 'erc20-or-erc721'
         ? ` (if ${approval.token} is an ERC-721 it is token id ${approval.amount} instead: its standard is not known)`
         : ''
-    const permit2Note = known === undefined ? '' : ` ${known}`
+    const knownNote = known === undefined ? '' : ` ${known}`
     hits.push(
       hitAt(
         site,
         approval.amount >= config.unlimitedAllowanceThreshold
-          ? `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.${permit2Note}`
-          : `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, more than the token's whole supply (${supply} raw units at block ${ctx.block.number}): in effect unlimited.${permit2Note}`,
+          ? `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, at or above ${config.unlimitedAllowanceThreshold}${unsure}.${knownNote}`
+          : `${describe(approval, site, ctx.tx, ctx, config.unlimitedAllowanceThreshold)}, more than the token's whole supply (${supply} raw units at block ${ctx.block.number}): in effect unlimited.${knownNote}`,
       ),
     )
   }

@@ -1,7 +1,7 @@
 import { zeroAddress } from 'viem'
 import { tokenAmountText } from '../../effects/token-amount.js'
 import { recogniseCode } from '../../protocols/known-code.js'
-import { tipEffects } from '../beneficiary-effects.js'
+import { isOwnBeneficiary, tipEffects } from '../beneficiary-effects.js'
 import { big, knownCallSite } from '../call-args.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
@@ -39,8 +39,7 @@ export const beneficiaryNotSender: ScreenRule = {
   evaluate({ ctx, sites }: RuleInput) {
     const hits: RuleHit[] = []
     for (const { site, effect: b } of effectsOfSites(sites, 'beneficiaries')) {
-      if (isSenderOrCaller(b.account, site, ctx.tx)) continue
-      if (b.account.toLowerCase() === site.target.toLowerCase()) continue
+      if (isOwnBeneficiary(b, site, ctx.tx)) continue
       const raw = big(b.amount)
       const amount =
         raw === undefined
