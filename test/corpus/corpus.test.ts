@@ -26,6 +26,18 @@ interface Answer {
   verdict: 'sign' | 'review' | 'block'
   findings: Finding[]
   call: { success: boolean; message?: string }
+  effects: {
+    available: boolean
+    positionChanges?: {
+      protocol: string
+      account: string
+      isSender: boolean
+      field: string
+      kind: string
+      before: string
+      after: string
+    }[]
+  }
 }
 
 const PROTOCOLS: { file: string; setup: CorpusSetup }[] = []
@@ -46,6 +58,8 @@ const results: { name: string; category: string; benign: string; twin: string; t
   []
 /** Every finding id any corpus answer carried. */
 const seenIds = new Set<string>()
+/** Every answer by case, `name` for the benign action and `name (twin)` for its twin. */
+const answers = new Map<string, Answer>()
 
 async function preflight(tx: CorpusTx, through = app): Promise<Answer> {
   const res = await postJson(through, PATH, {
@@ -136,6 +150,8 @@ describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
       waves.push({ name: c.name, waves: counting.waves })
       const twin = c.twin ? await preflight(c.twin) : undefined
       for (const f of [...benign.findings, ...(twin?.findings ?? [])]) seenIds.add(f.id)
+      answers.set(c.name, benign)
+      if (twin) answers.set(`${c.name} (twin)`, twin)
       const own = new Set(benign.findings.map((f) => f.id))
       const tells = [
         ...new Set(
@@ -166,6 +182,32 @@ describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
       }
     }
     expect(problems).toEqual([])
+  })
+})
+
+describe('positions kept in protocol storage', () => {
+  const changes = (name: string) => answers.get(name)?.effects.positionChanges ?? []
+  const grew = (c: { before: string; after: string }) => BigInt(c.after) > BigInt(c.before)
+
+  it("Morpho Blue: the sender's claims and liabilities, and a stranger's, read before and after", () => {
+    // A supply credits the sender's supply shares: a claim that no Transfer shows.
+    expect(changes('morpho.supply')).toMatchObject([
+      { protocol: 'Morpho Blue', isSender: true, field: 'supplyShares', kind: 'claim' },
+    ])
+    expect(grew(changes('morpho.supply')[0] ?? { before: '0', after: '0' })).toBe(true)
+    // The twin credits the stranger instead.
+    expect(changes('morpho.supply (twin)')).toMatchObject([
+      { isSender: false, field: 'supplyShares' },
+    ])
+    // A repay lowers the sender's borrow shares: a liability removed, not an asset lost.
+    const repaid = changes('morpho.repay')
+    expect(repaid).toMatchObject([{ isSender: true, field: 'borrowShares', kind: 'liability' }])
+    expect(grew(repaid[0] ?? { before: '0', after: '1' })).toBe(false)
+    expect(changes('morpho.supply-collateral')).toMatchObject([
+      { isSender: true, field: 'collateral', kind: 'claim' },
+    ])
+    // Calls that change no position (an authorization) carry none.
+    expect(answers.get('morpho.authorize-bundler')?.effects.positionChanges).toBeUndefined()
   })
 })
 

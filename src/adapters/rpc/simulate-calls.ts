@@ -217,9 +217,10 @@ export function createSimulator(deps: SimulatorDeps) {
     at: BlockRef,
     overrides?: StateOverrides,
     reads: readonly CallRequest[] = [],
+    after: readonly CallRequest[] = [],
   ): Promise<Simulation> {
     const blockStateCall: Record<string, unknown> = {
-      calls: [...reads, ...calls].map(callParams),
+      calls: [...reads, ...calls, ...after].map(callParams),
     }
     if (overrides !== undefined) blockStateCall.stateOverrides = wireOverrides(overrides)
     let raw: unknown
@@ -251,7 +252,7 @@ export function createSimulator(deps: SimulatorDeps) {
       throw deps.unavailable('eth_simulateV1', error)
     }
     const results = simulatedCallsOf(raw, MAX_LOGS)
-    if (results === undefined || results.length !== reads.length + calls.length) {
+    if (results === undefined || results.length !== reads.length + calls.length + after.length) {
       throw deps.unavailable('eth_simulateV1', new Error('unexpected reply'))
     }
     const simulated = results.map((r): SimulatedCall => {
@@ -273,9 +274,10 @@ export function createSimulator(deps: SimulatorDeps) {
     const outcome: Simulation = {
       available: true,
       source: 'eth_simulateV1',
-      calls: simulated.slice(reads.length),
+      calls: simulated.slice(reads.length, reads.length + calls.length),
     }
     if (reads.length > 0) outcome.reads = simulated.slice(0, reads.length)
+    if (after.length > 0) outcome.after = simulated.slice(reads.length + calls.length)
     return outcome
   }
 }

@@ -120,6 +120,7 @@ export function effectsReport(
 ): EffectsReport {
   const assetChanges = accountReports(effects.net, sender, book)
   const mine = assetChanges.find((a) => a.isSender)?.changes ?? []
+  const positions = effects.positions ?? []
   return {
     available: true,
     source,
@@ -127,5 +128,20 @@ export function effectsReport(
     approvalChanges: effects.approvals.map((a) => approvalReport(a, sender, book)),
     senderNet: { changes: mine, summary: summarize(mine) },
     tokenMetadata,
+    ...(positions.length > 0
+      ? {
+          positionChanges: positions.map((p) => ({
+            protocol: p.protocol,
+            contract: p.contract,
+            market: p.market,
+            account: p.account,
+            isSender: p.account.toLowerCase() === sender.toLowerCase(),
+            field: p.field,
+            kind: p.field === 'borrowShares' ? ('liability' as const) : ('claim' as const),
+            before: p.before.toString(),
+            after: p.after.toString(),
+          })),
+        }
+      : {}),
   }
 }

@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import type { SimulatedLog } from '../preflight/chain-reader.js'
+import type { PositionChange } from '../preflight/position-reads.js'
 import { type ApprovalChange, type Asset, type AssetMove, decodeLogs } from './decode-logs.js'
 
 /** One account's net change in one asset (negative: it lost). */
@@ -20,6 +21,11 @@ export interface ExecutionEffects {
   approvals: ApprovalChange[]
   /** Accounts with a non-zero net change: the sender first, then by address. */
   net: AccountChanges[]
+  /**
+   * Positions a protocol keeps in storage that the transaction changed (read before and after
+   * it in the same simulation); absent when none was read or none changed.
+   */
+  positions?: PositionChange[]
 }
 
 const STANDARD_ORDER: Record<Asset['standard'], number> = {

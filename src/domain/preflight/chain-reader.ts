@@ -57,6 +57,8 @@ export type Simulation =
       calls: SimulatedCall[]
       /** Results of the read-only `reads`, when they rode along (only with `eth_simulateV1`). */
       reads?: SimulatedCall[]
+      /** Results of the `after` view calls, when there were any. */
+      after?: SimulatedCall[]
     }
   | {
       available: false
@@ -105,12 +107,15 @@ export interface ChainReader {
    * with native ETH moves traced as `Transfer` logs from `ETH_TRANSFER_EMITTER`. Node trouble
    * throws `RpcUnavailableError`; a node without the method is `available: false`.
    * `reads` are view calls (token metadata) run first in the same block, so they cost no extra
-   * request; they change no state the calls see. They are dropped on the fallback path.
+   * request; they change no state the calls see. `after` are view calls run after the calls in
+   * the same block (a position read again once the transaction ran). Both are dropped on the
+   * fallback path.
    */
   simulate(
     calls: readonly CallRequest[],
     at: BlockRef,
     overrides?: StateOverrides,
     reads?: readonly CallRequest[],
+    after?: readonly CallRequest[],
   ): Promise<Simulation>
 }

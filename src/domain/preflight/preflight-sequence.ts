@@ -42,6 +42,7 @@ import {
   l1FeeParamsFromSimulated,
   unsignedEip1559Bytes,
 } from './l1-fee.js'
+import { positionChanges, positionProbes } from './position-reads.js'
 import { probeTokenStandards } from './probe-token-standards.js'
 import {
   EVERYDAY_TOKENS,
@@ -160,9 +161,19 @@ async function sequenceAt(
   // (a swap path, a wrap, a supply): their metadata rides too, so knowing it never costs the
   // second wave. The answer's token book is still the list below, so answers do not change.
   const riding = unique([...early, ...EVERYDAY_TOKENS])
+  // Positions catalogued calls change (Morpho's), read before and after the transactions in
+  // the same simulated block.
+  const positionReads = positionProbes(txs, decoded)
+  const probeCalls = positionReads.map((p) => p.call)
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
     await Promise.all([
-      chain.simulate(txs, at, overrides, [...metadataCalls(riding), ...l1FeeParamCalls()]),
+      chain.simulate(
+        txs,
+        at,
+        overrides,
+        [...metadataCalls(riding), ...l1FeeParamCalls(), ...probeCalls],
+        probeCalls,
+      ),
       direct ? chain.call(first, at) : undefined,
       direct ? chain.estimateGas(first, at) : undefined,
       Promise.all(senders.map((s) => chain.balance(s, at))),
@@ -240,7 +251,9 @@ async function sequenceAt(
     .slice(0, EFFECT_CODE_LIMIT)
   const [l1Params, lateTokens, extraCodes] = await Promise.all([
     rode !== undefined
-      ? l1FeeParamsFromSimulated(rode.slice(3 * riding.length))
+      ? l1FeeParamsFromSimulated(
+          rode.slice(3 * riding.length, 3 * riding.length + l1FeeParamCalls().length),
+        )
       : readL1FeeParams(chain, at),
     readTokenMetadata(
       chain,
@@ -276,7 +289,20 @@ async function sequenceAt(
         0n,
     ]),
   )
+  const positions =
+    rode !== undefined && simulation.available
+      ? positionChanges(
+          positionReads,
+          rode.slice(3 * riding.length + l1FeeParamCalls().length),
+          simulation.after ?? [],
+        )
+      : []
   const screened = outcomes.map((o, i): TransactionOutcome => {
+    const changed = positions.filter((p) => p.txIndex === i)
+    const effects =
+      o.effects !== undefined && changed.length > 0
+        ? { ...o.effects, positions: changed }
+        : o.effects
     const gasLimit = o.gas.status === 'success' ? o.gas.gas : 0n
     const fees = computeFees({
       gas: gasLimit,
@@ -298,8 +324,8 @@ async function sequenceAt(
       codes,
       tokenStandards,
       execution:
-        o.effects !== undefined
-          ? { available: true, effects: o.effects }
+        effects !== undefined
+          ? { available: true, effects }
           : simulation.available
             ? { available: true, effects: { moves: [], approvals: [], net: [] } }
             : { available: false, reason: simulation.reason },
@@ -317,7 +343,7 @@ async function sequenceAt(
       fees,
       verdict,
       findings,
-      effects: o.effects,
+      effects,
     }
   })
   return {

@@ -78,6 +78,24 @@ export const ApprovalChangeSchema = z
   .meta({ id: 'ApprovalChange' })
 export type ApprovalReport = z.output<typeof ApprovalChangeSchema>
 
+/** A position a protocol keeps in storage, changed by the transaction (read before and after). */
+export const PositionChangeSchema = z
+  .object({
+    protocol: z.string().meta({ example: 'Morpho Blue' }),
+    contract: address,
+    market: hex.meta({ description: 'The market the position is in (Morpho: its id).' }),
+    account: address,
+    isSender: z.boolean(),
+    field: z.enum(['supplyShares', 'borrowShares', 'collateral']),
+    kind: z
+      .enum(['claim', 'liability'])
+      .meta({ description: '`claim`: the account is owed it; `liability`: it owes it (a debt).' }),
+    before: decimal,
+    after: decimal,
+  })
+  .meta({ id: 'PositionChange' })
+export type PositionReport = z.output<typeof PositionChangeSchema>
+
 /** What execution does to assets and approvals (the `effects` field; docs/effects.md). */
 export const ExecutionEffectsSchema = z
   .union([
@@ -104,6 +122,10 @@ export const ExecutionEffectsSchema = z
           .number()
           .int()
           .meta({ description: 'Tokens whose symbol/decimals were not read (over the limit).' }),
+      }),
+      positionChanges: z.array(PositionChangeSchema).optional().meta({
+        description:
+          "Positions a catalogued protocol keeps in its own storage (Morpho Blue's supply shares, borrow shares and collateral) that the transaction changed, read before and after it in the same simulation: what a supply, a repay or a withdrawal changes that no Transfer shows. Absent when none changed.",
       }),
     }),
     z.object({ available: z.literal(false), reason: z.string() }),
