@@ -27,30 +27,40 @@ async function main(): Promise<void> {
     config.mode === 'devnet'
       ? clock.time('ledger', openLedger(config, logger, lifecycle))
       : undefined
-  const [{ setUpOperations }, { connectChain }, { startPayments }, { buildApp }, { listen }] =
-    await clock.time(
-      'code',
-      Promise.all([
-        import('./adapters/metrics/operations-setup.js'),
-        import('./service/chain.js'),
-        import('./service/payments.js'),
-        import('./service/app.js'),
-        import('./service/listen.js'),
-      ]),
-    )
+  const [
+    { setUpOperations },
+    { connectChain },
+    { startPayments },
+    { buildApp },
+    { listen },
+    { startupWait },
+  ] = await clock.time(
+    'code',
+    Promise.all([
+      import('./adapters/metrics/operations-setup.js'),
+      import('./service/chain.js'),
+      import('./service/payments.js'),
+      import('./service/app.js'),
+      import('./service/listen.js'),
+      import('./service/starting.js'),
+    ]),
+  )
   let unresolved = () => Promise.resolve(0)
   const operations = await setUpOperations(config, config.mode, logger, () => unresolved())
   lifecycle.onStop('operations', () => operations.close())
+  // A mainnet dependency that does not answer yet is waited for, with the instance saying so.
+  const wait = startupWait(config, logger, lifecycle)
   const chain = await clock.time(
     'chain',
-    connectChain(config, logger, operations.observeRpc, lifecycle, anvil),
+    connectChain(config, logger, operations.observeRpc, lifecycle, wait, anvil),
   )
   const payments = await clock.time(
     'payments',
-    startPayments(config, chain, ledger, logger, lifecycle),
+    startPayments(config, chain, ledger, logger, lifecycle, wait),
   )
   unresolved = payments.payments.ledger.unresolvedCount
   const app = buildApp(config, chain, payments, operations, logger)
+  await wait.done()
   listen(app.fetch, config, chain, logger, lifecycle, clock)
 }
 

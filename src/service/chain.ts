@@ -7,6 +7,7 @@ import type { Config } from '../config.js'
 import type { ChainReader } from '../domain/preflight/chain-reader.js'
 import { publicOrigin } from '../secrets.js'
 import type { Lifecycle } from './lifecycle.js'
+import type { StartupWait } from './starting.js'
 
 const BASE_CHAIN_ID = 8453
 
@@ -23,14 +24,17 @@ export interface ChainConnection {
 /**
  * Start-up's chain step: prepares the embedded devnet when no `BASE_RPC_URL` is set (its
  * anvil, started by `startEmbeddedAnvil` at the very beginning), then checks that the
- * RPC answers as Base mainnet (chain id 8453). Either failure stops the process (exit 1) with
- * one fatal line.
+ * RPC answers as Base mainnet (chain id 8453). A devnet that fails, or an RPC that answers
+ * another chain, stops the process (exit 1) with one fatal line; a mainnet RPC that does not
+ * answer yet is retried while the instance reports that it is starting ({@link StartupWait}).
  */
 export async function connectChain(
   config: Config,
   logger: Logger,
   observe: RpcObserver,
   lifecycle: Lifecycle,
+  /** Waits for a mainnet RPC that does not answer yet. */
+  wait: StartupWait,
   /** The devnet's anvil, being started since start-up began; required without `BASE_RPC_URL`. */
   anvil?: Promise<AnvilInstance>,
 ): Promise<ChainConnection> {
@@ -68,13 +72,21 @@ export async function connectChain(
   })
   // Before the devnet's own stop (registered earlier, so run later): the head poll ends first.
   lifecycle.onStop('chain reader', async () => reader.close())
-  const chainId = await reader.chainId().catch((error: unknown) => {
-    logger.fatal(
-      { err: error, rpcUrl: publicOrigin(rpcUrl) },
-      'cannot reach the Base RPC at start-up',
-    )
-    return undefined
-  })
+  // Mainnet: an RPC that does not answer yet is waited for (the instance says it is starting);
+  // one that answers another chain is a configuration error. The devnet's anvil is our own.
+  const chainId = devnet
+    ? await reader.chainId().catch((error: unknown) => {
+        logger.fatal(
+          { err: error, rpcUrl: publicOrigin(rpcUrl) },
+          'cannot reach the Base RPC at start-up',
+        )
+        return undefined
+      })
+    : await wait.until(
+        `the Base RPC (${publicOrigin(rpcUrl)})`,
+        () => reader.chainId(),
+        () => true,
+      )
   if (chainId !== BASE_CHAIN_ID) {
     if (chainId !== undefined) {
       logger.fatal(

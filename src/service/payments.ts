@@ -14,6 +14,7 @@ import { publicOrigin, redactSecrets } from '../secrets.js'
 import type { ChainConnection } from './chain.js'
 import { openLedger } from './ledger.js'
 import type { Lifecycle } from './lifecycle.js'
+import type { StartupWait } from './starting.js'
 
 /**
  * Start-up's payments step: checks mainnet's payment settings (exit 2 naming each missing or
@@ -28,6 +29,8 @@ export async function startPayments(
   ledger: Promise<Storage> | undefined,
   logger: Logger,
   lifecycle: Lifecycle,
+  /** Waits for a ledger database that does not answer yet. */
+  wait: StartupWait,
 ): Promise<PaymentServices> {
   const problems = chain.environment === 'mainnet' ? paymentProblems(config) : []
   if (problems.length > 0) {
@@ -36,8 +39,19 @@ export async function startPayments(
   }
   let services: PaymentServices
   try {
-    const storage = await (ledger ?? openLedger(config, logger, lifecycle))
-    services = await startPaymentServices(paymentOptions(config, chain, storage, logger))
+    // Mainnet: a database that does not answer yet is waited for; a refusal (a password, a
+    // missing database) is a configuration error.
+    const storage = await (ledger ??
+      wait.until(
+        'the ledger database',
+        () => openLedger(config, logger, lifecycle),
+        isLedgerOutage,
+      ))
+    services = await wait.until(
+      'the ledger database',
+      () => startPaymentServices(paymentOptions(config, chain, storage, logger)),
+      isLedgerOutage,
+    )
   } catch (error) {
     if (error instanceof SettlerInUseError) {
       // A configuration problem, reported like one (exit 2), not a crash.
@@ -148,4 +162,27 @@ function paymentOptions(
     instanceId: config.INSTANCE_ID ?? `${hostname()}:${config.PORT}`,
     logger,
   }
+}
+
+/**
+ * Connection trouble (refused, reset, timed out, the server starting or shutting down, SQLSTATE
+ * class 08 and 57P0x): the database is down, not misconfigured.
+ */
+export function isLedgerOutage(error: unknown): boolean {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && current; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string') {
+      if (
+        /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN)$/.test(code)
+      ) {
+        return true
+      }
+      if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)) return true
+    }
+    const nested = (current as { errors?: unknown }).errors
+    if (Array.isArray(nested) && nested.some((e) => isLedgerOutage(e))) return true
+    current = (current as { cause?: unknown }).cause
+  }
+  return false
 }
