@@ -30,6 +30,7 @@ import type {
   BlockRef,
   ChainReader,
   PinnedBlock,
+  SimulatedCall,
   Simulation,
   StateOverrides,
 } from './chain-reader.js'
@@ -42,7 +43,7 @@ import {
   l1FeeParamsFromSimulated,
   unsignedEip1559Bytes,
 } from './l1-fee.js'
-import { positionChanges, positionProbes } from './position-reads.js'
+import { type PositionProbe, positionChanges, positionProbes } from './position-reads.js'
 import { probeTokenStandards } from './probe-token-standards.js'
 import {
   EVERYDAY_TOKENS,
@@ -101,6 +102,32 @@ export interface SequenceOutcome {
   tokensOmitted: number
 }
 
+/**
+ * The view calls that ride in the preflight's `eth_simulateV1`, and how to read their results
+ * back: token metadata (the calldata's tokens, and Base's USDC and WETH, which most everyday
+ * actions move without naming them, so knowing them never costs a second wave; the answer's
+ * token book stays the calldata's and execution's tokens, so answers do not change), the
+ * GasPriceOracle's fee parameters, and the positions catalogued calls change (Morpho's), read
+ * before the transactions and again after them in the same simulated block.
+ */
+function ridingReads(calldataTokens: readonly Address[], probes: readonly PositionProbe[]) {
+  const tokens = unique([...calldataTokens, ...EVERYDAY_TOKENS])
+  const metadata = metadataCalls(tokens)
+  const l1 = l1FeeParamCalls()
+  const positions = probes.map((p) => p.call)
+  return {
+    tokens,
+    probes,
+    before: [...metadata, ...l1, ...positions],
+    after: positions,
+    split: (results: readonly SimulatedCall[]) => ({
+      metadata: results.slice(0, metadata.length),
+      l1: results.slice(metadata.length, metadata.length + l1.length),
+      positions: results.slice(metadata.length + l1.length),
+    }),
+  }
+}
+
 function unique(addresses: readonly string[]): Address[] {
   return [...new Set(addresses.map((a) => a.toLowerCase()))] as Address[]
 }
@@ -157,23 +184,10 @@ async function sequenceAt(
     TOKEN_METADATA_LIMIT,
   )
 
-  // Base's USDC and WETH, which most everyday actions move without the calldata naming them
-  // (a swap path, a wrap, a supply): their metadata rides too, so knowing it never costs the
-  // second wave. The answer's token book is still the list below, so answers do not change.
-  const riding = unique([...early, ...EVERYDAY_TOKENS])
-  // Positions catalogued calls change (Morpho's), read before and after the transactions in
-  // the same simulated block.
-  const positionReads = positionProbes(txs, decoded)
-  const probeCalls = positionReads.map((p) => p.call)
+  const riding = ridingReads(early, positionProbes(txs, decoded))
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
     await Promise.all([
-      chain.simulate(
-        txs,
-        at,
-        overrides,
-        [...metadataCalls(riding), ...l1FeeParamCalls(), ...probeCalls],
-        probeCalls,
-      ),
+      chain.simulate(txs, at, overrides, riding.before, riding.after),
       direct ? chain.call(first, at) : undefined,
       direct ? chain.estimateGas(first, at) : undefined,
       Promise.all(senders.map((s) => chain.balance(s, at))),
@@ -237,8 +251,11 @@ async function sequenceAt(
   ])
   const tokenList = allTokens.slice(0, TOKEN_METADATA_LIMIT)
   const rode = simulation.available ? simulation.reads : undefined
+  const ridden = rode === undefined ? undefined : riding.split(rode)
   const known =
-    rode !== undefined ? metadataFromResults(riding, rode) : new Map<string, TokenMetadata>()
+    ridden !== undefined
+      ? metadataFromResults(riding.tokens, ridden.metadata)
+      : new Map<string, TokenMetadata>()
   // Tokens only execution revealed (or all, when the reads could not ride along): a later wave.
   const late = tokenList.filter((t) => !known.has(t))
   // Only what an effect rule will judge: recipients the calldata declares are not read.
@@ -250,11 +267,7 @@ async function sequenceAt(
     .filter((a) => !codes.has(a))
     .slice(0, EFFECT_CODE_LIMIT)
   const [l1Params, lateTokens, extraCodes] = await Promise.all([
-    rode !== undefined
-      ? l1FeeParamsFromSimulated(
-          rode.slice(3 * riding.length, 3 * riding.length + l1FeeParamCalls().length),
-        )
-      : readL1FeeParams(chain, at),
+    ridden !== undefined ? l1FeeParamsFromSimulated(ridden.l1) : readL1FeeParams(chain, at),
     readTokenMetadata(
       chain,
       late,
@@ -290,12 +303,8 @@ async function sequenceAt(
     ]),
   )
   const positions =
-    rode !== undefined && simulation.available
-      ? positionChanges(
-          positionReads,
-          rode.slice(3 * riding.length + l1FeeParamCalls().length),
-          simulation.after ?? [],
-        )
+    ridden !== undefined && simulation.available
+      ? positionChanges(riding.probes, ridden.positions, simulation.after ?? [])
       : []
   const screened = outcomes.map((o, i): TransactionOutcome => {
     const changed = positions.filter((p) => p.txIndex === i)
