@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { getAddress, type Hex, keccak256 } from 'viem'
+import { getAddress, type Hex, keccak256, toFunctionSelector } from 'viem'
+import { formatAbiItem } from 'viem/utils'
 import { describe, expect, it } from 'vitest'
+import { KNOWN_FUNCTIONS_ABI } from '../../src/domain/calldata/known-functions-abi.js'
 import { KNOWN_CODE, maskedCodeHash, recogniseCode } from '../../src/domain/protocols/known-code.js'
+import { PROTOCOL_FUNCTIONS } from '../../src/domain/protocols/protocol-catalogue.js'
 
 /** Runtime code of a committed protocol artifact (contracts/protocols). */
 function runtime(path: string): Hex {
@@ -43,5 +46,15 @@ describe('known code', () => {
   it('hashes without immutables exactly as keccak256 of the code', () => {
     const code = runtime('weth9/WETH9')
     expect(maskedCodeHash(code, [])).toBe(keccak256(code))
+  })
+})
+
+describe('the protocol catalogue', () => {
+  it('adds its functions to the decoder without sharing a selector with any other', () => {
+    const selectors = (KNOWN_FUNCTIONS_ABI as readonly { type: string }[])
+      .filter((item) => item.type === 'function')
+      .map((item) => toFunctionSelector(formatAbiItem(item as never)))
+    expect(new Set(selectors).size).toBe(selectors.length)
+    expect(selectors.length).toBeGreaterThanOrEqual(PROTOCOL_FUNCTIONS.length)
   })
 })
