@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import type { Socket } from 'node:net'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 
@@ -175,6 +176,7 @@ async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
   }
   const pid = child.pid
   track(child)
+  watchdog(pid)
 
   const rpcUrl = `http://127.0.0.1:${port}`
   const stop = async (): Promise<void> => {
@@ -319,4 +321,30 @@ function track(child: ChildProcess): void {
 
 function untrack(child: ChildProcess): void {
   live.delete(child)
+}
+
+/**
+ * The one death the hooks above cannot see is this process's own SIGKILL (a crash, an OOM
+ * kill, `kill -9` of its process group). A tiny watchdog outside our process group holds the
+ * read end of a pipe only we write to: when we die, the pipe closes and it kills anvil (if
+ * that PID is still an anvil). On a normal stop anvil is gone first and the watchdog just
+ * exits with us.
+ */
+function watchdog(pid: number): void {
+  const script = `cat >/dev/null; [ "$(cat /proc/${pid}/comm 2>/dev/null)" = anvil ] && kill -KILL ${pid} 2>/dev/null; exit 0`
+  try {
+    const guard = spawn('/bin/sh', ['-c', script], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    })
+    guard.on('error', () => undefined)
+    guard.unref()
+    // Our end of its stdin is never written and never closed before we die, and must not keep
+    // this process alive.
+    const stdin = guard.stdin as Socket | null
+    stdin?.on('error', () => undefined)
+    stdin?.unref()
+  } catch {
+    // No /bin/sh: the exit and signal hooks still cover every death but SIGKILL.
+  }
 }
