@@ -176,7 +176,9 @@ async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
   }
   const pid = child.pid
   track(child)
-  watchdog(pid)
+  const guard = watchdog(pid)
+  // anvil gone on its own or stopped: its watchdog has nothing left to do.
+  void exitPromise.then(() => guard?.kill('SIGKILL'))
 
   const rpcUrl = `http://127.0.0.1:${port}`
   const stop = async (): Promise<void> => {
@@ -330,7 +332,7 @@ function untrack(child: ChildProcess): void {
  * that PID is still an anvil). On a normal stop anvil is gone first and the watchdog just
  * exits with us.
  */
-function watchdog(pid: number): void {
+function watchdog(pid: number): ChildProcess | undefined {
   const script = `cat >/dev/null; [ "$(cat /proc/${pid}/comm 2>/dev/null)" = anvil ] && kill -KILL ${pid} 2>/dev/null; exit 0`
   try {
     const guard = spawn('/bin/sh', ['-c', script], {
@@ -344,7 +346,9 @@ function watchdog(pid: number): void {
     const stdin = guard.stdin as Socket | null
     stdin?.on('error', () => undefined)
     stdin?.unref()
+    return guard
   } catch {
     // No /bin/sh: the exit and signal hooks still cover every death but SIGKILL.
+    return undefined
   }
 }
