@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import type { Socket } from 'node:net'
 import { createRequire } from 'node:module'
+import type { Socket } from 'node:net'
 import { createServer } from 'node:net'
 
 /** Structural logger (pino's `info(obj, msg)` shape) so this adapter needs no logging library. */
