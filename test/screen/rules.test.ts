@@ -1512,6 +1512,16 @@ describe('credited protocol actions (known code keeps the accounts)', () => {
     expect(ids(into(SAFE, aaveSupply(SENDER)))).toEqual(['drain-shape'])
   })
 
+  it('a known router is credited only when the sender gets something back', () => {
+    // The Universal Router (canonical address, with code): the output went to someone else.
+    expect(ids(into(ROUTER, UNKNOWN_CALL))).toContain('drain-shape')
+    const swapped = executed({ to: ROUTER, data: UNKNOWN_CALL }, [
+      log(TOKEN, TRANSFER, SENDER, SPENDER_CONTRACT, 250_000_000n),
+      log(SAFE, TRANSFER, SPENDER_CONTRACT, SENDER, 1n),
+    ])
+    expect(ids(swapped)).not.toContain('drain-shape')
+  })
+
   it('known code that runs whatever it is given (Multicall3) gets no credit', () => {
     expect(ids(into(MULTICALL3, UNKNOWN_CALL))).toContain('drain-shape')
   })

@@ -7,6 +7,8 @@ export type KnownKind =
   | 'multicall3'
   | 'safe-multisend'
   | 'universal-router'
+  /** A swap router: it keeps nothing, it routes to pools and pays a recipient. */
+  | 'router'
   | 'entry-point'
   | 'op-predeploy'
   | 'protocol'
@@ -208,21 +210,21 @@ export const KNOWN_CODE: readonly KnownCode[] = [
   {
     id: 'uniswap-swap-router-02',
     name: 'Uniswap SwapRouter02',
-    kind: 'protocol',
+    kind: 'router',
     addresses: ['0x2626664c2603336E57B271c5C0b26F421741e481'],
     codes: [],
   },
   {
     id: 'uniswap-v2-router-02',
     name: 'Uniswap v2 Router02',
-    kind: 'protocol',
+    kind: 'router',
     addresses: ['0x4752ba5DBc23f44D87826276BF6Fd6b1C372aD24'],
     codes: [],
   },
   {
     id: 'aerodrome-router',
     name: 'Aerodrome Router',
-    kind: 'protocol',
+    kind: 'router',
     addresses: ['0xcF77a3Ba9A5CA399B7c97c74d54e5b1Beb874E43'],
     codes: [],
   },

@@ -55,8 +55,9 @@ export function acceptedRecipients(sites: readonly CallSite[]): Set<string> {
 
 /**
  * True when the transaction is an action of recognised protocol code credited to the sender:
- * the top-level target is known code that keeps accounts (an OP-stack predeploy, WETH, the
- * Universal Router or a catalogued protocol at its canonical address or with its code hash,
+ * the top-level target is known code that keeps accounts (an OP-stack predeploy, WETH or a
+ * catalogued lending, bridge or position protocol at its canonical address or with its code hash,
+ * or a known router that pays the sender something back,
  * `src/domain/protocols/known-code.ts`), and every beneficiary a catalogued call names is the
  * sender or the account making that call. Then where the sender's assets go inside the protocol
  * (an aToken, a message passer, a pool) is the protocol's accounting, and what comes back is a
@@ -66,23 +67,29 @@ export function creditedProtocolAction(
   tx: TransactionInput,
   sites: readonly CallSite[],
   codes: ReadonlyMap<string, Hex>,
+  effects: ExecutionEffects,
 ): boolean {
   const root = recogniseCode(tx.to, codes.get(tx.to.toLowerCase()))
-  // Only code whose own accounting returns what it takes; Multicall3, MultiSend, Permit2 and
-  // the EntryPoints run whatever calls they are given, which the rules judge as they are.
-  if (root === undefined || !CREDITING_KINDS.has(root.kind)) return false
-  return sites.every((site) =>
-    callEffects(site).beneficiaries.every((b) => isOwnBeneficiary(b, site, tx)),
+  if (root === undefined) return false
+  // Only code whose own accounting returns what it takes; a known router when the sender does
+  // get something back (its inputs went to pools; a swap paying someone else stays a drain).
+  // Multicall3, MultiSend, Permit2 and the EntryPoints run whatever calls they are given: the
+  // rules judge them as they are.
+  const credits =
+    CREDITING_KINDS.has(root.kind) ||
+    (ROUTER_KINDS.has(root.kind) && senderChanges(effects, tx.from).some((c) => c.delta > 0n))
+  return (
+    credits &&
+    sites.every((site) =>
+      callEffects(site).beneficiaries.every((b) => isOwnBeneficiary(b, site, tx)),
+    )
   )
 }
 
 /** Known code whose accounting credits the caller for what it takes (see creditedProtocolAction). */
-const CREDITING_KINDS: ReadonlySet<KnownKind> = new Set([
-  'weth',
-  'op-predeploy',
-  'protocol',
-  'universal-router',
-])
+const CREDITING_KINDS: ReadonlySet<KnownKind> = new Set(['weth', 'op-predeploy', 'protocol'])
+/** Known routers: credited only when the sender receives something back. */
+const ROUTER_KINDS: ReadonlySet<KnownKind> = new Set(['router', 'universal-router'])
 
 /** `token:spender` keys (lower-case) of every approval the decoded calldata shows. */
 function declaredApprovals(sites: readonly CallSite[]): Set<string> {
@@ -208,7 +215,9 @@ export function effectAddresses(
   const declared = acceptedRecipients(sites)
   const out = new Set<string>()
   // A credited action of known protocol code: its internal flows are not judged (no code read).
-  const losses = creditedProtocolAction(tx, sites, codes) ? [] : senderLosses(effects, tx.from)
+  const losses = creditedProtocolAction(tx, sites, codes, effects)
+    ? []
+    : senderLosses(effects, tx.from)
   for (const loss of losses) {
     for (const g of loss.gainers) {
       const key = g.account.toLowerCase()

@@ -72,7 +72,7 @@ export const drainShape: ScreenRule = {
     const effects = seenEffects(ctx)
     if (effects === undefined) return []
     if (senderChanges(effects, ctx.tx.from).some((c) => c.delta > 0n)) return []
-    if (creditedProtocolAction(ctx.tx, sites, ctx.codes)) return []
+    if (creditedProtocolAction(ctx.tx, sites, ctx.codes, effects)) return []
     const losses = senderLosses(effects, ctx.tx.from)
     if (losses.length === 0) return []
     const declared = acceptedRecipients(sites)
@@ -103,7 +103,7 @@ export const assetsToNoCodeRecipient: ScreenRule = {
   evaluate({ ctx, sites }: RuleInput) {
     const effects = seenEffects(ctx)
     if (effects === undefined) return []
-    if (creditedProtocolAction(ctx.tx, sites, ctx.codes)) return []
+    if (creditedProtocolAction(ctx.tx, sites, ctx.codes, effects)) return []
     const declared = acceptedRecipients(sites)
     const hits: RuleHit[] = []
     for (const loss of senderLosses(effects, ctx.tx.from)) {
