@@ -1508,6 +1508,21 @@ describe('credited protocol actions (known code keeps the accounts)', () => {
     expect(ids(known(aaveSupply(EOA)))).toEqual(['beneficiary-not-sender', 'drain-shape'])
   })
 
+  it('a function of known code the catalogue does not know gets no credit', () => {
+    const aavePool = '0xA238Dd80C259a72e81d7e4664a9801593F98d1c5'
+    const unknownFunction = executed(
+      { to: aavePool, data: UNKNOWN_CALL },
+      [log(TOKEN, TRANSFER, SENDER, SPENDER_CONTRACT, 1n)],
+      {
+        codes: new Map([
+          ...makeContext({ data: '0x' }).codes,
+          [aavePool.toLowerCase(), CONTRACT_CODE],
+        ]),
+      },
+    )
+    expect(ids(unknownFunction)).toContain('drain-shape')
+  })
+
   it('the same selector on unknown code gets no credit', () => {
     expect(ids(into(SAFE, aaveSupply(SENDER)))).toEqual(['drain-shape'])
   })

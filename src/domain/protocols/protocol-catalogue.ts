@@ -358,6 +358,12 @@ export const PROTOCOL_FUNCTIONS: readonly ProtocolFunction[] = [
     beneficiaries: [],
   },
   {
+    // ERC-20 Burnable's `burn(uint256 amount)` shares the selector: `value` names either.
+    protocol: NPM,
+    signature: 'function burn(uint256 value)',
+    beneficiaries: [],
+  },
+  {
     protocol: NPM,
     signature: 'function collect(CollectParams params)',
     beneficiaries: [receiver('params.recipient', 'target')],

@@ -5,7 +5,7 @@ import { assetKey, type ExecutionEffects, senderChanges } from '../effects/execu
 import { type TokenBook, tokenAmountText } from '../effects/token-amount.js'
 import { type KnownKind, recogniseCode } from '../protocols/known-code.js'
 import type { ApprovalEffect } from './approval-effects.js'
-import { counterpartyAccounts, isOwnBeneficiary } from './beneficiary-effects.js'
+import { catalogued, counterpartyAccounts, isOwnBeneficiary } from './beneficiary-effects.js'
 import { knownCallSite } from './call-args.js'
 import { callEffects, effectsOfSites } from './call-effects.js'
 import { type CallSite, callSites, hasCalldata } from './call-sites.js'
@@ -78,12 +78,33 @@ export function creditedProtocolAction(
   const credits =
     CREDITING_KINDS.has(root.kind) ||
     (ROUTER_KINDS.has(root.kind) && senderChanges(effects, tx.from).some((c) => c.delta > 0n))
+  // What the sender asked of a protocol must be actions the catalogue knows (or a plain value
+  // send, a bridge's `receive`): a function it does not know (a flash loan with a receiver, say)
+  // may hand the sender's assets to anyone, and gets no credit. A router's calls are all read.
+  const asked = ROUTER_KINDS.has(root.kind) || askedOfCatalogue(sites)
   return (
     credits &&
+    asked &&
     sites.every((site) =>
       callEffects(site).beneficiaries.every((b) => isOwnBeneficiary(b, site, tx)),
     )
   )
+}
+
+/**
+ * The transaction asks only catalogued actions: a plain value send, a catalogued call, or a
+ * container (`multicall`) whose every call is catalogued.
+ */
+function askedOfCatalogue(sites: readonly CallSite[]): boolean {
+  const [root, ...nested] = sites
+  if (root === undefined) return false
+  if (!hasCalldata(root)) return true
+  const isCatalogued = (site: CallSite) => {
+    const known = knownCallSite(site)
+    return known !== undefined && catalogued(known) !== undefined
+  }
+  if (isCatalogued(root)) return true
+  return nested.length > 0 && nested.every(isCatalogued)
 }
 
 /** Known code whose accounting credits the caller for what it takes (see creditedProtocolAction). */
