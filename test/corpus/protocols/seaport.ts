@@ -10,6 +10,7 @@ import {
 } from 'viem'
 import { mintDevnetUsdc, USDC_ADDRESS } from '../../../src/adapters/devnet/prepare.js'
 import { clients, deploy, loadArtifact, testAccount } from '../../support/contracts.js'
+import { SEAPORT_TYPES } from '../../support/typed-data-kinds.js'
 import type { CorpusCase, CorpusSetup } from '../corpus-case.js'
 import {
   deploySeaport,
@@ -33,37 +34,6 @@ const ETH_TO_ERC721_FULL_OPEN = 0
 const ERC20_TO_ERC721_FULL_OPEN = 8
 /** `OrderType.FULL_OPEN`. */
 const FULL_OPEN = 0
-
-const ORDER_TYPES = {
-  OrderComponents: [
-    { name: 'offerer', type: 'address' },
-    { name: 'zone', type: 'address' },
-    { name: 'offer', type: 'OfferItem[]' },
-    { name: 'consideration', type: 'ConsiderationItem[]' },
-    { name: 'orderType', type: 'uint8' },
-    { name: 'startTime', type: 'uint256' },
-    { name: 'endTime', type: 'uint256' },
-    { name: 'zoneHash', type: 'bytes32' },
-    { name: 'salt', type: 'uint256' },
-    { name: 'conduitKey', type: 'bytes32' },
-    { name: 'counter', type: 'uint256' },
-  ],
-  OfferItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-  ],
-  ConsiderationItem: [
-    { name: 'itemType', type: 'uint8' },
-    { name: 'token', type: 'address' },
-    { name: 'identifierOrCriteria', type: 'uint256' },
-    { name: 'startAmount', type: 'uint256' },
-    { name: 'endAmount', type: 'uint256' },
-    { name: 'recipient', type: 'address' },
-  ],
-} as const
 
 interface Item {
   itemType: number
@@ -195,7 +165,7 @@ export const setup: CorpusSetup = async ({ rpcUrl, sender, deployer, stranger })
     const { totalOriginalConsiderationItems: _, ...components } = parameters
     const signature = await seller.signTypedData({
       domain: seaportDomain(chainId),
-      types: ORDER_TYPES,
+      types: SEAPORT_TYPES,
       primaryType: 'OrderComponents',
       message: { ...components, counter },
     })
