@@ -61,3 +61,18 @@ export class LedgerUnavailableError extends AppError {
     super('ledger_unavailable', message, { retryAfter: 5, cause })
   }
 }
+
+/**
+ * The `code` strings along an error's cause chain, AggregateError members included (a Node
+ * socket's `ECONNREFUSED`, PostgreSQL's SQLSTATE): bounded in depth, for telling an outage
+ * from an answer.
+ */
+export function errorCodes(error: unknown, depth = 6): string[] {
+  if (depth === 0 || error === null || typeof error !== 'object') return []
+  const { code, errors, cause } = error as { code?: unknown; errors?: unknown; cause?: unknown }
+  return [
+    ...(typeof code === 'string' ? [code] : []),
+    ...(Array.isArray(errors) ? errors.flatMap((e) => errorCodes(e, depth - 1)) : []),
+    ...errorCodes(cause, depth - 1),
+  ]
+}

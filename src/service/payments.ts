@@ -10,6 +10,7 @@ import {
 import type { Storage } from '../adapters/storage/open-storage.js'
 import { SettlerInUseError } from '../adapters/storage/settler-lease.js'
 import { type Config, mainnetPaymentProblems, reportConfigProblems } from '../config.js'
+import { errorCodes } from '../errors.js'
 import { publicOrigin, redactSecrets } from '../secrets.js'
 import type { ChainConnection } from './chain.js'
 import { openLedger } from './ledger.js'
@@ -168,21 +169,11 @@ function paymentOptions(
  * Connection trouble (refused, reset, timed out, the server starting or shutting down, SQLSTATE
  * class 08 and 57P0x): the database is down, not misconfigured.
  */
-export function isLedgerOutage(error: unknown): boolean {
-  let current: unknown = error
-  for (let depth = 0; depth < 6 && current; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string') {
-      if (
-        /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN)$/.test(code)
-      ) {
-        return true
-      }
-      if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)) return true
-    }
-    const nested = (current as { errors?: unknown }).errors
-    if (Array.isArray(nested) && nested.some((e) => isLedgerOutage(e))) return true
-    current = (current as { cause?: unknown }).cause
-  }
-  return false
+function isLedgerOutage(error: unknown): boolean {
+  return errorCodes(error).some(
+    (code) =>
+      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN)$/.test(code) ||
+      /^08[0-9A-Z]{3}$/.test(code) ||
+      /^57P0[123]$/.test(code),
+  )
 }

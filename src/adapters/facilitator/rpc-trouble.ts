@@ -7,6 +7,7 @@ import {
   RpcRequestError,
   TimeoutError,
 } from 'viem'
+import { errorCodes } from '../../errors.js'
 
 /**
  * Whether `error` is the RPC failing (a transport error, a timeout, a JSON-RPC error that is
@@ -34,13 +35,7 @@ export function isRpcTrouble(error: unknown): boolean {
 const REVERTED = /execution reverted|\brevert(ed)?\b/i
 
 function hasSocketCode(error: unknown): boolean {
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && current; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true
-    current = (current as { cause?: unknown }).cause
-  }
-  return false
+  return errorCodes(error).some((code) => /^E[A-Z]+$/.test(code))
 }
 
 /** What the RPC did during one verify or settle. */

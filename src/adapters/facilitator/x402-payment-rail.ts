@@ -15,7 +15,7 @@ import type {
   SettleOutcome,
   VerifyOutcome,
 } from '../../domain/payment/payment-rail.js'
-import { FacilitatorUnavailableError, RpcUnavailableError } from '../../errors.js'
+import { errorCodes, FacilitatorUnavailableError, RpcUnavailableError } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
 
 /**
@@ -233,19 +233,7 @@ function rejection(error: unknown, field: 'invalidReason'): string | undefined {
 
 /** True when the facilitator's TCP port refused the connection: the request never left. */
 function connectionRefused(error: unknown): boolean {
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && current; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (code === 'ECONNREFUSED') return true
-    const nested = (current as { errors?: unknown }).errors
-    if (
-      Array.isArray(nested) &&
-      nested.some((e) => (e as { code?: unknown }).code === 'ECONNREFUSED')
-    )
-      return true
-    current = (current as { cause?: unknown }).cause
-  }
-  return false
+  return errorCodes(error).includes('ECONNREFUSED')
 }
 
 function describe(error: unknown): string {

@@ -241,15 +241,15 @@ const BY_ADDRESS: ReadonlyMap<string, KnownCode> = new Map(
   KNOWN_CODE.flatMap((k) => k.addresses.map((a) => [a.toLowerCase(), k] as const)),
 )
 
+/** Known codes of one immutable layout, by hash. */
+interface Layout {
+  immutables: KnownCodeHash['immutables']
+  known: Map<string, KnownCode>
+}
+
 /** Every known code's hash, by the immutable layout it is computed over. */
-const BY_LAYOUT: ReadonlyMap<
-  string,
-  { immutables: KnownCodeHash['immutables']; known: Map<string, KnownCode> }
-> = (() => {
-  const out = new Map<
-    string,
-    { immutables: KnownCodeHash['immutables']; known: Map<string, KnownCode> }
-  >()
+const BY_LAYOUT: ReadonlyMap<string, Layout> = (() => {
+  const out = new Map<string, Layout>()
   for (const k of KNOWN_CODE) {
     for (const c of k.codes) {
       const layout = JSON.stringify(c.immutables)
