@@ -33,9 +33,15 @@ const MAX_BACKOFF_MS = 10_000
 /** See {@link StartupWait}. */
 export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle): StartupWait {
   let server: ServerType | undefined
+  let listening: Promise<void> = Promise.resolve()
   let waitingFor = ''
-  const serve = () => {
-    if (server) return
+  /** Starts the waiting server once; resolves when it listens (so what we log is true). */
+  const serve = (): Promise<void> => {
+    if (server) return listening
+    let listened: () => void = () => {}
+    listening = new Promise((resolve) => {
+      listened = resolve
+    })
     server = startHttpServer({
       fetch: (request) => starting(request, waitingFor),
       port: config.PORT,
@@ -45,6 +51,7 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
         keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
       },
+      onListening: () => listened(),
     })
     server.on('error', (error: NodeJS.ErrnoException) => {
       logger.fatal(
@@ -56,6 +63,7 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
       void lifecycle.exit(2)
     })
     lifecycle.onStop('starting server', () => close())
+    return listening
   }
   const close = () =>
     new Promise<void>((resolve) => {
@@ -76,7 +84,7 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
           if (lifecycle.stopping) return new Promise<never>(() => {})
           const delayMs = Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** tries)
           waitingFor = what
-          serve()
+          await serve()
           logger.warn(
             { waitingFor: what, retryInMs: delayMs, attempt: tries + 1, reason: describe(error) },
             `${what} is not reachable at start-up; retrying (the service answers 503 service_starting meanwhile)`,
