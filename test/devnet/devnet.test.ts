@@ -1,6 +1,7 @@
 import {
   createPublicClient,
   createWalletClient,
+  getContractAddress,
   type Hex,
   http,
   type PrivateKeyAccount,
@@ -13,6 +14,7 @@ import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { estimateL1Fee } from 'viem/op-stack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CANONICAL_DEPLOYMENTS } from '../../src/adapters/devnet/account-abstraction.js'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import {
@@ -24,6 +26,10 @@ import {
   prepareDevnet,
   USDC_ADDRESS,
 } from '../../src/adapters/devnet/prepare.js'
+import {
+  ENTRY_POINTS,
+  SIMPLE_7702_ACCOUNT,
+} from '../../src/domain/account-abstraction/entry-points.js'
 import {
   CANCEL_AUTHORIZATION_TYPES,
   PERMIT_TYPES,
@@ -520,6 +526,42 @@ describe('Multicall3', () => {
         args: [buyer.address],
       }),
     ).toBe(await pub.getBalance({ address: buyer.address }))
+  })
+})
+
+describe('ERC-4337 contracts', () => {
+  it('places the canonical EntryPoints and Simple7702Account at their Base addresses, each EntryPoint with its SenderCreator', async () => {
+    const { pub } = clients(devnet.rpcUrl)
+    for (const d of CANONICAL_DEPLOYMENTS) {
+      const code = await pub.getCode({ address: d.address })
+      expect(code?.length, d.name).toBeGreaterThan(1000)
+    }
+    const senderCreator = parseAbi(['function senderCreator() view returns (address)'])
+    const created = await pub.readContract({
+      address: ENTRY_POINTS['0.8'],
+      abi: senderCreator,
+      functionName: 'senderCreator',
+    })
+    // The first contract the EntryPoint created (CREATE, nonce 1), as on Base.
+    expect(created).toBe(getContractAddress({ from: ENTRY_POINTS['0.8'], nonce: 1n }))
+    expect((await pub.getCode({ address: created }))?.length).toBeGreaterThan(100)
+    const supports = parseAbi(['function supportsInterface(bytes4) view returns (bool)'])
+    expect(
+      await pub.readContract({
+        address: SIMPLE_7702_ACCOUNT,
+        abi: supports,
+        functionName: 'supportsInterface',
+        args: ['0x01ffc9a7'],
+      }),
+    ).toBe(true)
+  })
+
+  it('re-preparing deploys nothing twice', async () => {
+    const { pub } = clients(devnet.rpcUrl)
+    const before = await pub.getBlockNumber()
+    await prepareDevnet(devnet.rpcUrl)
+    // The top-up mint may mine one block; the deployments none.
+    expect((await pub.getBlockNumber()) - before).toBeLessThanOrEqual(1n)
   })
 })
 

@@ -18,6 +18,7 @@ import gasPriceOracleArtifact from '../../../contracts/artifacts/GasPriceOracle.
   type: 'json',
 }
 import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' with { type: 'json' }
+import { deployCanonicalAccountAbstraction } from './account-abstraction.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 
 /** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
@@ -58,7 +59,8 @@ function clients(rpcUrl: string) {
 
 /**
  * Makes an anvil node Base-mainnet-shaped: DevnetUSDC at the USDC address, Multicall3 and the
- * GasPriceOracle at their canonical addresses, the USDC minter set, role accounts funded.
+ * GasPriceOracle at their canonical addresses, the USDC minter set, role accounts funded, the
+ * ERC-4337 EntryPoints v0.6/v0.7/v0.8 and Simple7702Account deployed where Base has them.
  * Idempotent: re-running tops the buyer up to {@link BUYER_INITIAL_USDC} (never burns) and
  * resets role ETH balances to {@link ROLE_INITIAL_ETH}.
  */
@@ -83,6 +85,7 @@ export async function prepareDevnet(rpcUrl: string): Promise<void> {
       test.setBalance({ address: account.address, value: ROLE_INITIAL_ETH }),
     ),
   ])
+  await deployCanonicalAccountAbstraction(test)
   const balance = await test.readContract({
     address: USDC_ADDRESS,
     abi: mintAbi,
