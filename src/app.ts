@@ -14,6 +14,7 @@ import type { BucketPolicy, BucketStore } from './domain/rate-limit/token-bucket
 import { AppError } from './errors.js'
 import { errorResponse, notFound, onError, validationHook } from './http/errors.js'
 import { rateLimit } from './http/rate-limit.js'
+import { registerBaseAuthorizationPreflight } from './routes/base-authorization-preflight.js'
 import { registerBaseBundlePreflight } from './routes/base-bundle-preflight.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
@@ -234,6 +235,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     preflight: () => deps.preflight,
   })
   registerBaseBundlePreflight(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    preflight: () => deps.preflight,
+  })
+  registerBaseAuthorizationPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })

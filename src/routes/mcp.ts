@@ -1,6 +1,7 @@
 import type { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { AuthorizationRequestSchema } from '@pre-send-guard/client/schemas'
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -54,6 +55,14 @@ const FREE_TOOLS: FreeTool[] = [
       'Before signing eth_signTypedData_v4 data (permits, Permit2, orders, EIP-3009 authorizations): checks the typed data is well formed and says what signing it allows (who may spend what, until when), with a verdict sign, review or block and findings.',
     schema: TypedDataRequestSchema,
     path: '/payanagent/v1/base-typed-data-preflight',
+  },
+  {
+    name: 'preflight_authorization',
+    title: 'Judge an EIP-7702 authorization before signing it (free)',
+    description:
+      "Before signing (or sending) an EIP-7702 authorization that delegates an account's code: checks the signer, chain id and nonce, and probes the delegate's behaviour in a simulation (does incoming ETH leave the account; can a stranger or an address hard-coded in the delegate move its assets). Verdict sign (a recognised wallet delegate, or clearing with the zero address), review (unknown delegate, chain id 0, replacing a delegation, a nonce the chain would skip) or block (sweeper, open executor, hard-coded operator, no code, wrong signer). Input: authority, authorization {address, chainId, nonce, optional yParity/r/s} in JSON-RPC hex form.",
+    schema: AuthorizationRequestSchema,
+    path: '/payanagent/v1/base-authorization-preflight',
   },
   {
     name: 'public_page_evidence',

@@ -66,10 +66,11 @@ const call = (name: string, args: Record<string, unknown>, meta?: Record<string,
   }) as Promise<CallToolResult>
 
 describe('tools', () => {
-  it('lists the four free tools and the paid one, each with a description and a JSON schema', async () => {
+  it('lists the five free tools and the paid one, each with a description and a JSON schema', async () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'paid_preflight_transaction',
+      'preflight_authorization',
       'preflight_bundle',
       'preflight_transaction',
       'preflight_typed_data',
@@ -98,7 +99,7 @@ describe('tools', () => {
     })
     expect(res.status).toBe(200)
     const body = (await res.json()) as { result: { tools: { name: string }[] } }
-    expect(body.result.tools).toHaveLength(5)
+    expect(body.result.tools).toHaveLength(6)
     expect((await fetch(`${served.baseUrl}/mcp`)).status).toBe(405)
     const discovery = (await (await fetch(`${served.baseUrl}/.well-known/x402`)).json()) as {
       mcp: unknown
@@ -138,6 +139,21 @@ describe('tools', () => {
     })
     expect(typed.isError).toBeFalsy()
     expect(typed.structuredContent).toHaveProperty('verdict')
+
+    // Clearing a delegation, for an account that never sent anything (nonce 0): no probe.
+    const authorization = await call('preflight_authorization', {
+      authority: '0x1111111111111111111111111111111111111111',
+      authorization: {
+        address: '0x0000000000000000000000000000000000000000',
+        chainId: '0x2105',
+        nonce: '0x0',
+      },
+    })
+    expect(authorization.isError).toBeFalsy()
+    expect(authorization.structuredContent).toMatchObject({
+      verdict: 'sign',
+      findings: [{ id: 'authorization-clears-delegation' }, { id: 'authorization-unsigned' }],
+    })
 
     const page = await call('public_page_evidence', { url: 'https://example.com/' })
     expect(page.isError).toBeFalsy()

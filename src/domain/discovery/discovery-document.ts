@@ -89,6 +89,12 @@ export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
         description:
           'EIP-712 typed data (eth_signTypedData_v4) screened before signing, with a sign/review/block verdict. No payment.',
       },
+      {
+        method: 'POST',
+        path: '/payanagent/v1/base-authorization-preflight',
+        description:
+          "An EIP-7702 authorization judged before it is signed or sent: signer, chain, nonce, and a behaviour probe of the delegate (does it sweep incoming ETH, can a stranger or a hard-coded address move the account's assets), with a sign/review/block verdict. No payment.",
+      },
     ],
     receipts: {
       name: 'PRE_SEND_PROOF_RECEIPT',

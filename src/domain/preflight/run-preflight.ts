@@ -84,7 +84,7 @@ export function transactionReport(
 }
 
 /** Chain, network and block fields every answer carries. */
-export function chainFields(deps: PreflightDeps, sequence: SequenceOutcome) {
+export function chainFields(deps: PreflightDeps, sequence: Pick<SequenceOutcome, 'block'>) {
   const { block } = sequence
   return {
     environment: deps.environment,

@@ -1,4 +1,7 @@
 import { type Address, type Hex, keccak256 } from 'viem'
+import metamaskDelegator from '../../../contracts/protocols/metamask/EIP7702StatelessDeleGator.json' with {
+  type: 'json',
+}
 
 /** What a piece of known infrastructure is, as far as the rules care. */
 export type KnownKind =
@@ -10,6 +13,8 @@ export type KnownKind =
   /** A swap router: it keeps nothing, it routes to pools and pays a recipient. */
   | 'router'
   | 'entry-point'
+  /** Wallet code an EIP-7702 account (or a smart account) delegates to. */
+  | 'wallet-delegate'
   | 'op-predeploy'
   | 'protocol'
 
@@ -142,8 +147,37 @@ export const KNOWN_CODE: readonly KnownCode[] = [
       '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789', // v0.6
       '0x0000000071727De22E5E9d8BAf0edAc6f37da032', // v0.7
       '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108', // v0.8
+      '0x433709009B8330FDa32311DF1C2AFA402eD8D009', // v0.9 (OpenZeppelin 5.x accounts name it)
     ],
     codes: [],
+  },
+  {
+    id: 'simple-7702-account',
+    name: "eth-infinitism Simple7702Account (EntryPoint v0.8's reference EIP-7702 wallet)",
+    kind: 'wallet-delegate',
+    addresses: ['0xe6Cae83BdE06E4c305530e199D7217f42808555B'],
+    codes: [
+      {
+        hash: '0xcc7b633aef4b2543cb8f37522adf1a401f910f0f6b2430c1eecc11f401ccfcf3',
+        immutables: [],
+        source: '@account-abstraction/contracts 0.8.0 artifacts/Simple7702Account.json (runtime)',
+      },
+    ],
+  },
+  {
+    id: 'metamask-eip7702-stateless-delegator',
+    name: 'MetaMask EIP7702StatelessDeleGator (Delegation Framework 1.3.0)',
+    kind: 'wallet-delegate',
+    addresses: [metamaskDelegator.deployments.EIP7702StatelessDeleGator as Address],
+    codes: [
+      {
+        // Its immutables: the EntryPoint, the DelegationManager, its own address and EIP-712's
+        // cached chain id and domain separator (30 ranges, found by two deployments).
+        hash: metamaskDelegator.maskedCodeHash as Hex,
+        immutables: metamaskDelegator.immutables as [number, number][],
+        source: '@metamask/delegation-abis 2.0.0 dist/bytecode.mjs (runtime, immutables masked)',
+      },
+    ],
   },
   predeploy(
     'op-l2-standard-bridge',

@@ -21,6 +21,14 @@ export {
   type UnknownCall,
 } from './calldata.js'
 export {
+  type AuthorizationRequest,
+  AuthorizationRequestSchema,
+  type AuthorizationResult,
+  AuthorizationResultSchema,
+  type AuthorizationTuple,
+  AuthorizationTupleSchema,
+} from './delegation.js'
+export {
   type DiscoveryDocument,
   DiscoverySchema,
   type PaymentChallenge,

@@ -191,7 +191,7 @@ const transactionReport = {
 }
 
 /** Chain, network and block fields every answer carries. */
-const chainFields = {
+export const chainFields = {
   environment: z.enum(ENVIRONMENTS).meta({
     description: '`devnet` means the embedded local chain, NOT Base mainnet.',
   }),

@@ -1,0 +1,132 @@
+import { z } from 'zod'
+import { VERDICTS } from '../types/index.js'
+import { chainFields, FindingSchema } from './preflight.js'
+import { address, decimal, hex } from './primitives.js'
+
+/** A JSON-RPC quantity: `0x` then hex digits without leading zeros beyond one (`0x0`, `0x1a`). */
+const quantity = (description: string, maxBits: number) =>
+  z
+    .string()
+    .regex(
+      /^0x(?:0|[1-9a-fA-F][0-9a-fA-F]*)$/,
+      'must be a 0x-prefixed hex quantity (e.g. 0x0, 0x1a)',
+    )
+    .refine((v) => !/^0x[0-9a-fA-F]+$/.test(v) || BigInt(v) < 2n ** BigInt(maxBits), {
+      message: `must fit in ${maxBits} bits`,
+    })
+    .meta({ description })
+
+/** Up to 32 bytes of hex, leading zeros allowed (signature parts). */
+const word = (description: string) =>
+  z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x-prefixed hex of at most 32 bytes')
+    .meta({ description })
+
+/**
+ * An EIP-7702 authorization in JSON-RPC form (as viem's `signAuthorization` result is sent in
+ * an `authorizationList`); `yParity`, `r` and `s` come together or not at all.
+ */
+export const AuthorizationTupleSchema = z
+  .strictObject({
+    address: address.meta({
+      description: 'The delegate whose code the account will run; the zero address clears.',
+    }),
+    chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
+    nonce: quantity("The authority's nonce the authorization is valid at, hex.", 64),
+    yParity: z.enum(['0x0', '0x1']).optional().meta({ description: 'Signature y parity.' }),
+    r: word('Signature r, hex (32 bytes, or a quantity without leading zeros).').optional(),
+    s: word('Signature s, hex (32 bytes, or a quantity without leading zeros).').optional(),
+  })
+  .refine(
+    (a) =>
+      [a.yParity, a.r, a.s].every((v) => v === undefined) ||
+      [a.yParity, a.r, a.s].every((v) => v !== undefined),
+    { message: 'yParity, r and s must be given together (or all left out)', path: ['yParity'] },
+  )
+export type AuthorizationTuple = z.output<typeof AuthorizationTupleSchema>
+
+/** Request body of `POST /payanagent/v1/base-authorization-preflight`: no other properties. */
+export const AuthorizationRequestSchema = z.strictObject({
+  chainId: z
+    .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })
+    .optional()
+    .meta({ description: 'Base mainnet chain id in hex; the only accepted value is 0x2105.' }),
+  authority: address.meta({
+    description: 'The account that signs (or signed) the authorization.',
+    example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  }),
+  authorization: AuthorizationTupleSchema,
+})
+export type AuthorizationRequest = z.output<typeof AuthorizationRequestSchema>
+
+const ProbeHitSchema = z
+  .object({
+    caller: address.meta({
+      description: 'The stranger, or the stand-in for hard-coded addresses.',
+    }),
+    selector: hex,
+    how: z.enum(['executor', 'guessed-shape']).meta({
+      description:
+        '`executor`: a common wallet entry point called as wallets encode it; `guessed-shape`: a selector of the delegate called with guessed arguments.',
+    }),
+    ethOut: decimal.meta({ description: 'Wei that left the account.' }),
+    tokenOut: decimal.meta({ description: 'Canary token units that left the account.' }),
+    allowance: decimal.meta({ description: 'Canary allowance granted to the caller.' }),
+  })
+  .meta({ id: 'DelegateProbeHit' })
+
+/** The EIP-7702 authorization preflight answer. */
+export const AuthorizationResultSchema = z
+  .object({
+    verdict: z.enum(VERDICTS),
+    findings: z.array(FindingSchema),
+    ...chainFields,
+    authorization: z.object({
+      authority: address,
+      delegate: address,
+      chainId: decimal,
+      nonce: decimal,
+      signature: z.enum(['valid', 'invalid', 'absent']).meta({
+        description:
+          '`valid`: recovers to `authority`; `invalid`: recovers to another address or not at all; `absent`: unsigned.',
+      }),
+      recovered: address.nullable().meta({ description: 'Who the signature recovers to.' }),
+      appliesWhen: z.enum(['sent-by-another-account', 'sent-by-authority', 'not-now']).meta({
+        description:
+          "Which type-4 transaction the nonce fits at the pinned block: another account's (nonce = the authority's nonce), the authority's own (nonce + 1, its transaction uses the current one first), or neither.",
+      }),
+    }),
+    authority: z.object({
+      nonce: decimal,
+      delegatedTo: address.nullable().meta({ description: 'Its current delegate, if any.' }),
+      isContract: z.boolean().meta({ description: 'Has code that is not a delegation.' }),
+    }),
+    delegate: z.object({
+      codeSize: z.number().int().nonnegative(),
+      codeHash: hex.nullable(),
+      recognised: z
+        .object({ id: z.string(), name: z.string() })
+        .nullable()
+        .meta({ description: 'A known wallet delegate, by runtime code hash.' }),
+    }),
+    probe: z
+      .object({
+        ran: z.boolean(),
+        reason: z.string().optional().meta({ description: 'Why it did not run.' }),
+        ethSent: decimal.optional(),
+        ethKept: decimal.optional(),
+        selectorsTried: z.number().int().nonnegative().optional(),
+        hardCoded: z.array(address).optional().meta({
+          description: 'Addresses written into the delegate (known infrastructure excepted).',
+        }),
+        hits: z.array(ProbeHitSchema).optional(),
+      })
+      .nullable()
+      .meta({
+        description:
+          'The behaviour probe: the account, delegated to a copy of the delegate with ETH and a canary token, is sent ETH and called by strangers. Null when the authorization clears.',
+      }),
+  })
+  .meta({ id: 'AuthorizationPreflightResult' })
+export type AuthorizationResult = z.output<typeof AuthorizationResultSchema>

@@ -1,0 +1,201 @@
+import {
+  type Address,
+  concat,
+  decodeFunctionResult,
+  encodeAbiParameters,
+  encodeFunctionData,
+  getContractAddress,
+  type Hex,
+  keccak256,
+  parseEther,
+} from 'viem'
+import probeArtifact from '../../../contracts/artifacts/DelegateProbe.json' with { type: 'json' }
+import tokenArtifact from '../../../contracts/artifacts/ProbeToken.json' with { type: 'json' }
+import { ENTRY_POINTS } from '../account-abstraction/entry-points.js'
+import { checksummed } from '../evm/checksummed.js'
+import type { CallRequest, SimulatedCall, StateOverrides } from '../preflight/chain-reader.js'
+import { KNOWN_CODE } from '../protocols/known-code.js'
+
+/**
+ * The addresses the behaviour probe plays with. None holds anything on Base; each is a plain
+ * number nobody has the key of, so the probe cannot collide with a real account.
+ */
+export const PROBE_ADDRESSES = {
+  /** The first stranger: runs {@link probeArtifact} and calls the account as anyone could. */
+  stranger: '0x000000000000000000000000000000005742a001',
+  /** The second stranger: stands in for every address hard-coded in the delegate's code. */
+  standIn: '0x000000000000000000000000000000005742a002',
+  /** The canary ERC-20 the account is given. */
+  token: '0x000000000000000000000000000000005742a0c0',
+  /** Sends the probe call. */
+  caller: '0x000000000000000000000000000000005742a0ca',
+} as const satisfies Record<string, Address>
+
+/** Canary tokens the account holds during the probe (18 decimals, so 1,000 tokens). */
+const CANARY_BALANCE = parseEther('1000')
+/** ETH the account and the first stranger hold during the probe. */
+const PROBE_ETH = parseEther('10')
+/** The first stranger's nonce: its CREATE of the delegate's copy lands at a known address. */
+const STRANGER_NONCE = 1
+
+/**
+ * Where the copy of the delegate lands (the first stranger's CREATE), and so where the probed
+ * account's delegation points.
+ */
+export const PROBE_COPY: Address = getContractAddress({
+  from: PROBE_ADDRESSES.stranger,
+  nonce: BigInt(STRANGER_NONCE),
+})
+
+/**
+ * Addresses a delegate may hard-code without them counting as operators: known infrastructure
+ * that acts only on what the account itself signed (the EntryPoints, Permit2, ...). Tokens and
+ * protocols are kept too: a delegate that names USDC is not handing USDC the keys.
+ */
+export const KEPT_ADDRESSES: readonly Address[] = [
+  ...new Set([...Object.values(ENTRY_POINTS), ...KNOWN_CODE.flatMap((k) => k.addresses)]),
+]
+
+const probeAbi = probeArtifact.abi
+
+/** One attempt after which the account lost assets or granted an allowance. */
+export interface ProbeHit {
+  caller: Address
+  selector: Hex
+  /** 0: a common executor entry point; 1-4: an argument shape tried on a dispatcher selector. */
+  shape: number
+  ethOut: bigint
+  tokenOut: bigint
+  allowance: bigint
+}
+
+/** What the probe saw. */
+export type ProbeReport =
+  | {
+      ran: true
+      /** The delegate's runtime code at the pinned block (`0x`: none). */
+      code: Hex
+      /** Addresses hard-coded in the code that were replaced by the stand-in. */
+      hardCoded: Address[]
+      /** The account accepted incoming ETH (its `receive`/fallback did not revert). */
+      ethAccepted: boolean
+      /** Of the ETH sent in, how much stayed (wei); less than was sent means it was forwarded. */
+      ethKept: bigint
+      ethSent: bigint
+      /** Dispatcher selectors found and tried. */
+      selectors: number
+      /** Attempts by the stranger that moved assets (at most one: one is proof enough). */
+      byStranger: ProbeHit[]
+      /** Attempts by the stand-in for hard-coded addresses that moved assets. */
+      byHardCoded: ProbeHit[]
+    }
+  | { ran: false; reason: string }
+
+/**
+ * The probe of `delegate` for `account`: one call and the state overrides that stage it (the
+ * account delegated to the copy, given ETH and canary tokens; the strangers given the probe's
+ * code). The account's real state is otherwise untouched, and nothing is sent.
+ */
+export function probePlan(
+  account: Address,
+  delegate: Address,
+): { call: CallRequest; overrides: StateOverrides } {
+  const runtime = probeArtifact.deployedBytecode as Hex
+  const overrides: Record<Address, StateOverrides[Address]> = {
+    [checksummed(account)]: {
+      code: concat(['0xef0100', PROBE_COPY]),
+      balance: PROBE_ETH,
+    },
+    [checksummed(PROBE_ADDRESSES.stranger)]: {
+      code: runtime,
+      balance: PROBE_ETH,
+      nonce: STRANGER_NONCE,
+    },
+    [checksummed(PROBE_ADDRESSES.standIn)]: { code: runtime },
+    [checksummed(PROBE_ADDRESSES.token)]: {
+      code: tokenArtifact.deployedBytecode as Hex,
+      stateDiff: { [balanceSlot(account)]: toWord(CANARY_BALANCE) },
+    },
+  }
+  const data = encodeFunctionData({
+    abi: probeAbi,
+    functionName: 'probe',
+    args: [account, delegate, PROBE_ADDRESSES.token, KEPT_ADDRESSES, PROBE_ADDRESSES.standIn],
+  })
+  return {
+    call: { from: PROBE_ADDRESSES.caller, to: PROBE_ADDRESSES.stranger, data, value: 0n },
+    overrides,
+  }
+}
+
+/** ProbeToken keeps balances in a mapping at slot 0. */
+function balanceSlot(account: Address): Hex {
+  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [account, 0n]))
+}
+
+function toWord(value: bigint): Hex {
+  return `0x${value.toString(16).padStart(64, '0')}`
+}
+
+type RawResult = {
+  code: Hex
+  copy: Address
+  hardCoded: readonly Address[]
+  ethAccepted: boolean
+  ethKept: bigint
+  selectors: bigint
+  hits: readonly {
+    caller: Address
+    selector: Hex
+    shape: number
+    ethOut: bigint
+    tokenOut: bigint
+    allowance: bigint
+  }[]
+}
+
+/** Reads the probe call's outcome. */
+export function probeReport(simulated: SimulatedCall | undefined): ProbeReport {
+  if (simulated === undefined) return { ran: false, reason: 'the probe was not simulated' }
+  if (simulated.status !== 'success') {
+    return { ran: false, reason: `the probe itself failed: ${simulated.message}` }
+  }
+  let raw: RawResult
+  try {
+    raw = decodeFunctionResult({
+      abi: probeAbi,
+      functionName: 'probe',
+      data: simulated.returnData,
+    }) as unknown as RawResult
+  } catch {
+    return { ran: false, reason: 'the probe answered in an unexpected shape' }
+  }
+  const code = raw.code.toLowerCase() as Hex
+  if (code !== '0x' && raw.copy.toLowerCase() !== PROBE_COPY.toLowerCase()) {
+    return {
+      ran: false,
+      reason:
+        "the delegate's code could not be copied for the probe (it starts with 0xEF or creation failed)",
+    }
+  }
+  const hits = raw.hits.map((h) => ({
+    caller: checksummed(h.caller),
+    selector: h.selector,
+    shape: h.shape,
+    ethOut: h.ethOut,
+    tokenOut: h.tokenOut,
+    allowance: h.allowance,
+  }))
+  const stranger = PROBE_ADDRESSES.stranger.toLowerCase()
+  return {
+    ran: true,
+    code,
+    hardCoded: raw.hardCoded.map((a) => checksummed(a)),
+    ethAccepted: raw.ethAccepted,
+    ethKept: raw.ethKept,
+    ethSent: parseEther('1'),
+    selectors: Number(raw.selectors),
+    byStranger: hits.filter((h) => h.caller.toLowerCase() === stranger),
+    byHardCoded: hits.filter((h) => h.caller.toLowerCase() !== stranger),
+  }
+}

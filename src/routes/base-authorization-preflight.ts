@@ -1,0 +1,86 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
+import {
+  type AuthorizationRequest,
+  AuthorizationRequestSchema,
+  AuthorizationResultSchema,
+} from '@pre-send-guard/client/schemas'
+import type { Hex } from 'viem'
+import {
+  type AuthorizationInput,
+  runAuthorizationPreflight,
+} from '../domain/delegation/run-authorization-preflight.js'
+import { checksummed } from '../domain/evm/checksummed.js'
+import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
+import { jsonBody } from '../http/json-body.js'
+import { errorResponses } from './schemas/error-body.js'
+
+export const BASE_AUTHORIZATION_PREFLIGHT_PATH = '/payanagent/v1/base-authorization-preflight'
+
+/** Builds the route definition; `maxBodyBytes` guards the body before validation. */
+export function baseAuthorizationPreflightRoute(maxBodyBytes: number) {
+  return createRoute({
+    method: 'post',
+    path: BASE_AUTHORIZATION_PREFLIGHT_PATH,
+    operationId: 'authorizationPreflight',
+    tags: ['preflight'],
+    summary: 'Read-only judgement of an EIP-7702 authorization before it is signed or sent',
+    description:
+      "Recovers the signer (when signed), then in one RPC wave reads the authority's code and nonce and the delegate's code, and runs a behaviour probe of the delegate in `eth_simulateV1`: the account, delegated to a copy of the delegate and given ETH and a canary token, is sent ETH and called by a stranger and by a stand-in for every address hard-coded in the delegate's code, through common executor selectors and every dispatcher selector. Assets moved decide. `sign` only for a recognised wallet delegate (by code hash) with a usable chain and nonce, or for clearing; an unknown delegate with a clean probe is `review`. Signs and sends nothing. Free; no payment.",
+    middleware: jsonBody(maxBodyBytes),
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: AuthorizationRequestSchema } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The authorization, the authority, the delegate, the probe and the verdict.',
+        content: { 'application/json': { schema: AuthorizationResultSchema } },
+      },
+      ...errorResponses({
+        422: 'Invalid input: `invalid_request` (body shape, addresses, hex quantities, a partial signature, chainId other than 0x2105), or the body is not JSON, not an object or too large.',
+        429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
+        503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+      }),
+    },
+  })
+}
+
+/** Normalises a validated request: checksummed addresses, quantities as bigint. */
+export function toAuthorizationInput(body: AuthorizationRequest): AuthorizationInput {
+  const a = body.authorization
+  const input: AuthorizationInput = {
+    authority: checksummed(body.authority),
+    delegate: checksummed(a.address),
+    chainId: BigInt(a.chainId),
+    nonce: BigInt(a.nonce),
+  }
+  if (a.yParity !== undefined && a.r !== undefined && a.s !== undefined) {
+    input.signature = {
+      yParity: a.yParity === '0x1' ? 1 : 0,
+      r: word(a.r),
+      s: word(a.s),
+    }
+  }
+  return input
+}
+
+/** A quantity as a 32-byte word (signature parts in RPC form drop leading zeros). */
+function word(quantity: string): Hex {
+  return `0x${BigInt(quantity).toString(16).padStart(64, '0')}`
+}
+
+/** Mounts the read-only EIP-7702 authorization preflight. */
+export function registerBaseAuthorizationPreflight(
+  app: OpenAPIHono,
+  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+): void {
+  app.openapi(baseAuthorizationPreflightRoute(deps.maxBodyBytes), async (c) => {
+    const result = await runAuthorizationPreflight(
+      deps.preflight(),
+      toAuthorizationInput(c.req.valid('json')),
+    )
+    return c.json(result, 200)
+  })
+}
