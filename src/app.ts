@@ -18,6 +18,7 @@ import { registerBaseAuthorizationPreflight } from './routes/base-authorization-
 import { registerBaseBundlePreflight } from './routes/base-bundle-preflight.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
+import { registerBaseUserOperationPreflight } from './routes/base-user-operation-preflight.js'
 import { registerDiscovery } from './routes/discovery.js'
 import { registerMcp } from './routes/mcp.js'
 import { registerOpenApiDocument } from './routes/openapi-document.js'
@@ -239,6 +240,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     preflight: () => deps.preflight,
   })
   registerBaseAuthorizationPreflight(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    preflight: () => deps.preflight,
+  })
+  registerBaseUserOperationPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
     preflight: () => deps.preflight,
   })

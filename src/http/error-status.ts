@@ -31,6 +31,8 @@ export function statusForCode(
     case 'unsupported_content_type':
     case 'body_too_large':
     case 'unsupported_chain':
+    // A user operation for an EntryPoint other than the canonical v0.6/v0.7/v0.8 ones.
+    case 'unsupported_entry_point':
     case 'unsafe_url':
     case 'target_unreachable':
     // The reader reached the target and it answered an HTTP error (404, 500...). 422, not 502:

@@ -1,7 +1,10 @@
 import type { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { AuthorizationRequestSchema } from '@pre-send-guard/client/schemas'
+import {
+  AuthorizationRequestSchema,
+  UserOperationRequestSchema,
+} from '@pre-send-guard/client/schemas'
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -55,6 +58,14 @@ const FREE_TOOLS: FreeTool[] = [
       'Before signing eth_signTypedData_v4 data (permits, Permit2, orders, EIP-3009 authorizations): checks the typed data is well formed and says what signing it allows (who may spend what, until when), with a verdict sign, review or block and findings.',
     schema: TypedDataRequestSchema,
     path: '/payanagent/v1/base-typed-data-preflight',
+  },
+  {
+    name: 'preflight_user_operation',
+    title: 'Preflight an ERC-4337 user operation (free)',
+    description:
+      "Before signing or sending a smart-account user operation on Base: simulates it through its canonical EntryPoint (v0.6 execution only; v0.7/v0.8 with validation, prefund and paymaster) and answers whether validation passes, whether the account's call succeeds, what it does to balances and approvals, and a verdict sign, review or block with findings (every inner call of execute/executeBatch is judged, the account being the sender). Input: entryPoint and userOperation in the eth_sendUserOperation JSON form (hex quantities); gas fields and signature may be omitted.",
+    schema: UserOperationRequestSchema,
+    path: '/payanagent/v1/base-user-operation-preflight',
   },
   {
     name: 'preflight_authorization',

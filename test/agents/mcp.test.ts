@@ -66,7 +66,7 @@ const call = (name: string, args: Record<string, unknown>, meta?: Record<string,
   }) as Promise<CallToolResult>
 
 describe('tools', () => {
-  it('lists the five free tools and the paid one, each with a description and a JSON schema', async () => {
+  it('lists the six free tools and the paid one, each with a description and a JSON schema', async () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'paid_preflight_transaction',
@@ -74,6 +74,7 @@ describe('tools', () => {
       'preflight_bundle',
       'preflight_transaction',
       'preflight_typed_data',
+      'preflight_user_operation',
       'public_page_evidence',
     ])
     const preflight = tools.find((t) => t.name === 'preflight_transaction')!
@@ -99,7 +100,7 @@ describe('tools', () => {
     })
     expect(res.status).toBe(200)
     const body = (await res.json()) as { result: { tools: { name: string }[] } }
-    expect(body.result.tools).toHaveLength(6)
+    expect(body.result.tools).toHaveLength(7)
     expect((await fetch(`${served.baseUrl}/mcp`)).status).toBe(405)
     const discovery = (await (await fetch(`${served.baseUrl}/.well-known/x402`)).json()) as {
       mcp: unknown

@@ -1,11 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { USER_OPERATION_RULE_CATALOGUE } from '../../src/domain/account-abstraction/user-operation-rules.js'
 import { DELEGATION_RULE_CATALOGUE } from '../../src/domain/delegation/delegation-rules.js'
 import { SCREEN_RULES, RULES as TRANSACTION_RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { TYPED_DATA_RULE_CATALOGUE } from '../../src/domain/typed-data/typed-data-rules.js'
 
-/** Every documented rule: the transaction screen's, the typed-data screen's, the delegation rules. */
-const RULES = [...TRANSACTION_RULES, ...TYPED_DATA_RULE_CATALOGUE, ...DELEGATION_RULE_CATALOGUE]
+/** Every documented rule: the transaction screen's, the typed-data screen's, delegations', user operations'. */
+const RULES = [
+  ...TRANSACTION_RULES,
+  ...TYPED_DATA_RULE_CATALOGUE,
+  ...DELEGATION_RULE_CATALOGUE,
+  ...USER_OPERATION_RULE_CATALOGUE,
+]
 
 const doc = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8')
 

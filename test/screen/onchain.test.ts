@@ -69,6 +69,7 @@ let roles: Deployed
 let vault: Deployed
 let weth: Deployed
 let delegated: Address
+let delegatedToWallet: Address
 let poor: Address
 let blockTimestamp: bigint
 
@@ -171,6 +172,13 @@ beforeAll(async () => {
   delegated = '0x00000000000000000000000000000000000d1e7a'
   await test.setBalance({ address: delegated, value: parseEther('1') })
   await test.setCode({ address: delegated, bytecode: `0xef0100${safe.address.slice(2)}` })
+  // One delegated to Simple7702Account, which the devnet deploys at its canonical address.
+  delegatedToWallet = '0x00000000000000000000000000000000000d1e7b'
+  await test.setBalance({ address: delegatedToWallet, value: parseEther('1') })
+  await test.setCode({
+    address: delegatedToWallet,
+    bytecode: '0xef0100e6cae83bde06e4c305530e199d7217f42808555b',
+  })
   poor = '0x0000000000000000000000000000000000000b0b'
   await test.setBalance({ address: poor, value: parseEther('1') })
   await test.setBalance({ address: OPERATOR, value: parseEther('1') })
@@ -224,6 +232,12 @@ function cases(): Record<
       fires: { from: delegated, to: PERSON, data: '0x', value: 1n },
       verdict: 'review',
       benign: { from: poor, to: PERSON, data: '0x', value: 1n },
+    },
+    'sender-delegate-recognised': {
+      fires: { from: delegatedToWallet, to: PERSON, data: '0x', value: 1n },
+      verdict: 'sign',
+      benign: { from: delegated, to: PERSON, data: '0x', value: 1n },
+      benignVerdict: 'review',
     },
     'calldata-to-no-code': {
       fires: { to: NOBODY, data: call(token, 'approve', [safe.address, 100n]) },

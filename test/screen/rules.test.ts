@@ -201,6 +201,22 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
     ),
     benign: makeContext({ to: EOA, data: '0x' }, { sender: { balance: 10n ** 18n, code: '0x' } }),
   },
+  'sender-delegate-recognised': {
+    // Delegated to Simple7702Account at its canonical address; the unknown delegate is the twin.
+    fires: makeContext(
+      { to: EOA, data: '0x' },
+      {
+        sender: {
+          balance: 10n ** 18n,
+          code: '0xef0100e6cae83bde06e4c305530e199d7217f42808555b',
+        },
+      },
+    ),
+    benign: makeContext(
+      { to: EOA, data: '0x' },
+      { sender: { balance: 10n ** 18n, code: DELEGATION_CODE } },
+    ),
+  },
   'calldata-to-no-code': {
     fires: makeContext({ to: EMPTY, data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
     benign: makeContext({ to: TOKEN, data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
@@ -557,6 +573,12 @@ describe('details name addresses and amounts', () => {
   it('names the 7702 delegate', () => {
     const { findings } = screen(CASES['sender-eip7702-delegated']?.fires as ScreenContext)
     expect(findings[0]?.detail.toLowerCase()).toContain(SPENDER_CONTRACT.toLowerCase())
+  })
+
+  it('does not warn about a sender delegated to a recognised wallet (sign, with an info)', () => {
+    const fired = screen(CASES['sender-delegate-recognised']?.fires as ScreenContext)
+    expect(fired.verdict).toBe('sign')
+    expect(fired.findings.map((f) => f.id)).toEqual(['sender-delegate-recognised'])
   })
 })
 

@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem'
+import { type Address, decodeAbiParameters, type Hex } from 'viem'
 import { checksummed, isAddressShaped } from '../evm/checksummed.js'
 import type { Child } from './decoded-call.js'
 import { commandChildren } from './router-plans.js'
@@ -75,12 +75,100 @@ export function childrenOf(
       return data === '0x' ? [] : [{ target: proxy, data, operation: 'delegatecall' }]
     }
     case 'execute':
+      if (selector === WALLET_EXECUTE) {
+        const [target, value, data] = values as [Address, bigint, Hex]
+        return [{ target, value, data }]
+      }
+      if (selector === MODE_EXECUTE) return modeChildren(values[0] as Hex, values[1] as Hex)
       return commandChildren(values[0] as Hex, values[1] as readonly Hex[], self)
+    case 'executeBatch':
+      return batchChildren(selector, values)
     case 'multiSend':
       return multiSendChildren(values[0] as Hex)
     default:
       return []
   }
+}
+
+/** `execute(address,uint256,bytes)`: one call from the account. */
+export const WALLET_EXECUTE: Hex = '0xb61d27f6'
+/** ERC-7821 / ERC-7579 `execute(bytes32 mode, bytes executionData)`. */
+export const MODE_EXECUTE: Hex = '0xe9ae5c53'
+/** The smart-account executors: the account itself makes the calls they carry. */
+export const WALLET_EXECUTORS: ReadonlySet<Hex> = new Set([
+  WALLET_EXECUTE,
+  MODE_EXECUTE,
+  '0x34fcd5be', // executeBatch((address,uint256,bytes)[])
+  '0x47e1da2a', // executeBatch(address[],uint256[],bytes[])
+  '0x18dfb3c7', // executeBatch(address[],bytes[])
+])
+
+const malformedChild = (): Child => ({
+  target: '0x0000000000000000000000000000000000000000',
+  data: '0x',
+  decode: () => ({ call: { selector: null, known: false, reason: 'malformed_arguments' } }),
+})
+
+/** The calls of a smart account's `executeBatch`, whichever of the three shapes. */
+function batchChildren(selector: Hex, values: readonly unknown[]): Child[] {
+  if (selector === '0x34fcd5be') {
+    const calls = values[0] as readonly { target: Address; value: bigint; data: Hex }[]
+    return calls.map((c) => ({ target: c.target, value: c.value, data: c.data }))
+  }
+  const dest = values[0] as readonly Address[]
+  const withValues = selector === '0x47e1da2a'
+  const func = values[withValues ? 2 : 1] as readonly Hex[]
+  const amounts = withValues ? (values[1] as readonly bigint[]) : []
+  // SimpleAccount reverts on mismatched lengths (an empty value array means no value).
+  if (func.length !== dest.length || (amounts.length !== 0 && amounts.length !== dest.length)) {
+    return [malformedChild()]
+  }
+  return dest.map((target, i) => {
+    const child: Child = { target, data: func[i] as Hex }
+    const value = amounts[i]
+    if (value !== undefined) child.value = value
+    return child
+  })
+}
+
+/**
+ * ERC-7821 / ERC-7579 execution data by the mode's call type: 0x00 one call packed as target (20
+ * bytes), value (32) and data; 0x01 an ABI-encoded batch of (target, value, data) (ERC-7821's
+ * opData variant appends `bytes opData`, which is ignored here). Other call types (delegatecall,
+ * static) are reported malformed, so the screen calls the decoding incomplete.
+ */
+function modeChildren(mode: Hex, data: Hex): Child[] {
+  const callType = mode.slice(2, 4)
+  try {
+    if (callType === '00') {
+      const hex = data.slice(2)
+      if (hex.length < 104) return [malformedChild()]
+      return [
+        {
+          target: checksummed(`0x${hex.slice(0, 40)}`),
+          value: BigInt(`0x${hex.slice(40, 104)}`),
+          data: `0x${hex.slice(104)}`,
+        },
+      ]
+    }
+    if (callType === '01') {
+      const batchType = [
+        {
+          type: 'tuple[]',
+          components: [
+            { name: 'target', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'data', type: 'bytes' },
+          ],
+        },
+      ] as const
+      const [calls] = decodeAbiParameters(batchType, data)
+      return calls.map((c) => ({ target: c.target, value: c.value, data: c.data }))
+    }
+  } catch {
+    return [malformedChild()]
+  }
+  return [malformedChild()]
 }
 
 /**

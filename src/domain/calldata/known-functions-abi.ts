@@ -24,6 +24,7 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'struct Route { address from; address to; bool stable; address factory; }',
   'struct Call3 { address target; bool allowFailure; bytes callData; }',
   'struct Call3Value { address target; bool allowFailure; uint256 value; bytes callData; }',
+  'struct WalletCall { address target; uint256 value; bytes data; }',
   // ERC-20 (approve and transferFrom also cover ERC-721's, which share the selectors)
   'function transfer(address to, uint256 value)',
   'function approve(address spender, uint256 value)',
@@ -72,6 +73,15 @@ export const KNOWN_FUNCTIONS_ABI = parseAbi([
   'function aggregate3Value(Call3Value[] calls)',
   'function execute(bytes commands, bytes[] inputs, uint256 deadline)',
   'function execute(bytes commands, bytes[] inputs)',
+  // Smart-account executors (ERC-4337 accounts, EIP-7702 delegates): the account calls out.
+  // SimpleAccount, Simple7702Account, Coinbase Smart Wallet, Kernel v2, OpenZeppelin accounts.
+  'function execute(address target, uint256 value, bytes data)',
+  'function executeBatch(WalletCall[] calls)',
+  'function executeBatch(address[] dest, uint256[] value, bytes[] func)',
+  'function executeBatch(address[] dest, bytes[] func)',
+  // ERC-7821 / ERC-7579 `execute(mode, executionData)`: mode byte 0 is the call type (0x00 one
+  // call, packed; 0x01 a batch of (target, value, data)).
+  'function execute(bytes32 mode, bytes executionData)',
   'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures)',
   // Safe MultiSend / MultiSendCallOnly: `transactions` packs (uint8 operation, address to,
   // uint256 value, uint256 dataLength, bytes data) back to back; Safes delegatecall it

@@ -91,6 +91,12 @@ export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
       },
       {
         method: 'POST',
+        path: '/payanagent/v1/base-user-operation-preflight',
+        description:
+          'An ERC-4337 user operation (EntryPoint v0.6/v0.7/v0.8, viem JSON-RPC form) simulated through its EntryPoint and judged before it is signed or sent: validation, prefund, effects and every inner call of execute/executeBatch, with a sign/review/block verdict. No payment.',
+      },
+      {
+        method: 'POST',
         path: '/payanagent/v1/base-authorization-preflight',
         description:
           "An EIP-7702 authorization judged before it is signed or sent: signer, chain, nonce, and a behaviour probe of the delegate (does it sweep incoming ETH, can a stranger or a hard-coded address move the account's assets), with a sign/review/block verdict. No payment.",

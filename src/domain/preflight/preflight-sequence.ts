@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem'
+import { type Address, type Hex, pad } from 'viem'
 import { RpcUnavailableError } from '../../errors.js'
 import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
 import {
@@ -26,13 +26,16 @@ import type {
 import { effectAddresses } from '../screen/effect-facts.js'
 import { screenTransaction } from '../screen/screen-transaction.js'
 import { atLatestHead } from './at-latest-head.js'
-import type {
-  BlockRef,
-  ChainReader,
-  PinnedBlock,
-  SimulatedCall,
-  Simulation,
-  StateOverrides,
+import {
+  type BlockRef,
+  type CallRequest,
+  type ChainReader,
+  ETH_TRANSFER_EMITTER,
+  type PinnedBlock,
+  type SimulatedCall,
+  type SimulatedLog,
+  type Simulation,
+  type StateOverrides,
 } from './chain-reader.js'
 import { computeFees, type FeeContext, suggestMaxFee, suggestPriorityFee } from './fees.js'
 import {
@@ -74,6 +77,23 @@ export interface PreflightDeps {
   chainId: number
   environment: 'devnet' | 'mainnet'
   screen: ScreenConfig
+}
+
+/**
+ * How a sequence is simulated when the transactions the screen judges are not the calls the
+ * chain runs: a user operation is judged as its account calling itself with `callData`, and
+ * simulated through its EntryPoint.
+ */
+export interface SequenceOptions {
+  /** The calls simulated in place of the transactions, one per transaction. */
+  simulateAs: readonly CallRequest[]
+  /** What each simulated call means as the judged transaction's outcome. */
+  outcomeOf: (simulated: SimulatedCall, index: number) => CallOutcome
+  /**
+   * Where the sender's gas money goes (a user operation's prefund, to its EntryPoint): ETH the
+   * sender sends there is the fee, not an effect of the transaction.
+   */
+  gasPaidTo?: Address
 }
 
 /** One transaction of a sequence, simulated and screened. */
@@ -148,10 +168,14 @@ export async function preflightSequence(
   deps: PreflightDeps,
   txs: readonly TransactionInput[],
   overrides?: StateOverrides,
+  options?: SequenceOptions,
 ): Promise<SequenceOutcome> {
   if (txs.length === 0) throw new Error('preflightSequence needs at least one transaction')
+  if (options !== undefined && options.simulateAs.length !== txs.length) {
+    throw new Error('preflightSequence needs one simulated call per transaction')
+  }
   const { result } = await atLatestHead(deps.chain, (block) =>
-    sequenceAt(deps, txs, overrides, block),
+    sequenceAt(deps, txs, overrides, block, options),
   )
   return result
 }
@@ -162,6 +186,7 @@ async function sequenceAt(
   txs: readonly TransactionInput[],
   overrides: StateOverrides | undefined,
   block: PinnedBlock,
+  options: SequenceOptions | undefined,
 ): Promise<SequenceOutcome> {
   const { chain } = deps
   const at: BlockRef = { number: block.number, hash: block.hash }
@@ -169,7 +194,8 @@ async function sequenceAt(
   const first = txs[0]
   if (first === undefined) throw new Error('preflightSequence needs at least one transaction')
   // Under overrides eth_call/eth_estimateGas would read the real state: the simulation decides.
-  const direct = overrides === undefined
+  // So it does when the chain runs other calls than the judged ones.
+  const direct = overrides === undefined && options === undefined
   const senders = unique(txs.map((tx) => tx.from))
   // Bounded over the whole bundle too: an address left out is reported (`screen-incomplete`).
   const watched = unique(
@@ -187,7 +213,7 @@ async function sequenceAt(
   const riding = ridingReads(early, positionProbes(txs, decoded))
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
     await Promise.all([
-      chain.simulate(txs, at, overrides, riding.before, riding.after),
+      chain.simulate(options?.simulateAs ?? txs, at, overrides, riding.before, riding.after),
       direct ? chain.call(first, at) : undefined,
       direct ? chain.estimateGas(first, at) : undefined,
       Promise.all(senders.map((s) => chain.balance(s, at))),
@@ -211,13 +237,17 @@ async function sequenceAt(
     const call: CallOutcome =
       i === 0 && call0 !== undefined
         ? call0
-        : toCallOutcome(simulated as NonNullable<typeof simulated>)
+        : options !== undefined && simulated !== undefined
+          ? options.outcomeOf(simulated, i)
+          : toCallOutcome(simulated as NonNullable<typeof simulated>)
     const gasFromEstimate = i === 0 && gas0 !== undefined
     const gas: GasOutcome = gasFromEstimate
       ? (gas0 as GasOutcome)
       : simulatedGas(simulated as NonNullable<typeof simulated>)
     const effects =
-      simulated?.status === 'success' ? executionEffects(simulated.logs, tx.from) : undefined
+      simulated?.status === 'success'
+        ? executionEffects(withoutGasPayment(simulated.logs, tx.from, options?.gasPaidTo), tx.from)
+        : undefined
     return { tx, decoded: decoded[i] as DecodedCall, call, gas, gasFromEstimate, effects }
   })
 
@@ -340,7 +370,8 @@ async function sequenceAt(
             : { available: false, reason: simulation.reason },
       tokens,
     }
-    if (!direct) context.hypothetical = true
+    // The caller's overrides make the answer hypothetical; the guard's own machinery does not.
+    if (overrides !== undefined && options === undefined) context.hypothetical = true
     const { verdict, findings } = screenTransaction(context, o.decoded, deps.screen)
     return {
       tx: o.tx,
@@ -362,6 +393,25 @@ async function sequenceAt(
     tokens,
     tokensOmitted: allTokens.length - tokenList.length,
   }
+}
+
+/** The logs without the ETH moves from `from` to `gasPaidTo` (the fee, not an effect). */
+function withoutGasPayment(
+  logs: readonly SimulatedLog[],
+  from: Address,
+  gasPaidTo: Address | undefined,
+): SimulatedLog[] {
+  if (gasPaidTo === undefined) return [...logs]
+  const sender = pad(from.toLowerCase() as Hex).toLowerCase()
+  const payee = pad(gasPaidTo.toLowerCase() as Hex).toLowerCase()
+  return logs.filter(
+    (l) =>
+      !(
+        l.address.toLowerCase() === ETH_TRANSFER_EMITTER.toLowerCase() &&
+        l.topics[1]?.toLowerCase() === sender &&
+        l.topics[2]?.toLowerCase() === payee
+      ),
+  )
 }
 
 /** The oracle's fee parameters by `eth_call` (nodes without `eth_simulateV1` only). */

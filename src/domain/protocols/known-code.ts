@@ -322,6 +322,15 @@ export function recogniseCode(address: string, code: Hex | undefined): KnownCode
   return found
 }
 
+/**
+ * The known wallet delegate at a canonical address, without reading its code (on Base the
+ * address holds the named code; a devnet places the same code there).
+ */
+export function walletDelegateAt(address: string): KnownCode | undefined {
+  const known = BY_ADDRESS.get(address.toLowerCase())
+  return known?.kind === 'wallet-delegate' ? known : undefined
+}
+
 /** keccak256 of `code` with each `[start, length]` byte range zeroed (its immutables). */
 export function maskedCodeHash(code: Hex, immutables: KnownCodeHash['immutables']): Hex {
   if (immutables.length === 0) return keccak256(code)

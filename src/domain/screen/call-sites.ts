@@ -1,4 +1,5 @@
 import type { Address } from 'viem'
+import { WALLET_EXECUTORS } from '../calldata/container-children.js'
 import type { DecodedCall, KnownCall, NestedCall } from '../calldata/decode-calldata.js'
 import { UR_EXECUTE_SUB_PLAN, UR_V4_SWAP } from '../calldata/universal-router-commands.js'
 import { checksummed, isAddressShaped } from '../evm/checksummed.js'
@@ -87,8 +88,11 @@ function contextOf(site: CallSite): Address {
 function visit(parent: CallSite, sites: CallSite[]): void {
   const call = parent.call
   if (!call.known || !call.calls) return
+  // Universal Router commands (`execute` there); a smart account's `execute` makes plain calls.
   const commands =
-    call.name === 'execute' || call.name === UR_EXECUTE_SUB_PLAN || call.name === UR_V4_SWAP
+    (call.name === 'execute' && !WALLET_EXECUTORS.has(call.selector)) ||
+    call.name === UR_EXECUTE_SUB_PLAN ||
+    call.name === UR_V4_SWAP
   for (const nested of call.calls) {
     const site: CallSite = {
       path: nested.call.known ? `${nested.path}.${nested.call.name}` : nested.path,
@@ -108,6 +112,8 @@ function visit(parent: CallSite, sites: CallSite[]): void {
 
 /** Who `msg.sender` is for a call a container makes. */
 function callerOf(parent: CallSite, container: KnownCall, nested: NestedCall): Address {
+  // A smart account's executor: the account itself makes the calls.
+  if (WALLET_EXECUTORS.has(container.selector)) return parent.target
   switch (container.name) {
     // Self-delegatecall batching and router commands act for whoever called the container.
     case 'multicall':

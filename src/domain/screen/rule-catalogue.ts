@@ -48,6 +48,7 @@ import { safeDelegatecall } from './rules/safe-rules.js'
 import {
   addressChecksumMismatch,
   insufficientBalance,
+  senderDelegateRecognised,
   senderEip7702Delegated,
 } from './rules/sender-rules.js'
 import {
@@ -72,6 +73,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   gasAboveBlockLimit,
   gasAboveThreshold,
   senderEip7702Delegated,
+  senderDelegateRecognised,
   calldataToNoCode,
   valueWithCalldataToNoCode,
   unlimitedAllowance,

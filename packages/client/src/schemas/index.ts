@@ -75,3 +75,12 @@ export {
   ReceiptSchema,
 } from './receipt.js'
 export { type DecodedValue, type TypedDataResult, TypedDataResultSchema } from './typed-data.js'
+export {
+  Eip7702AuthSchema,
+  type UserOperationRequest,
+  UserOperationRequestSchema,
+  type UserOperationResult,
+  UserOperationResultSchema,
+  type UserOperationRpc,
+  UserOperationRpcSchema,
+} from './user-operation.js'

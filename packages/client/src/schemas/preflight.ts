@@ -158,7 +158,7 @@ export const FeeContextSchema = z
   .meta({ id: 'FeeContext' })
 
 /** One transaction's verdict, findings, simulation, gas, fees, decoding and effects. */
-const transactionReport = {
+export const transactionReport = {
   verdict: z.enum(VERDICTS).meta({
     description: 'Worst severity among findings: critical -> block, warning -> review, else sign.',
   }),

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'request_timeout',
   'malformed_request',
   'unsupported_chain',
+  'unsupported_entry_point',
   'unsafe_url',
   'target_unreachable',
   'target_error',

@@ -1,3 +1,4 @@
+import { walletDelegateAt } from '../../protocols/known-code.js'
 import { delegateOf, formatWei, type ScreenRule } from '../screen-rule.js'
 
 /** The sender cannot cover value plus the worst-case fee. */
@@ -26,21 +27,41 @@ export const insufficientBalance: ScreenRule = {
   },
 }
 
-/** The sender is an EIP-7702 delegated account. */
+/** The sender is an EIP-7702 delegated account, to a delegate the guard does not recognise. */
 export const senderEip7702Delegated: ScreenRule = {
   id: 'sender-eip7702-delegated',
   severity: 'warning',
   title: 'Sender is an EIP-7702 delegated account',
-  checks: "The sender's code is an EIP-7702 delegation designator (`0xef0100 || delegate`).",
+  checks:
+    "The sender's code is an EIP-7702 delegation designator (`0xef0100 || delegate`) and the delegate is not a recognised wallet delegate (see `sender-delegate-recognised`).",
   why: 'Whatever code the delegate runs acts for the account, and phishing a delegation signature is a known way to drain accounts: check the delegate is the one you installed.',
   example: 'A sender whose code is `0xef0100` followed by an unfamiliar contract address.',
   evaluate({ ctx }) {
     const delegate = delegateOf(ctx.sender.code)
-    if (delegate === undefined) return []
+    if (delegate === undefined || walletDelegateAt(delegate) !== undefined) return []
     return [
       {
         detail: `Sender ${ctx.tx.from} is delegated (EIP-7702) to ${delegate}; that contract's code runs for the account.`,
       },
+    ]
+  },
+}
+
+/** The sender is delegated (EIP-7702) to a recognised wallet. */
+export const senderDelegateRecognised: ScreenRule = {
+  id: 'sender-delegate-recognised',
+  severity: 'info',
+  title: 'Sender is delegated to a recognised wallet',
+  checks:
+    "The sender's code is an EIP-7702 delegation to a known wallet delegate at its canonical address (eth-infinitism Simple7702Account, MetaMask's EIP7702StatelessDeleGator).",
+  why: 'Known, audited wallet code acts for the account: the delegation itself is no reason to pause.',
+  example: 'A sender delegated to Simple7702Account at 0xe6Cae83BdE06E4c305530e199D7217f42808555B.',
+  evaluate({ ctx }) {
+    const delegate = delegateOf(ctx.sender.code)
+    const known = delegate === undefined ? undefined : walletDelegateAt(delegate)
+    if (delegate === undefined || known === undefined) return []
+    return [
+      { detail: `Sender ${ctx.tx.from} is delegated (EIP-7702) to ${known.name} at ${delegate}.` },
     ]
   },
 }
