@@ -6,6 +6,7 @@ import { createTestClient, http, parseAbiItem } from 'viem'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintDevnetUsdc, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { SIMPLE_7702_ACCOUNT } from '../../src/domain/account-abstraction/entry-points.js'
 import { BAZAAR_INPUT_EXAMPLE } from '../../src/routes/paid-route-bazaar.js'
 import { PAY_TO, RECEIPT_SIGNER, usdcBalances } from '../payment/paid-stack.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
@@ -86,6 +87,7 @@ describe('pre-send-guard-mcp over stdio', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       'guard_status',
       'paid_preflight_transaction',
+      'preflight_authorization',
       'preflight_bundle',
       'preflight_transaction',
       'preflight_typed_data',
@@ -122,6 +124,32 @@ describe('pre-send-guard-mcp over stdio', () => {
     const strict = await call('preflight_transaction', { ...BAZAAR_INPUT_EXAMPLE, gas: '0x1' })
     expect(strict.isError).toBe(true)
     expect(text(strict)).toMatch(/gas|unrecognized/i)
+  })
+
+  it('preflight_authorization answers with the shared request schema as its input', async () => {
+    const { tools } = await client.listTools()
+    const tool = tools.find((t) => t.name === 'preflight_authorization')!
+    expect(tool.inputSchema).toMatchObject({
+      required: ['authority', 'authorization'],
+      additionalProperties: false,
+    })
+    const answer = await call('preflight_authorization', {
+      authority: payer.address,
+      authorization: { address: SIMPLE_7702_ACCOUNT, chainId: '0x2105', nonce: '0x0' },
+    })
+    expect(answer.isError, text(answer)).toBeFalsy()
+    expect(answer.structuredContent).toMatchObject({
+      verdict: 'sign',
+      environment: 'devnet',
+      authorization: { signature: 'absent', delegate: SIMPLE_7702_ACCOUNT },
+      delegate: { recognised: { id: 'simple-7702-account' } },
+    })
+    const partial = await call('preflight_authorization', {
+      authority: payer.address,
+      authorization: { address: SIMPLE_7702_ACCOUNT, chainId: '0x2105', nonce: '0x0', r: '0x1' },
+    })
+    expect(partial.isError).toBe(true)
+    expect(text(partial)).toMatch(/together/)
   })
 
   it('pays once (one settlement, two verified receipts), replays without paying, then stops at the cap', async () => {

@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXIT } from '../../packages/client/src/cli/cli-output.js'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { SIMPLE_7702_ACCOUNT } from '../../src/domain/account-abstraction/entry-points.js'
 import { usdcBalances } from '../payment/paid-stack.js'
+import { deploy } from '../support/contracts.js'
 import {
   DEAD_URL,
   discoveryRewritingProxy,
@@ -213,6 +216,54 @@ describe('check', () => {
     const run = await cli(['check', '--url', guard.baseUrl, '--to', payTo.address])
     expect(run.code).toBe(EXIT.error)
     expect(run.stderr).toContain('check --from is required')
+  })
+})
+
+describe('check-authorization', () => {
+  it('exits 0 for Simple7702Account (signed or not), 2 for a sweeper, 3 without --nonce', async () => {
+    const sweeper = (await deploy(guard.devnet.rpcUrl, 'SweeperDelegate')).address
+    const key = privateKeyToAccount(generatePrivateKey())
+    const signed = await key.signAuthorization({
+      address: SIMPLE_7702_ACCOUNT,
+      chainId: 8453,
+      nonce: 0,
+    })
+    const signature = `${signed.r}${signed.s.slice(2)}${signed.yParity === 1 ? '1c' : '1b'}`
+    const authority = ['--url', guard.baseUrl, '--authority', key.address]
+    const [sign, signedSign, block, noNonce] = await Promise.all([
+      cli(['check-authorization', ...authority, '--delegate', SIMPLE_7702_ACCOUNT, '--nonce', '0']),
+      cli([
+        'check-authorization',
+        ...authority,
+        '--delegate',
+        SIMPLE_7702_ACCOUNT,
+        '--chain-id',
+        '0x2105',
+        '--nonce',
+        '0x0',
+        '--signature',
+        signature,
+        '--json',
+      ]),
+      cli(['check-authorization', ...authority, '--delegate', sweeper, '--nonce', '0x0']),
+      cli(['check-authorization', ...authority, '--delegate', sweeper]),
+    ])
+    expect(sign.code, sign.stderr).toBe(EXIT.ok)
+    expect(sign.stdout).toContain('verdict: SIGN')
+    expect(sign.stdout).toMatch(/delegate: .*Simple7702Account.*\(recognised\)/)
+
+    expect(signedSign.code, signedSign.stderr).toBe(EXIT.ok)
+    expect(json(signedSign)).toMatchObject({
+      verdict: 'sign',
+      authorization: { signature: 'valid', recovered: key.address },
+    })
+
+    expect(block.code, block.stderr).toBe(EXIT.block)
+    expect(block.stdout).toContain('verdict: BLOCK')
+    expect(block.stdout).toMatch(/\[critical\] /)
+
+    expect(noNonce.code).toBe(EXIT.error)
+    expect(noNonce.stderr).toContain('check-authorization --nonce is required')
   })
 })
 

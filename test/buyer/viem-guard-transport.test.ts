@@ -210,18 +210,13 @@ describe('the guarded transport', () => {
     expect(await w.request({ method: 'eth_blockNumber' } as never)).toBe('0x10')
   })
 
-  it('refuses to sign transactions and EIP-7702 authorizations', async () => {
+  // EIP-7702 authorizations are judged, not refused: test/buyer/viem-guard-authorization.test.ts.
+  it('refuses to sign transactions', async () => {
     const { fake, client } = await setup()
     const w = withPreSendGuard(client(), { guard: fake.baseUrl })
     await expect(w.signTransaction({ to: recipient, value: 1n } as never)).rejects.toBeInstanceOf(
       TransactionNotCheckableError,
     )
-    await expect(
-      w.signAuthorization({ contractAddress: recipient } as never),
-    ).rejects.toBeInstanceOf(TransactionNotCheckableError)
-    await expect(
-      w.prepareAuthorization({ contractAddress: recipient } as never),
-    ).rejects.toBeInstanceOf(TransactionNotCheckableError)
   })
 
   it('asks once per send, for local and JSON-RPC accounts alike', async () => {

@@ -50,6 +50,11 @@ Commands:
   check-typed --file typed.json [--signer A]
                                          free typed-data preflight of EIP-712 data (eth_signTypedData_v4
                                          JSON, or {signer, typedData}); exit 0 sign, 1 review, 2 block
+  check-authorization --authority A --delegate D --nonce N [--chain-id 0x2105] [--signature 0x..]
+                                         free EIP-7702 authorization preflight: what delegating A to D
+                                         would grant (D's code recognised or probed); --nonce (hex or
+                                         decimal) is required; --signature (65 bytes) judges a signed
+                                         one; exit 0 sign, 1 review, 2 block
   challenge [--from A]                   the unpaid 402, checked against discovery; exit 0 match, 4 not
   flow [--to B] [--data 0x..] [--value 0x..] [--yes] [--payment-signature SIG]
                                          the recommended new-user flow: discovery, unpaid 402 checked
@@ -92,6 +97,11 @@ export function parseCliArgs(argv: string[]) {
       'max-chars': { type: 'string' },
       file: { type: 'string' },
       signer: { type: 'string' },
+      authority: { type: 'string' },
+      delegate: { type: 'string' },
+      nonce: { type: 'string' },
+      'chain-id': { type: 'string' },
+      signature: { type: 'string' },
       'payment-signature': { type: 'string' },
       yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

@@ -2,6 +2,7 @@ import { readFileSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createGuardClient } from '../client/guard-client.js'
 import { guardUrl, parseCliArgs, RECORDED_URL_FILE, required, USAGE } from './cli-args.js'
+import { checkAuthorizationCommand } from './cli-authorization.js'
 import {
   challengeCommand,
   checkCommand,
@@ -48,6 +49,8 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
         return await checkCommand(guard, print, values)
       case 'check-typed':
         return await checkTypedCommand(guard, print, values)
+      case 'check-authorization':
+        return await checkAuthorizationCommand(guard, print, values)
       case 'challenge':
         return await challengeCommand(guard, print, values)
       case 'flow':

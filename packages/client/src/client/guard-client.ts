@@ -1,6 +1,7 @@
 import { DEFAULT_MAX_PAYMENT } from './check-challenge.js'
 import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
 import {
+  AuthorizationResultSchema,
   BundleResultSchema,
   DiscoveryReaderSchema,
   PageEvidenceSchema,
@@ -9,6 +10,7 @@ import {
   TypedDataResultSchema,
 } from './guard-responses.js'
 import {
+  AUTHORIZATION_PREFLIGHT_PATH,
   BUNDLE_PREFLIGHT_PATH,
   DISCOVERY_PATH,
   EVIDENCE_PATH,
@@ -77,6 +79,12 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       const res = await postJson(BUNDLE_PREFLIGHT_PATH, bundle)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, BundleResultSchema, 'bundle preflight answer')
+    },
+
+    async authorizationPreflight(request) {
+      const res = await postJson(AUTHORIZATION_PREFLIGHT_PATH, request)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, AuthorizationResultSchema, 'authorization preflight answer')
     },
 
     async unpaidChallenge(tx, opts = {}) {

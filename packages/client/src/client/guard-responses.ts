@@ -13,6 +13,8 @@ import { PaidPreflightResponseSchema } from '../schemas/preflight.js'
  */
 
 export {
+  type AuthorizationResult,
+  AuthorizationResultSchema,
   type BundleResult,
   BundleResultSchema,
   type Finding,

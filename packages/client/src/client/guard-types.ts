@@ -1,7 +1,9 @@
 import type { toClientEvmSigner } from '@x402/evm'
 import type { Address, Hex, LocalAccount } from 'viem'
+import type { AuthorizationRequest } from '../schemas/delegation.js'
 import type { ChallengeChecks } from './check-challenge.js'
 import type {
+  AuthorizationResult,
   BundleResult,
   Discovery,
   PageEvidence,
@@ -22,6 +24,7 @@ export const READ_ONLY_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflig
 export const EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
 export const TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
 export const BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
+export const AUTHORIZATION_PREFLIGHT_PATH = '/payanagent/v1/base-authorization-preflight'
 /** The paid route; discovery's `route` is used whenever discovery is at hand. */
 export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
 
@@ -50,6 +53,12 @@ export interface TypedDataRequest {
   signer: Address
   typedData: TypedDataJson
 }
+
+/**
+ * An EIP-7702 authorization check: who signs (or signed) which tuple. The shared request schema's
+ * type (`AuthorizationRequestSchema` in `/schemas`), so the client and the route cannot disagree.
+ */
+export type { AuthorizationRequest } from '../schemas/delegation.js'
 
 /** A bundle to check: 1-8 transactions simulated in order, optionally under state overrides. */
 export interface BundleRequest {
@@ -140,6 +149,12 @@ export interface GuardClient {
 
   /** The free bundle preflight: transactions in order at one block, net effects, one verdict. */
   bundlePreflight(bundle: BundleRequest): Promise<BundleResult>
+  /**
+   * The free EIP-7702 authorization preflight: what delegating `authority` to the tuple's
+   * `address` would grant (the delegate's code recognised or probed), and a verdict. Signs
+   * nothing; an unsigned tuple is judged for what signing it would grant.
+   */
+  authorizationPreflight(request: AuthorizationRequest): Promise<AuthorizationResult>
   /** POSTs to the paid route without payment and returns the 402 as received (no wallet). */
   unpaidChallenge(
     tx: TransactionRequest,

@@ -17,6 +17,7 @@ export {
 export { createGuardClient } from './guard-client.js'
 export { type GuardClientErrorCode, GuardError } from './guard-error.js'
 export type {
+  AuthorizationResult,
   BundleResult,
   ChallengeBody,
   Discovery,
@@ -28,6 +29,8 @@ export type {
   TypedDataResult,
 } from './guard-responses.js'
 export {
+  AUTHORIZATION_PREFLIGHT_PATH,
+  type AuthorizationRequest,
   BUNDLE_PREFLIGHT_PATH,
   type BundleRequest,
   DISCOVERY_PATH,

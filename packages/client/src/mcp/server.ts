@@ -11,6 +11,7 @@ import type { GuardClient, TransactionRequest } from '../client/guard-types.js'
 import { verifyOfferReceipt } from '../client/verify-offer-receipt.js'
 import { canonicalJson, verifyReceipt } from '../client/verify-receipt.js'
 import {
+  AuthorizationRequestSchema,
   BundleInputSchema,
   PaidInputSchema,
   TransactionInputSchema,
@@ -177,6 +178,17 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (input) => run(() => guard.typedDataPreflight(input as never)),
+  )
+  server.registerTool(
+    'preflight_authorization',
+    {
+      title: 'Screen an EIP-7702 authorization before signing or sending it (free)',
+      description:
+        "Before signing an EIP-7702 authorization (delegating an account's code to a contract) or sending a type-4 transaction carrying one: says whether the delegate is a recognised wallet (by code hash) or, probed with the account's ETH and a canary token, lets strangers or hard-coded addresses move the account's assets; whether the chain id and nonce fit; and a verdict sign, review or block with findings. A signed authorization's signer is recovered and compared with the authority. Signs and sends nothing. Do not sign when the verdict is block; ask a person when it is review.",
+      inputSchema: AuthorizationRequestSchema,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (input) => run(() => guard.authorizationPreflight(input)),
   )
   server.registerTool(
     'paid_preflight_transaction',

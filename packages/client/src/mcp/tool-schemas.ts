@@ -1,5 +1,11 @@
 import { z } from 'zod'
 
+/**
+ * The authorization tool takes the authorization route's own request schema, declared once in
+ * `/schemas`: what the tool accepts is what the route accepts.
+ */
+export { AuthorizationRequestSchema } from '../schemas/delegation.js'
+
 // Tool inputs of the stdio MCP server, as strict as the guard's HTTP routes: unknown fields are
 // refused before anything is sent (the guard would refuse them with 422 anyway). Each field says
 // what it is for a model that reads the JSON Schema and nothing else.

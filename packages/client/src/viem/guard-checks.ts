@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import type {
+  AuthorizationResult,
   BundleResult,
   Finding,
   PreflightResult,
@@ -7,6 +8,7 @@ import type {
 } from '../client/guard-responses.js'
 import type { PaidPreflight, TransactionRequest, TypedDataJson } from '../client/guard-types.js'
 import type { ReceiptVerification } from '../client/verify-receipt.js'
+import type { AuthorizationTuple } from '../schemas/delegation.js'
 
 // What the guard said, as the viem wrappers hand it over: apart from the wrappers, so their
 // errors and helpers can name these shapes without importing the wrappers back.
@@ -48,4 +50,20 @@ export interface TypedDataCheck {
   verdict: TypedDataResult['verdict']
   findings: Finding[]
   result: TypedDataResult
+}
+
+/**
+ * What the guard said about one EIP-7702 authorization: a tuple about to be signed
+ * (`signAuthorization`, `prepareAuthorization`, unsigned) or one in a type-4 transaction's
+ * `authorizationList` (signed; `authority` recovered from its signature). Asked of the free
+ * authorization route, whatever the mode.
+ */
+export interface AuthorizationCheck {
+  /** The account that signs (or signed) the authorization. */
+  authority: Address
+  /** The tuple checked, in JSON-RPC form (hex quantities). */
+  authorization: AuthorizationTuple
+  verdict: AuthorizationResult['verdict']
+  findings: Finding[]
+  result: AuthorizationResult
 }

@@ -1,8 +1,9 @@
 import { type Address, type Hex, hexToNumber, isAddress } from 'viem'
 import type { TransactionRequest, TypedDataJson } from '../client/guard-client.js'
+import { authorizationsToJudge } from './authorizations-to-judge.js'
 import { isPlainObject } from './is-plain-object.js'
 import { notCheckable } from './pre-send-guard-errors.js'
-import { objectToGuardRequest, rawToGuardRequest } from './to-guard-request.js'
+import { type GuardedSend, objectToGuardRequest, rawToGuardedSend } from './to-guard-request.js'
 
 /** A JSON-RPC request as a viem transport takes it. */
 export type RequestArguments = { method: string; params?: unknown }
@@ -36,7 +37,8 @@ const TYPED_DATA_SIGNS = /^eth_signTypedData(?:_v[0-9]+)?$/
 
 /**
  * `inner` behind the guard's RPC method policy: a request that sends one transaction reaches
- * `inner` only after `check` resolved for it (`check` throws to refuse); an EIP-5792
+ * `inner` only after `check` resolved for it and its EIP-7702 authorizations, signers
+ * recovered (`check` throws to refuse); an EIP-5792
  * `wallet_sendCalls` batch only after `checkBatch` resolved for all its calls, in order; typed
  * data only after `signatures.checkTypedData` resolved (refused without a policy); raw-hash
  * `eth_sign` is refused unless allowed; any other method that sends or signs a transaction is
@@ -44,7 +46,7 @@ const TYPED_DATA_SIGNS = /^eth_signTypedData(?:_v[0-9]+)?$/
  */
 export function guardedRequest(
   inner: RequestFn,
-  check: (transaction: TransactionRequest) => Promise<void>,
+  check: (send: GuardedSend) => Promise<void>,
   signatures?: SignaturePolicy,
   checkBatch?: (transactions: TransactionRequest[]) => Promise<void>,
 ): RequestFn {
@@ -54,11 +56,13 @@ export function guardedRequest(
   async function guardRequest(args: RequestArguments): Promise<void> {
     const { method } = args
     const params = Array.isArray(args.params) ? (args.params as unknown[]) : []
-    let transaction: TransactionRequest
+    let send: GuardedSend
     if (OBJECT_SENDS.has(method)) {
-      transaction = await objectToGuardRequest(params[0], chainId)
+      const transaction = await objectToGuardRequest(params[0], chainId)
+      const list = isPlainObject(params[0]) ? params[0].authorizationList : undefined
+      send = { transaction, authorizations: await authorizationsToJudge(list) }
     } else if (RAW_SENDS.has(method)) {
-      transaction = await rawToGuardRequest(params[0])
+      send = await rawToGuardedSend(params[0])
     } else if (TYPED_DATA_SIGNS.test(method) || /signtypeddata/i.test(method)) {
       const request = TYPED_DATA_SIGNS.test(method) ? typedDataRequest(params) : undefined
       if (!request || !signatures) throw notCheckable(`typed data sent as ${method}`)
@@ -75,7 +79,7 @@ export function guardedRequest(
     } else {
       return
     }
-    await check(transaction)
+    await check(send)
   }
 
   return async (args, requestOptions) => {

@@ -1,17 +1,44 @@
-import type { SendRawTransactionParameters, SendTransactionParameters } from 'viem'
+import type {
+  Address,
+  PrepareAuthorizationParameters,
+  PrepareAuthorizationReturnType,
+  SendRawTransactionParameters,
+  SendTransactionParameters,
+  SignAuthorizationParameters,
+} from 'viem'
 import { token, writeContract, writeContractSync } from 'viem/actions'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { GuardError } from '../client/guard-error.js'
 import type { AnyWalletClient } from './any-wallet-client.js'
 import type { ApprovedSends } from './approved-sends.js'
-import type { BatchCheck, GuardCheck } from './guard-checks.js'
+import type { AuthorizationToJudge } from './authorizations-to-judge.js'
+import type { AuthorizationCheck, BatchCheck, GuardCheck } from './guard-checks.js'
 import { notCheckable, PreSendGuardError } from './pre-send-guard-errors.js'
-import { toGuardRequest } from './to-guard-request.js'
+import { toGuardedSend, toGuardRequest } from './to-guard-request.js'
 
 /** What the named actions need of the wrapper. */
 export interface GuardedWalletActionsContext {
-  /** Checks one transaction and acts on the verdict; undefined when sending blind (fail-open). */
-  judge(transaction: TransactionRequest): Promise<GuardCheck | undefined>
+  /**
+   * Checks one transaction (and a type-4 transaction's authorizations) and acts on the worst
+   * verdict; undefined when sending blind (fail-open).
+   */
+  judge(
+    transaction: TransactionRequest,
+    authorizations: readonly AuthorizationToJudge[],
+  ): Promise<GuardCheck | undefined>
+  /**
+   * Checks an authorization `authority` is about to sign and acts on the verdict (throws
+   * SignatureBlockedError / SignatureNeedsReviewError).
+   */
+  judgeAuthorization(
+    authority: Address,
+    prepared: PrepareAuthorizationReturnType,
+  ): Promise<AuthorizationCheck | undefined>
+  /** Asks the guard about an authorization `authority` would sign; no verdict is acted on. */
+  askAuthorization(
+    authority: Address,
+    prepared: PrepareAuthorizationReturnType,
+  ): Promise<AuthorizationCheck>
   /** Asks the guard about a transaction; no verdict is acted on. */
   ask(transaction: TransactionRequest): Promise<GuardCheck>
   /** Asks the bundle route about transactions in order; no verdict is acted on. */
@@ -25,7 +52,9 @@ export interface GuardedWalletActionsContext {
 /**
  * The wallet actions that override viem's on the guarded client (`base`): the named sends check
  * first (so the guard's suggested fees can be used) and send with the check approved; contract
- * and token actions go through them; what cannot be checked refuses; `preSendGuard` is added.
+ * and token actions go through them; EIP-7702 authorizations are judged before they are signed
+ * (`signAuthorization`) or handed out (`prepareAuthorization`); what cannot be checked refuses;
+ * `preSendGuard` is added.
  */
 export function guardedWalletActions(
   base: AnyWalletClient,
@@ -35,11 +64,17 @@ export function guardedWalletActions(
     <T>(send: (parameters: SendTransactionParameters) => Promise<T>) =>
     (parameters: SendTransactionParameters) =>
       unwrap(async () => {
-        const transaction = await toGuardRequest(base, parameters)
-        const check = await context.judge(transaction)
+        const { transaction, authorizations } = await toGuardedSend(base, parameters)
+        const check = await context.judge(transaction, authorizations)
         const fees = check ? context.fees(parameters, check) : parameters
-        return context.approved.during(transaction, () => send(fees))
+        return context.approved.during(transaction, authorizations, () => send(fees))
       })
+  // viem fills the tuple's chain id and nonce (`executor: 'self'`: the pending nonce + 1); the
+  // guard judges exactly that tuple, and exactly that tuple is signed.
+  const prepare = async (parameters: PrepareAuthorizationParameters) => {
+    const prepared = await base.prepareAuthorization(parameters as never)
+    return { prepared, authority: authorityOf(base, parameters) }
+  }
   const refuse = (what: string) => async (): Promise<never> => {
     throw notCheckable(what)
   }
@@ -64,8 +99,24 @@ export function guardedWalletActions(
     sendCalls: (parameters: never) => unwrap(() => base.sendCalls(parameters)),
     sendCallsSync: (parameters: never) => unwrap(() => base.sendCallsSync(parameters)),
     signTransaction: refuse('a transaction signed to be broadcast elsewhere (signTransaction)'),
-    signAuthorization: refuse('an EIP-7702 authorization (signAuthorization)'),
-    prepareAuthorization: refuse('an EIP-7702 authorization (prepareAuthorization)'),
+    prepareAuthorization: (parameters: PrepareAuthorizationParameters) =>
+      unwrap(async () => {
+        const { prepared, authority } = await prepare(parameters)
+        await context.judgeAuthorization(authority, prepared)
+        return prepared
+      }),
+    signAuthorization: (parameters: SignAuthorizationParameters) =>
+      unwrap(async () => {
+        const { prepared, authority } = await prepare(parameters)
+        await context.judgeAuthorization(authority, prepared)
+        const { contractAddress: _, executor: __, ...rest } = parameters as Record<string, unknown>
+        return base.signAuthorization({
+          ...rest,
+          address: prepared.address,
+          chainId: prepared.chainId,
+          nonce: prepared.nonce,
+        } as never)
+      }),
     ...(baseToken
       ? {
           token: {
@@ -87,9 +138,19 @@ export function guardedWalletActions(
         const transaction = await toGuardRequest(base, parameters)
         return context.ask(transaction)
       },
+      checkAuthorization: async (parameters: PrepareAuthorizationParameters) => {
+        const { prepared, authority } = await prepare(parameters)
+        return context.askAuthorization(authority, prepared)
+      },
       checkBatch: (transactions: TransactionRequest[]) => context.askBatch(transactions),
     },
   }
+}
+
+/** The account that would sign an authorization: the call's, else the client's. */
+function authorityOf(client: AnyWalletClient, parameters: { account?: unknown }): Address {
+  const account = (parameters.account ?? client.account) as Address | { address: Address }
+  return typeof account === 'string' ? account : account.address
 }
 
 /** Runs a viem action and rethrows a guard refusal it wrapped (viem wraps contract errors). */

@@ -3,7 +3,13 @@
  * (`withPreSendGuard`) and of an account's `signTypedData` (`withTypedDataGuard`), and the
  * errors they refuse with (all `PreSendGuardBaseError`s).
  */
-export type { BatchCheck, GuardCheck, GuardMode, TypedDataCheck } from './guard-checks.js'
+export type {
+  AuthorizationCheck,
+  BatchCheck,
+  GuardCheck,
+  GuardMode,
+  TypedDataCheck,
+} from './guard-checks.js'
 export {
   GuardUnavailableError,
   PreSendGuardError,

@@ -1,31 +1,37 @@
 import { PreSendGuardBaseError } from '../client/base-error.js'
 import type { GuardError } from '../client/guard-error.js'
 import type { Finding } from '../client/guard-responses.js'
-import type { BatchCheck, GuardCheck, TypedDataCheck } from './guard-checks.js'
+import type { AuthorizationCheck, BatchCheck, GuardCheck, TypedDataCheck } from './guard-checks.js'
 
 /** Base of every refusal by {@link withPreSendGuard}: nothing was sent. */
 export class PreSendGuardError extends PreSendGuardBaseError {
   override name = 'PreSendGuardError'
 }
 
-/** The guard's verdict was `block`: nothing was sent. */
+/**
+ * The guard's verdict was `block`: nothing was sent. For a type-4 transaction `check` is the
+ * worst of its checks: the transaction's, or that of an authorization in its list.
+ */
 export class TransactionBlockedError extends PreSendGuardError {
   override name = 'TransactionBlockedError'
-  readonly check: GuardCheck | BatchCheck
+  readonly check: GuardCheck | BatchCheck | AuthorizationCheck
   readonly findings: Finding[]
-  constructor(check: GuardCheck | BatchCheck) {
+  constructor(check: GuardCheck | BatchCheck | AuthorizationCheck) {
     super(`the guard blocked this transaction: ${summary(check.findings, 'critical')}`)
     this.check = check
     this.findings = check.findings
   }
 }
 
-/** The verdict was `review` and no `onReview` approved it: nothing was sent. */
+/**
+ * The verdict was `review` and no `onReview` approved it (`onAuthorizationReview` for an
+ * authorization in a type-4 transaction's list): nothing was sent.
+ */
 export class TransactionNeedsReviewError extends PreSendGuardError {
   override name = 'TransactionNeedsReviewError'
-  readonly check: GuardCheck | BatchCheck
+  readonly check: GuardCheck | BatchCheck | AuthorizationCheck
   readonly findings: Finding[]
-  constructor(check: GuardCheck | BatchCheck) {
+  constructor(check: GuardCheck | BatchCheck | AuthorizationCheck) {
     super(`the guard asks for a review: ${summary(check.findings, 'warning')}`)
     this.check = check
     this.findings = check.findings
@@ -33,10 +39,11 @@ export class TransactionNeedsReviewError extends PreSendGuardError {
 }
 
 /**
- * The guard cannot judge this transaction or signature (contract creation, EIP-7702
- * authorizations, batched calls, a chain other than Base, signing a transaction to broadcast
- * elsewhere, a raw-hash `eth_sign`, typed data not in the `eth_signTypedData_v4` form, an action
- * added to the client before it was wrapped): nothing was sent or signed.
+ * The guard cannot judge this transaction or signature (contract creation, an EIP-7702
+ * authorization whose signer cannot be recovered, batched calls, a chain other than Base,
+ * signing a transaction to broadcast elsewhere, a raw-hash `eth_sign`, typed data not in the
+ * `eth_signTypedData_v4` form, an action added to the client before it was wrapped): nothing
+ * was sent or signed.
  */
 export class TransactionNotCheckableError extends PreSendGuardError {
   override name = 'TransactionNotCheckableError'
@@ -75,24 +82,27 @@ export function notCheckable(what: string): TransactionNotCheckableError {
   )
 }
 
-/** The guard's verdict on typed data was `block`: nothing was signed. */
+/** The guard's verdict on typed data or an EIP-7702 authorization was `block`: nothing was signed. */
 export class SignatureBlockedError extends PreSendGuardError {
   override name = 'SignatureBlockedError'
-  readonly check: TypedDataCheck
+  readonly check: TypedDataCheck | AuthorizationCheck
   readonly findings: Finding[]
-  constructor(check: TypedDataCheck) {
+  constructor(check: TypedDataCheck | AuthorizationCheck) {
     super(`the guard blocked this signature: ${summary(check.findings, 'critical')}`)
     this.check = check
     this.findings = check.findings
   }
 }
 
-/** The verdict on typed data was `review` and no `onReview` approved it: nothing was signed. */
+/**
+ * The verdict on typed data or an EIP-7702 authorization was `review` and no `onReview`
+ * (`onTypedDataReview`, `onAuthorizationReview`) approved it: nothing was signed.
+ */
 export class SignatureNeedsReviewError extends PreSendGuardError {
   override name = 'SignatureNeedsReviewError'
-  readonly check: TypedDataCheck
+  readonly check: TypedDataCheck | AuthorizationCheck
   readonly findings: Finding[]
-  constructor(check: TypedDataCheck) {
+  constructor(check: TypedDataCheck | AuthorizationCheck) {
     super(`the guard asks for a review of this signature: ${summary(check.findings, 'warning')}`)
     this.check = check
     this.findings = check.findings

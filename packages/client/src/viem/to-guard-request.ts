@@ -11,13 +11,37 @@ import {
 } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import type { AnyWalletClient } from './any-wallet-client.js'
+import { type AuthorizationToJudge, authorizationsToJudge } from './authorizations-to-judge.js'
 import { isPlainObject } from './is-plain-object.js'
 import { TransactionNotCheckableError } from './pre-send-guard-errors.js'
 
 /** The only chain the guard checks: Base (the devnet is Base-shaped, chain id 8453 too). */
 const BASE_CHAIN_ID = 8453
 
-/** The guard's body for a viem `sendTransaction` call, exactly as viem will build it. */
+/**
+ * What a send asks of the guard: the transaction for the transaction route (without its
+ * `authorizationList`, which that route does not take) and each signed EIP-7702 authorization
+ * of the list for the authorization route.
+ */
+export interface GuardedSend {
+  transaction: TransactionRequest
+  /** Empty unless the transaction is type 4. */
+  authorizations: AuthorizationToJudge[]
+}
+
+/** The guard's questions for a viem `sendTransaction` call: {@link toGuardRequest} and its list. */
+export async function toGuardedSend(
+  client: AnyWalletClient,
+  parameters: SendTransactionParameters,
+): Promise<GuardedSend> {
+  const transaction = await toGuardRequest(client, parameters)
+  return { transaction, authorizations: await authorizationsToJudge(parameters.authorizationList) }
+}
+
+/**
+ * The guard's body for a viem `sendTransaction` call, exactly as viem will build it; an
+ * `authorizationList` is left out (see {@link toGuardedSend}).
+ */
 export async function toGuardRequest(
   client: AnyWalletClient,
   parameters: SendTransactionParameters,
@@ -26,9 +50,6 @@ export async function toGuardRequest(
   if (!account) throw new TransactionNotCheckableError('no account: the guard needs a sender')
   const to = parameters.to
   if (!to) throw new TransactionNotCheckableError('contract creation (no `to`)')
-  if (parameters.authorizationList && parameters.authorizationList.length > 0) {
-    throw new TransactionNotCheckableError('an EIP-7702 authorization list')
-  }
   const chain = parameters.chain === undefined ? client.chain : parameters.chain
   await assertBase(chain?.id ?? hexToNumber(await client.request({ method: 'eth_chainId' })))
   // viem appends the data suffix (parameter, else the client's) before sending: check that.
@@ -45,13 +66,16 @@ export async function toGuardRequest(
   }
 }
 
-/** The guard's body for a JSON-RPC `eth_sendTransaction`-style request object. */
+/**
+ * The guard's body for a JSON-RPC `eth_sendTransaction`-style request object; an
+ * `authorizationList` is left out (read it with `authorizationsToJudge`).
+ */
 export async function objectToGuardRequest(
   request: unknown,
   chainId: () => Promise<number>,
 ): Promise<TransactionRequest> {
   if (!isPlainObject(request)) throw new TransactionNotCheckableError('a malformed transaction')
-  const { from, to, data, input, value, authorizationList } = request
+  const { from, to, data, input, value } = request
   if (typeof from !== 'string' || !isHex(from)) {
     throw new TransactionNotCheckableError('no sender (`from`): the guard needs one')
   }
@@ -60,9 +84,6 @@ export async function objectToGuardRequest(
   }
   if (typeof to !== 'string' || !isHex(to)) {
     throw new TransactionNotCheckableError('a malformed `to`')
-  }
-  if (Array.isArray(authorizationList) && authorizationList.length > 0) {
-    throw new TransactionNotCheckableError('an EIP-7702 authorization list')
   }
   if (data !== undefined && input !== undefined && data !== input) {
     throw new TransactionNotCheckableError('a transaction whose `data` and `input` differ')
@@ -84,8 +105,8 @@ export async function objectToGuardRequest(
   return { chainId: '0x2105', from, to, data: calldata, value: toHex(wei) }
 }
 
-/** The guard's body for an already signed transaction. */
-export async function rawToGuardRequest(serialized: unknown): Promise<TransactionRequest> {
+/** The guard's questions for an already signed transaction (type 4: its list's signers recovered). */
+export async function rawToGuardedSend(serialized: unknown): Promise<GuardedSend> {
   if (typeof serialized !== 'string' || !isHex(serialized)) {
     throw new TransactionNotCheckableError('a malformed signed transaction')
   }
@@ -100,16 +121,18 @@ export async function rawToGuardRequest(serialized: unknown): Promise<Transactio
     throw new TransactionNotCheckableError('a signed transaction that cannot be parsed')
   }
   if (!tx.to) throw new TransactionNotCheckableError('contract creation (no `to`)')
-  if ('authorizationList' in tx && tx.authorizationList && tx.authorizationList.length > 0) {
-    throw new TransactionNotCheckableError('an EIP-7702 authorization list')
-  }
   await assertBase(tx.chainId)
   return {
-    chainId: '0x2105',
-    from: from as TransactionRequest['from'],
-    to: tx.to,
-    data: tx.data ?? '0x',
-    value: toHex(tx.value ?? 0n),
+    transaction: {
+      chainId: '0x2105',
+      from: from as TransactionRequest['from'],
+      to: tx.to,
+      data: tx.data ?? '0x',
+      value: toHex(tx.value ?? 0n),
+    },
+    authorizations: await authorizationsToJudge(
+      'authorizationList' in tx ? tx.authorizationList : undefined,
+    ),
   }
 }
 

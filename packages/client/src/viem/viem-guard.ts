@@ -1,4 +1,10 @@
-import type { SendTransactionParameters } from 'viem'
+import type {
+  Account,
+  Address,
+  PrepareAuthorizationParameters,
+  PrepareAuthorizationReturnType,
+  SendTransactionParameters,
+} from 'viem'
 import {
   createGuardClient,
   type GuardClient,
@@ -7,12 +13,21 @@ import {
 import { GuardError } from '../client/guard-error.js'
 import type { AnyWalletClient } from './any-wallet-client.js'
 import { createApprovedSends } from './approved-sends.js'
-import type { BatchCheck, GuardCheck, GuardMode, TypedDataCheck } from './guard-checks.js'
+import { type AuthorizationToJudge, unsignedTuple } from './authorizations-to-judge.js'
+import type {
+  AuthorizationCheck,
+  BatchCheck,
+  GuardCheck,
+  GuardMode,
+  TypedDataCheck,
+} from './guard-checks.js'
 import { guardedRequest, type RequestFn } from './guarded-request.js'
 import { guardedWalletActions } from './guarded-wallet-actions.js'
 import { createPaidGuardCheck } from './paid-guard-check.js'
 import {
   GuardUnavailableError,
+  SignatureBlockedError,
+  SignatureNeedsReviewError,
   TransactionBlockedError,
   TransactionNeedsReviewError,
 } from './pre-send-guard-errors.js'
@@ -25,7 +40,13 @@ import {
 } from './typed-data-guard.js'
 import { withSuggestedFees } from './with-suggested-fees.js'
 
-export type { BatchCheck, GuardCheck, GuardMode, TypedDataCheck } from './guard-checks.js'
+export type {
+  AuthorizationCheck,
+  BatchCheck,
+  GuardCheck,
+  GuardMode,
+  TypedDataCheck,
+} from './guard-checks.js'
 
 /**
  * Default absolute ceiling on a guard-suggested `maxFeePerGas`: 10 gwei, far above Base's usual
@@ -84,6 +105,15 @@ export interface PreSendGuardOptions {
   /** Called with every typed-data check, before its verdict is acted on. */
   onTypedDataCheck?: (check: TypedDataCheck) => void
   /**
+   * Called on a `review` verdict for an EIP-7702 authorization (`signAuthorization`,
+   * `prepareAuthorization`, or one in a type-4 transaction's `authorizationList`); resolve
+   * exactly `true` to go ahead. Without it a review throws SignatureNeedsReviewError (before
+   * signing) or TransactionNeedsReviewError (a type-4 transaction).
+   */
+  onAuthorizationReview?: (check: AuthorizationCheck) => boolean | Promise<boolean>
+  /** Called with every authorization check, before its verdict is acted on. */
+  onAuthorizationCheck?: (check: AuthorizationCheck) => void
+  /**
    * Default false: raw-hash signatures (`eth_sign`, a local account's `sign({hash})`) are
    * refused, since a hash cannot be screened (it may be a transaction's or a permit's digest).
    */
@@ -102,6 +132,13 @@ export interface PreSendGuardActions {
      * without sending them; no verdict is acted on.
      */
     checkBatch(transactions: TransactionRequest[]): Promise<BatchCheck>
+    /**
+     * Asks the authorization route about the tuple `signAuthorization(parameters)` would sign
+     * (chain id and nonce filled as viem fills them) without signing; no verdict is acted on.
+     */
+    checkAuthorization(
+      parameters: PrepareAuthorizationParameters<Account>,
+    ): Promise<AuthorizationCheck>
   }
 }
 
@@ -118,8 +155,17 @@ export interface PreSendGuardActions {
  * Actions added to the client before wrapping (`.extend(...)`) were bound to the unguarded
  * client: they throw TransactionNotCheckableError (viem's public actions are rebound instead).
  * Extend the wrapped client instead: `withPreSendGuard(client, o).extend(walletActionsL2())`.
- * `signTransaction`, `signAuthorization` and `prepareAuthorization` throw: a signed transaction
- * or EIP-7702 authorization could be used without the guard.
+ * `signTransaction` throws: a signed transaction could be broadcast without the guard.
+ *
+ * EIP-7702 authorizations are judged on the free authorization route before they exist:
+ * `signAuthorization` and `prepareAuthorization` fill the tuple as viem does (chain id, nonce;
+ * `executor: 'self'` adds one), ask the guard about it, and only then sign (or return) it:
+ * `block` throws SignatureBlockedError, `review` asks `onAuthorizationReview` (default: throw
+ * SignatureNeedsReviewError). A type-4 transaction is judged twice over: the transaction on the
+ * transaction route (without its list) and each signed authorization of its list, its signer
+ * recovered, on the authorization route; the worst verdict decides (TransactionBlockedError,
+ * TransactionNeedsReviewError carrying the deciding check). An authorization that cannot be
+ * judged (unsigned, a signature that recovers to nobody) refuses the transaction.
  *
  * Typed data is screened before it is signed, on the free typed-data route, whichever path signs
  * it: `eth_signTypedData_v4` through the transport (JSON-RPC accounts), the client's local
@@ -164,31 +210,101 @@ export function withPreSendGuard<client extends AnyWalletClient>(
     return { mode: 'read-only', transactions, verdict: result.verdict, findings, result }
   }
 
-  /** Checks one transaction; returns the check, or undefined when sending blind (fail-open). */
-  async function judge(transaction: TransactionRequest): Promise<GuardCheck | undefined> {
-    return judgeWith(() => ask(transaction), {
-      onCheck: (check) => {
-        lastCheck = check
-        options.onCheck?.(check)
-      },
-      onReview: options.onReview,
+  async function askAuthorization(
+    authority: Address,
+    authorization: AuthorizationToJudge['authorization'],
+  ): Promise<AuthorizationCheck> {
+    const result = await guard.authorizationPreflight({
+      chainId: '0x2105',
+      authority,
+      authorization,
     })
+    return { authority, authorization, verdict: result.verdict, findings: result.findings, result }
+  }
+
+  const onCheck = (check: GuardCheck) => {
+    lastCheck = check
+    options.onCheck?.(check)
+  }
+  const onAuthorizationCheck = (check: AuthorizationCheck) => options.onAuthorizationCheck?.(check)
+
+  /** Checks one transaction; returns the check, or undefined when sending blind (fail-open). */
+  async function judgeTransaction(
+    transaction: TransactionRequest,
+  ): Promise<GuardCheck | undefined> {
+    const check = await obtain(() => ask(transaction))
+    if (check === undefined) return undefined
+    onCheck(check)
+    await act(check, options.onReview, TransactionBlockedError, TransactionNeedsReviewError)
+    return check
+  }
+
+  /**
+   * Checks a transaction and its EIP-7702 authorizations; the worst verdict decides. The free
+   * authorization checks come first: when one blocks, the transaction is not asked about (in
+   * paid mode, nothing is paid for a send that cannot happen).
+   */
+  async function judge(
+    transaction: TransactionRequest,
+    authorizations: readonly AuthorizationToJudge[] = [],
+  ): Promise<GuardCheck | undefined> {
+    if (authorizations.length === 0) return judgeTransaction(transaction)
+    const checks = (
+      await Promise.all(
+        authorizations.map((a) => obtain(() => askAuthorization(a.authority, a.authorization))),
+      )
+    ).filter((c): c is AuthorizationCheck => c !== undefined)
+    for (const check of checks) onAuthorizationCheck(check)
+    const blocked = checks.find((c) => c.verdict === 'block')
+    if (blocked) throw new TransactionBlockedError(blocked)
+    const check = await obtain(() => ask(transaction))
+    if (check !== undefined) {
+      onCheck(check)
+      if (check.verdict === 'block') throw new TransactionBlockedError(check)
+      await act(check, options.onReview, TransactionBlockedError, TransactionNeedsReviewError)
+    }
+    for (const c of checks) {
+      await act(
+        c,
+        options.onAuthorizationReview,
+        TransactionBlockedError,
+        TransactionNeedsReviewError,
+      )
+    }
+    return check
+  }
+
+  /** Checks an authorization about to be signed; acts on the verdict (throws before signing). */
+  async function judgeAuthorization(
+    authority: Address,
+    prepared: PrepareAuthorizationReturnType,
+  ): Promise<AuthorizationCheck | undefined> {
+    const check = await obtain(() => askAuthorization(authority, unsignedTuple(prepared)))
+    if (check === undefined) return undefined
+    onAuthorizationCheck(check)
+    await act(
+      check,
+      options.onAuthorizationReview,
+      SignatureBlockedError,
+      SignatureNeedsReviewError,
+    )
+    return check
   }
 
   /** Checks a batch as one bundle; acts on the bundle's verdict like {@link judge}. */
   async function judgeBatch(transactions: TransactionRequest[]): Promise<void> {
-    await judgeWith(() => askBatch(transactions), {
-      onCheck: (check) => options.onBatchCheck?.(check),
-      onReview: options.onBatchReview,
-    })
+    const check = await obtain(() => askBatch(transactions))
+    if (check === undefined) return
+    options.onBatchCheck?.(check)
+    await act(check, options.onBatchReview, TransactionBlockedError, TransactionNeedsReviewError)
   }
 
-  async function judgeWith<C extends GuardCheck | BatchCheck>(
+  /**
+   * Asks the guard; undefined when it is down and the wrapper goes ahead blind (fail-open). A
+   * check from another environment than the one expected throws.
+   */
+  async function obtain<C extends { result: { environment: string } }>(
     asking: () => Promise<C>,
-    hooks: {
-      onCheck: (check: C) => void
-      onReview: ((check: C) => boolean | Promise<boolean>) | undefined
-    },
   ): Promise<C | undefined> {
     let check: C
     try {
@@ -210,13 +326,21 @@ export function withPreSendGuard<client extends AnyWalletClient>(
         `the guard checked this on ${check.result.environment}, the wallet expects ${options.environment}`,
       )
     }
-    hooks.onCheck(check)
-    if (check.verdict === 'block') throw new TransactionBlockedError(check)
-    if (check.verdict === 'review') {
-      const approval = hooks.onReview ? await hooks.onReview(check) : false
-      if (approval !== true) throw new TransactionNeedsReviewError(check)
-    }
     return check
+  }
+
+  /** Acts on a verdict: `block` throws, `review` throws unless `onReview` resolves exactly true. */
+  async function act<C extends { verdict: string }>(
+    check: C,
+    onReview: ((check: C) => boolean | Promise<boolean>) | undefined,
+    Blocked: new (check: C) => Error,
+    NeedsReview: new (check: C) => Error,
+  ): Promise<void> {
+    if (check.verdict === 'block') throw new Blocked(check)
+    if (check.verdict === 'review') {
+      const approval = onReview ? await onReview(check) : false
+      if (approval !== true) throw new NeedsReview(check)
+    }
   }
 
   // Typed data is always screened on the free route, whatever the mode: a signature costs nothing
@@ -238,8 +362,8 @@ export function withPreSendGuard<client extends AnyWalletClient>(
   const inner = (walletClient as unknown as { request: RequestFn }).request
   const request = guardedRequest(
     inner,
-    async (transaction) => {
-      if (!approved.has(transaction)) await judge(transaction)
+    async ({ transaction, authorizations }) => {
+      if (!approved.has(transaction, authorizations)) await judge(transaction, authorizations)
     },
     {
       checkTypedData: async (signer, typedData) => {
@@ -267,6 +391,9 @@ export function withPreSendGuard<client extends AnyWalletClient>(
   return extendable.extend((base) => ({
     ...guardedWalletActions(base, {
       judge,
+      judgeAuthorization,
+      askAuthorization: (authority, prepared) =>
+        askAuthorization(authority, unsignedTuple(prepared)),
       ask,
       askBatch,
       approved,
