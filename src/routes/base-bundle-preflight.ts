@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import { BundleResultSchema } from '@pre-send-guard/client/schemas'
+import { checksummed } from '../domain/evm/checksummed.js'
 import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
@@ -51,7 +52,20 @@ export function registerBaseBundlePreflight(
         issues: [{ path: `stateOverrides.${overrides.duplicate}`, message: 'given twice' }],
       })
     }
-    const txs = body.transactions.map((t) => toTransactionInput(t))
+    const txs = body.transactions.map((t) => {
+      const tx = toTransactionInput(t)
+      if (t.authorizationList !== undefined) {
+        tx.authorizationList = t.authorizationList.map((a) => ({
+          address: checksummed(a.address),
+          chainId: BigInt(a.chainId),
+          nonce: BigInt(a.nonce),
+          yParity: a.yParity === '0x1' ? 1 : 0,
+          r: `0x${BigInt(a.r).toString(16).padStart(64, '0')}`,
+          s: `0x${BigInt(a.s).toString(16).padStart(64, '0')}`,
+        }))
+      }
+      return tx
+    })
     const result = await runBundlePreflight(deps.preflight(), txs, overrides)
     return c.json(result, 200)
   })

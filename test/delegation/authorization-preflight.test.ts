@@ -1,11 +1,13 @@
-import type { AuthorizationResult } from '@pre-send-guard/client/schemas'
+import type { AuthorizationResult, BundleResult } from '@pre-send-guard/client/schemas'
 import {
   type Address,
   concat,
   createTestClient,
   encodeDeployData,
+  encodeFunctionData,
   type Hex,
   http,
+  parseAbi,
   parseEther,
   zeroAddress,
 } from 'viem'
@@ -17,6 +19,7 @@ import metamask from '../../contracts/protocols/metamask/EIP7702StatelessDeleGat
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { SIMPLE_7702_ACCOUNT } from '../../src/domain/account-abstraction/entry-points.js'
 import { BASE_AUTHORIZATION_PREFLIGHT_PATH } from '../../src/routes/base-authorization-preflight.js'
+import { BASE_BUNDLE_PREFLIGHT_PATH } from '../../src/routes/base-bundle-preflight.js'
 import { clients, deploy } from '../support/contracts.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
@@ -280,5 +283,97 @@ describe('POST /payanagent/v1/base-authorization-preflight: invalid input', () =
     })
     expect(response.status).toBe(422)
     expect(((await response.json()) as { error: string }).error).toBe('invalid_request')
+  })
+})
+
+describe('POST /payanagent/v1/base-bundle-preflight: transactions carrying authorizationList', () => {
+  const relayer = privateKeyToAccount(generatePrivateKey())
+  beforeAll(async () => {
+    await anvil().setBalance({ address: relayer.address, value: parseEther('1') })
+  })
+
+  async function bundle(transactions: unknown[]) {
+    const response = await postJson(app, BASE_BUNDLE_PREFLIGHT_PATH, { transactions })
+    expect(response.status, await response.clone().text()).toBe(200)
+    return (await response.json()) as BundleResult
+  }
+
+  async function funded(): Promise<PrivateKeyAccount> {
+    const key = freshKey()
+    await anvil().setBalance({ address: key.address, value: parseEther('1') })
+    return key
+  }
+
+  it('blocks a bundle whose first transaction delegates the victim to a sweeper', async () => {
+    const victim = await funded()
+    const r = await bundle([
+      {
+        from: relayer.address,
+        to: victim.address,
+        data: '0x',
+        authorizationList: [await signed(victim, delegates.SweeperDelegate as Address)],
+      },
+      { from: relayer.address, to: victim.address, data: '0x', value: '0x2386f26fc10000' },
+    ])
+    expect(r.verdict).toBe('block')
+    const first = r.transactions[0]
+    expect(first?.findings).toContainEqual(
+      expect.objectContaining({ id: 'delegate-sweeps-incoming-eth', path: 'authorizationList[0]' }),
+    )
+    // The chain applied it: the second transaction's ETH left the victim at once.
+    const second = r.transactions[1]
+    const victimChange = second?.effects.available
+      ? second.effects.assetChanges.find((a) => a.account === victim.address)
+      : undefined
+    expect(victimChange?.changes ?? []).toEqual([])
+  })
+
+  it('signs delegating to Simple7702Account, then the account paying a friend through it', async () => {
+    const owner = await funded()
+    const friend = freshKey().address
+    const r = await bundle([
+      {
+        from: relayer.address,
+        to: owner.address,
+        data: '0x',
+        authorizationList: [await signed(owner, SIMPLE_7702_ACCOUNT)],
+      },
+      {
+        from: owner.address,
+        to: owner.address,
+        data: encodeFunctionData({
+          abi: parseAbi(['function execute(address target, uint256 value, bytes data)']),
+          functionName: 'execute',
+          args: [friend, parseEther('0.1'), '0x'],
+        }),
+      },
+    ])
+    expect(r.verdict, JSON.stringify(r.transactions.map((t) => t.findings))).toBe('sign')
+    expect(r.transactions[1]?.call.success).toBe(true)
+    expect(r.netEffects.find((n) => n.sender === owner.address)?.summary).toContain('ETH')
+  })
+
+  it('says the chain skips a tuple whose nonce is not current, and simulates it skipped', async () => {
+    const owner = await funded()
+    const r = await bundle([
+      {
+        from: relayer.address,
+        to: owner.address,
+        data: '0x',
+        authorizationList: [await signed(owner, SIMPLE_7702_ACCOUNT, { nonce: 7 })],
+      },
+      {
+        from: relayer.address,
+        to: owner.address,
+        data: encodeFunctionData({
+          abi: parseAbi(['function supportsInterface(bytes4) view returns (bool)']),
+          functionName: 'supportsInterface',
+          args: ['0x01ffc9a7'],
+        }),
+      },
+    ])
+    expect(r.transactions[0]?.findings.map((f) => f.id)).toContain('authorization-nonce-skipped')
+    // Not applied: the account still has no code when the second transaction calls it.
+    expect(r.transactions[1]?.findings.map((f) => f.id)).toContain('calldata-to-no-code')
   })
 })

@@ -70,6 +70,7 @@ let vault: Deployed
 let weth: Deployed
 let delegated: Address
 let delegatedToWallet: Address
+let delegatedToSweeper: Address
 let poor: Address
 let blockTimestamp: bigint
 
@@ -172,6 +173,14 @@ beforeAll(async () => {
   delegated = '0x00000000000000000000000000000000000d1e7a'
   await test.setBalance({ address: delegated, value: parseEther('1') })
   await test.setCode({ address: delegated, bytecode: `0xef0100${safe.address.slice(2)}` })
+  // One delegated to a sweeper: its probe sees incoming ETH leave.
+  const sweeper = await deploy(rpc, 'SweeperDelegate', [], testAccount(7))
+  delegatedToSweeper = '0x00000000000000000000000000000000000d1e7c'
+  await test.setBalance({ address: delegatedToSweeper, value: parseEther('1') })
+  await test.setCode({
+    address: delegatedToSweeper,
+    bytecode: `0xef0100${sweeper.address.slice(2)}`,
+  })
   // One delegated to Simple7702Account, which the devnet deploys at its canonical address.
   delegatedToWallet = '0x00000000000000000000000000000000000d1e7b'
   await test.setBalance({ address: delegatedToWallet, value: parseEther('1') })
@@ -236,6 +245,12 @@ function cases(): Record<
     'sender-delegate-recognised': {
       fires: { from: delegatedToWallet, to: PERSON, data: '0x', value: 1n },
       verdict: 'sign',
+      benign: { from: delegated, to: PERSON, data: '0x', value: 1n },
+      benignVerdict: 'review',
+    },
+    'sender-delegate-unsafe': {
+      fires: { from: delegatedToSweeper, to: PERSON, data: '0x', value: 1n },
+      verdict: 'block',
       benign: { from: delegated, to: PERSON, data: '0x', value: 1n },
       benignVerdict: 'review',
     },

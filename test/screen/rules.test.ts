@@ -217,6 +217,51 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
       { sender: { balance: 10n ** 18n, code: DELEGATION_CODE } },
     ),
   },
+  'sender-delegate-unsafe': {
+    // The probe (run on the sender) saw incoming ETH leave; the twin's probe was clean.
+    fires: makeContext(
+      { to: EOA, data: '0x' },
+      {
+        sender: { balance: 10n ** 18n, code: DELEGATION_CODE },
+        senderDelegate: {
+          delegate: SPENDER_CONTRACT,
+          recognised: undefined,
+          probe: {
+            ran: true,
+            code: '0x6000',
+            hardCoded: [],
+            ethAccepted: true,
+            ethKept: 0n,
+            ethSent: 10n ** 18n,
+            selectors: 3,
+            byStranger: [],
+            byHardCoded: [],
+          },
+        },
+      },
+    ),
+    benign: makeContext(
+      { to: EOA, data: '0x' },
+      {
+        sender: { balance: 10n ** 18n, code: DELEGATION_CODE },
+        senderDelegate: {
+          delegate: SPENDER_CONTRACT,
+          recognised: undefined,
+          probe: {
+            ran: true,
+            code: '0x6000',
+            hardCoded: [],
+            ethAccepted: true,
+            ethKept: 10n ** 18n,
+            ethSent: 10n ** 18n,
+            selectors: 3,
+            byStranger: [],
+            byHardCoded: [],
+          },
+        },
+      },
+    ),
+  },
   'calldata-to-no-code': {
     fires: makeContext({ to: EMPTY, data: encode('approve', [SPENDER_CONTRACT, 1n]) }),
     benign: makeContext({ to: TOKEN, data: encode('approve', [SPENDER_CONTRACT, 1n]) }),

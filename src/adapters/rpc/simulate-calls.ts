@@ -91,12 +91,24 @@ function bounded(text: string): string {
 }
 
 function callParams(request: CallRequest) {
-  return {
+  const params: Record<string, unknown> = {
     from: request.from,
     to: request.to,
     data: request.data,
     value: numberToHex(request.value),
   }
+  // The node applies them as the chain would: an invalid tuple is skipped, not an error.
+  if (request.authorizationList !== undefined && request.authorizationList.length > 0) {
+    params.authorizationList = request.authorizationList.map((a) => ({
+      address: a.address,
+      chainId: numberToHex(a.chainId),
+      nonce: numberToHex(a.nonce),
+      yParity: numberToHex(a.yParity),
+      r: a.r,
+      s: a.s,
+    }))
+  }
+  return params
 }
 
 /** Overrides in the wire shape, addresses and slots in code-unit order so requests are stable. */
@@ -231,8 +243,14 @@ export function createSimulator(deps: SimulatorDeps) {
       ])
     } catch (error) {
       if (isMethodMissing(error)) {
-        if (calls.length === 1 && overrides === undefined && calls[0] !== undefined) {
-          return await fallback(calls[0], at)
+        const lone = calls[0]
+        if (
+          calls.length === 1 &&
+          overrides === undefined &&
+          lone !== undefined &&
+          (lone.authorizationList?.length ?? 0) === 0
+        ) {
+          return await fallback(lone, at)
         }
         return {
           available: false,

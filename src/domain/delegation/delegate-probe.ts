@@ -13,8 +13,14 @@ import probeArtifact from '../../../contracts/artifacts/DelegateProbe.json' with
 import tokenArtifact from '../../../contracts/artifacts/ProbeToken.json' with { type: 'json' }
 import { ENTRY_POINTS } from '../account-abstraction/entry-points.js'
 import { checksummed } from '../evm/checksummed.js'
-import type { CallRequest, SimulatedCall, StateOverrides } from '../preflight/chain-reader.js'
-import { KNOWN_CODE } from '../protocols/known-code.js'
+import type {
+  BlockRef,
+  CallRequest,
+  ChainReader,
+  SimulatedCall,
+  StateOverrides,
+} from '../preflight/chain-reader.js'
+import { KNOWN_CODE, recogniseCode } from '../protocols/known-code.js'
 
 /**
  * The addresses the behaviour probe plays with. None holds anything on Base; each is a plain
@@ -198,4 +204,47 @@ export function probeReport(simulated: SimulatedCall | undefined): ProbeReport {
     byStranger: hits.filter((h) => h.caller.toLowerCase() === stranger),
     byHardCoded: hits.filter((h) => h.caller.toLowerCase() !== stranger),
   }
+}
+
+/** What the guard knows of a delegated sender's delegate: who it is, and what the probe saw. */
+export interface SenderDelegate {
+  delegate: Address
+  /** A known wallet delegate, by code hash (immutables masked). */
+  recognised: { id: string; name: string } | undefined
+  probe: ProbeReport
+}
+
+/**
+ * Reads a delegated sender's delegate and probes it on the sender itself (its real storage, its
+ * code replaced by the copy for the probe only): two requests side by side.
+ */
+export async function readSenderDelegate(
+  chain: Pick<ChainReader, 'code' | 'simulate'>,
+  sender: Address,
+  delegate: Address,
+  at: BlockRef,
+): Promise<SenderDelegate> {
+  const plan = probePlan(sender, delegate)
+  const [code, simulation] = await Promise.all([
+    chain.code(delegate, at),
+    chain.simulate([plan.call], at, plan.overrides),
+  ])
+  const known = code === '0x' ? undefined : recogniseCode(delegate, code)
+  return {
+    delegate,
+    recognised: known?.kind === 'wallet-delegate' ? { id: known.id, name: known.name } : undefined,
+    probe: simulation.available
+      ? probeReport(simulation.calls[0])
+      : { ran: false, reason: simulation.reason },
+  }
+}
+
+/** True when the probe saw the delegate let assets leave the account. */
+export function probeFoundHarm(probe: ProbeReport | undefined): boolean {
+  if (probe === undefined || !probe.ran) return false
+  return (
+    probe.byStranger.length > 0 ||
+    probe.byHardCoded.length > 0 ||
+    (probe.ethAccepted && probe.ethKept < probe.ethSent)
+  )
 }

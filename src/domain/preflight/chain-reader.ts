@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import type { CallOutcome, GasOutcome } from '../screen/context.js'
+import type { CallOutcome, GasOutcome, SignedAuthorizationInput } from '../screen/context.js'
 
 /**
  * The address `eth_simulateV1` (with `traceTransfers`) names as the emitter of the ERC-20-shaped
@@ -31,6 +31,8 @@ export interface CallRequest {
   to: Address
   data: Hex
   value: bigint
+  /** EIP-7702 authorizations applied before the call (simulation only). */
+  authorizationList?: readonly SignedAuthorizationInput[]
 }
 
 /** One log a simulated call emitted (or, with transfer tracing, one native ETH move). */

@@ -1,12 +1,14 @@
 import { type Address, type Hex, pad } from 'viem'
 import { RpcUnavailableError } from '../../errors.js'
 import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
+import { readSenderDelegate } from '../delegation/delegate-probe.js'
 import {
   type ExecutionEffects,
   effectTokens,
   executionEffects,
 } from '../effects/execution-effects.js'
 import type { TokenMetadata } from '../effects/token-amount.js'
+import { walletDelegateAt } from '../protocols/known-code.js'
 import {
   ADDRESSES_OF_INTEREST_LIMIT,
   addressesOfInterest,
@@ -24,6 +26,7 @@ import type {
   Verdict,
 } from '../screen/context.js'
 import { effectAddresses } from '../screen/effect-facts.js'
+import { delegateOf } from '../screen/screen-rule.js'
 import { screenTransaction } from '../screen/screen-transaction.js'
 import { atLatestHead } from './at-latest-head.js'
 import {
@@ -195,7 +198,11 @@ async function sequenceAt(
   if (first === undefined) throw new Error('preflightSequence needs at least one transaction')
   // Under overrides eth_call/eth_estimateGas would read the real state: the simulation decides.
   // So it does when the chain runs other calls than the judged ones.
-  const direct = overrides === undefined && options === undefined
+  // And so it does for authorizations, which eth_call/eth_estimateGas do not apply.
+  const direct =
+    overrides === undefined &&
+    options === undefined &&
+    !txs.some((tx) => (tx.authorizationList?.length ?? 0) > 0)
   const senders = unique(txs.map((tx) => tx.from))
   // Bounded over the whole bundle too: an address left out is reported (`screen-incomplete`).
   const watched = unique(
@@ -296,7 +303,14 @@ async function sequenceAt(
   )
     .filter((a) => !codes.has(a))
     .slice(0, EFFECT_CODE_LIMIT)
-  const [l1Params, lateTokens, extraCodes] = await Promise.all([
+  // Delegated senders whose delegate is not known by its address: its code and a probe.
+  const delegated = senders.flatMap((s) => {
+    const delegate = delegateOf(codes.get(s) ?? '0x')
+    return delegate === undefined || walletDelegateAt(delegate) !== undefined
+      ? []
+      : [{ sender: s, delegate }]
+  })
+  const [l1Params, lateTokens, extraCodes, senderDelegates] = await Promise.all([
     ridden !== undefined ? l1FeeParamsFromSimulated(ridden.l1) : readL1FeeParams(chain, at),
     readTokenMetadata(
       chain,
@@ -305,7 +319,9 @@ async function sequenceAt(
       simulation.available && simulation.source === 'eth_simulateV1',
     ),
     Promise.all(extraCode.map((a) => chain.code(a, at))),
+    Promise.all(delegated.map((d) => readSenderDelegate(chain, d.sender, d.delegate, at))),
   ])
+  const delegateOfSender = new Map(delegated.map((d, i) => [d.sender, senderDelegates[i]]))
   extraCode.forEach((a, i) => {
     codes.set(a, extraCodes[i] ?? '0x')
   })
@@ -370,6 +386,8 @@ async function sequenceAt(
             : { available: false, reason: simulation.reason },
       tokens,
     }
+    const senderDelegate = delegateOfSender.get(key)
+    if (senderDelegate !== undefined) context.senderDelegate = senderDelegate
     // The caller's overrides make the answer hypothetical; the guard's own machinery does not.
     if (overrides !== undefined && options === undefined) context.hypothetical = true
     const { verdict, findings } = screenTransaction(context, o.decoded, deps.screen)

@@ -1,9 +1,14 @@
 import type { BundleResult } from '@pre-send-guard/client/schemas'
 import { AppError } from '../../errors.js'
+import {
+  type BundleAuthorizations,
+  judgeBundleAuthorizations,
+} from '../delegation/bundle-authorizations.js'
 import { effectsReport } from '../effects/effects-report.js'
 import { executionEffects } from '../effects/execution-effects.js'
 import type { TransactionInput } from '../screen/context.js'
-import { verdictOf } from '../screen/screen-transaction.js'
+import { compareFindings, verdictOf } from '../screen/screen-transaction.js'
+import { atLatestHead } from './at-latest-head.js'
 import type { SimulatedLog, StateOverrides } from './chain-reader.js'
 import {
   type PreflightDeps,
@@ -31,8 +36,24 @@ export async function runBundlePreflight(
   overrides?: StateOverrides,
 ): Promise<BundleResult> {
   let sequence: Awaited<ReturnType<typeof preflightSequence>>
+  let listed: BundleAuthorizations | undefined
   try {
-    sequence = await preflightSequence(deps, txs, overrides)
+    // The authorizations are judged beside the simulation (the same wave), at the same head;
+    // when the head moved between the two, they are judged again at the sequence's block.
+    const listing = txs.some((tx) => (tx.authorizationList?.length ?? 0) > 0)
+    const [s, judged] = await Promise.all([
+      preflightSequence(deps, txs, overrides),
+      listing
+        ? atLatestHead(deps.chain, (b) => judgeBundleAuthorizations(deps, txs, b))
+        : undefined,
+    ])
+    sequence = s
+    listed =
+      judged === undefined
+        ? undefined
+        : judged.block.hash === s.block.hash
+          ? judged.result
+          : await judgeBundleAuthorizations(deps, txs, s.block)
   } catch (error) {
     if (!(error instanceof SimulationUnavailableError)) throw error
     throw error.refused
@@ -42,7 +63,19 @@ export async function runBundlePreflight(
         )
       : new AppError('simulation_unavailable', error.message, { retryAfter: 60 })
   }
-  const transactions = sequence.outcomes.map((o) => transactionReport(sequence, o))
+  const transactions = sequence.outcomes.map((o, i) => {
+    const report = transactionReport(sequence, o)
+    if (listed === undefined) return report
+    // An account an earlier tuple delegated has code by the time this transaction calls it.
+    const delegatedBefore = new Set(
+      listed.applied.filter((a) => a.txIndex < i).map((a) => a.authority.toLowerCase()),
+    )
+    const kept = report.findings.filter(
+      (f) => !(f.id === 'calldata-to-no-code' && delegatedBefore.has(o.tx.to.toLowerCase())),
+    )
+    const findings = [...kept, ...(listed.findings[i] ?? [])].sort(compareFindings)
+    return { ...report, verdict: verdictOf(findings), findings }
+  })
   const sim = sequence.simulation
   const logs: SimulatedLog[] = sim.available
     ? sim.calls.flatMap((c) => (c.status === 'success' ? c.logs : []))

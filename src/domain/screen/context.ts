@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem'
+import type { SenderDelegate } from '../delegation/delegate-probe.js'
 import type { ExecutionEffects } from '../effects/execution-effects.js'
 import type { TokenBook } from '../effects/token-amount.js'
 
@@ -13,6 +14,18 @@ export interface TransactionInput {
    * checksum (`address-checksum-mismatch`); absent when both are all-lower, all-upper or valid.
    */
   misspelled?: { field: 'from' | 'to'; given: string }[]
+  /** EIP-7702 authorizations the transaction carries (type 4), applied as the chain applies them. */
+  authorizationList?: readonly SignedAuthorizationInput[]
+}
+
+/** A signed EIP-7702 authorization, normalised. */
+export interface SignedAuthorizationInput {
+  address: Address
+  chainId: bigint
+  nonce: bigint
+  yParity: 0 | 1
+  r: Hex
+  s: Hex
 }
 
 /** Outcome of `eth_call`: a revert is data, not an exception. */
@@ -70,6 +83,11 @@ export interface ScreenContext {
   tokens?: TokenBook
   /** The answer assumes state overrides the caller supplied: its verdict is hypothetical. */
   hypothetical?: boolean
+  /**
+   * The sender's EIP-7702 delegate, read and probed when the sender is delegated to code not
+   * recognised by its address (a second wave, delegated senders only).
+   */
+  senderDelegate?: SenderDelegate
 }
 
 /**

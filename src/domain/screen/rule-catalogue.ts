@@ -49,6 +49,7 @@ import {
   addressChecksumMismatch,
   insufficientBalance,
   senderDelegateRecognised,
+  senderDelegateUnsafe,
   senderEip7702Delegated,
 } from './rules/sender-rules.js'
 import {
@@ -74,6 +75,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   gasAboveThreshold,
   senderEip7702Delegated,
   senderDelegateRecognised,
+  senderDelegateUnsafe,
   calldataToNoCode,
   valueWithCalldataToNoCode,
   unlimitedAllowance,

@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi'
+import { SignedAuthorizationSchema } from '@pre-send-guard/client/schemas'
 import { type Address, getAddress, type Hex } from 'viem'
+import { MAX_AUTHORIZATIONS } from '../../domain/delegation/bundle-authorizations.js'
 import type { StateOverride, StateOverrides } from '../../domain/preflight/chain-reader.js'
 import { MAX_BUNDLE_TRANSACTIONS } from '../../domain/preflight/run-bundle-preflight.js'
 import { fields, TransactionRequestSchema } from './transaction-request.js'
@@ -52,7 +54,18 @@ export const BundleRequestSchema = z
   .strictObject({
     chainId: fields.chainId,
     transactions: z
-      .array(TransactionRequestSchema.omit({ chainId: true }))
+      .array(
+        TransactionRequestSchema.omit({ chainId: true }).extend({
+          authorizationList: z
+            .array(SignedAuthorizationSchema)
+            .min(1)
+            .max(MAX_AUTHORIZATIONS)
+            .optional()
+            .openapi({
+              description: `EIP-7702 authorizations (signed, JSON-RPC form) the transaction carries as a type-4 transaction, at most ${MAX_AUTHORIZATIONS}: applied as the chain applies them (an invalid tuple is skipped, and said so), each delegate probed as the authorization preflight does.`,
+            }),
+        }),
+      )
       .min(1)
       .max(MAX_BUNDLE_TRANSACTIONS)
       .openapi({

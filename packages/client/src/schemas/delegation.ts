@@ -46,6 +46,17 @@ export const AuthorizationTupleSchema = z
   )
 export type AuthorizationTuple = z.output<typeof AuthorizationTupleSchema>
 
+/** A signed EIP-7702 authorization in JSON-RPC form, as a type-4 transaction's list carries it. */
+export const SignedAuthorizationSchema = z.strictObject({
+  address: address.meta({ description: 'The delegate; the zero address clears.' }),
+  chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
+  nonce: quantity("The authority's nonce, hex.", 64),
+  yParity: z.enum(['0x0', '0x1']),
+  r: word('Signature r, hex.'),
+  s: word('Signature s, hex.'),
+})
+export type SignedAuthorization = z.output<typeof SignedAuthorizationSchema>
+
 /** Request body of `POST /payanagent/v1/base-authorization-preflight`: no other properties. */
 export const AuthorizationRequestSchema = z.strictObject({
   chainId: z

@@ -27,6 +27,8 @@ export {
   AuthorizationResultSchema,
   type AuthorizationTuple,
   AuthorizationTupleSchema,
+  type SignedAuthorization,
+  SignedAuthorizationSchema,
 } from './delegation.js'
 export {
   type DiscoveryDocument,

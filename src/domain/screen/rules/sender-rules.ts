@@ -1,4 +1,6 @@
+import { probeFoundHarm } from '../../delegation/delegate-probe.js'
 import { walletDelegateAt } from '../../protocols/known-code.js'
+import type { ScreenContext } from '../context.js'
 import { delegateOf, formatWei, type ScreenRule } from '../screen-rule.js'
 
 /** The sender cannot cover value plus the worst-case fee. */
@@ -33,12 +35,13 @@ export const senderEip7702Delegated: ScreenRule = {
   severity: 'warning',
   title: 'Sender is an EIP-7702 delegated account',
   checks:
-    "The sender's code is an EIP-7702 delegation designator (`0xef0100 || delegate`) and the delegate is not a recognised wallet delegate (see `sender-delegate-recognised`).",
+    "The sender's code is an EIP-7702 delegation designator (`0xef0100 || delegate`), the delegate is not a recognised wallet delegate (see `sender-delegate-recognised`) and its behaviour probe found nothing (else `sender-delegate-unsafe`).",
   why: 'Whatever code the delegate runs acts for the account, and phishing a delegation signature is a known way to drain accounts: check the delegate is the one you installed.',
   example: 'A sender whose code is `0xef0100` followed by an unfamiliar contract address.',
   evaluate({ ctx }) {
     const delegate = delegateOf(ctx.sender.code)
-    if (delegate === undefined || walletDelegateAt(delegate) !== undefined) return []
+    if (delegate === undefined || recognisedDelegate(ctx, delegate) !== undefined) return []
+    if (probeFoundHarm(ctx.senderDelegate?.probe)) return []
     return [
       {
         detail: `Sender ${ctx.tx.from} is delegated (EIP-7702) to ${delegate}; that contract's code runs for the account.`,
@@ -53,17 +56,58 @@ export const senderDelegateRecognised: ScreenRule = {
   severity: 'info',
   title: 'Sender is delegated to a recognised wallet',
   checks:
-    "The sender's code is an EIP-7702 delegation to a known wallet delegate at its canonical address (eth-infinitism Simple7702Account, MetaMask's EIP7702StatelessDeleGator).",
+    "The sender's code is an EIP-7702 delegation to a known wallet delegate (eth-infinitism Simple7702Account, MetaMask's EIP7702StatelessDeleGator): at its canonical address, or anywhere by its code hash (read with the probe).",
   why: 'Known, audited wallet code acts for the account: the delegation itself is no reason to pause.',
   example: 'A sender delegated to Simple7702Account at 0xe6Cae83BdE06E4c305530e199D7217f42808555B.',
   evaluate({ ctx }) {
     const delegate = delegateOf(ctx.sender.code)
-    const known = delegate === undefined ? undefined : walletDelegateAt(delegate)
+    const known = delegate === undefined ? undefined : recognisedDelegate(ctx, delegate)
     if (delegate === undefined || known === undefined) return []
     return [
       { detail: `Sender ${ctx.tx.from} is delegated (EIP-7702) to ${known.name} at ${delegate}.` },
     ]
   },
+}
+
+/** The sender's delegate lets strangers or hard-coded addresses take its assets. */
+export const senderDelegateUnsafe: ScreenRule = {
+  id: 'sender-delegate-unsafe',
+  severity: 'critical',
+  title: "The sender's EIP-7702 delegate gives its assets away",
+  checks:
+    "The sender is delegated (EIP-7702) to code whose behaviour probe (the authorization preflight's, run on the sender) shows incoming ETH leaving the account, or a stranger or an address hard-coded in the delegate moving the account's assets.",
+  why: 'The account is already compromised: whatever it holds or receives, this transaction included, can be taken.',
+  example: 'A sender delegated to a sweeper whose `receive()` forwards every ETH to its author.',
+  evaluate({ ctx }) {
+    const d = ctx.senderDelegate
+    if (d === undefined || !d.probe.ran || !probeFoundHarm(d.probe)) return []
+    const p = d.probe
+    const what = [
+      p.ethAccepted && p.ethKept < p.ethSent ? 'forwards incoming ETH away' : undefined,
+      p.byStranger.length > 0 ? "lets a stranger move the account's assets" : undefined,
+      p.byHardCoded.length > 0
+        ? `lets an address hard-coded in it (${p.hardCoded.join(', ')}) move the account's assets`
+        : undefined,
+    ].filter((w) => w !== undefined)
+    return [
+      {
+        detail: `Sender ${ctx.tx.from} is delegated to ${d.delegate}, which ${what.join(' and ')}.`,
+      },
+    ]
+  },
+}
+
+/** A wallet delegate recognised by its canonical address, or by its code when it was read. */
+function recognisedDelegate(
+  ctx: ScreenContext,
+  delegate: string,
+): { id: string; name: string } | undefined {
+  const byAddress = walletDelegateAt(delegate)
+  if (byAddress !== undefined) return { id: byAddress.id, name: byAddress.name }
+  const read = ctx.senderDelegate
+  return read !== undefined && read.delegate.toLowerCase() === delegate.toLowerCase()
+    ? read.recognised
+    : undefined
 }
 
 /** A mixed-case address in the request whose EIP-55 checksum is wrong. */
