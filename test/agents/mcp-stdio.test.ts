@@ -2,11 +2,14 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createTestClient, http, parseAbiItem } from 'viem'
+import { createTestClient, encodeFunctionData, http, parseAbi, parseAbiItem } from 'viem'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintDevnetUsdc, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
-import { SIMPLE_7702_ACCOUNT } from '../../src/domain/account-abstraction/entry-points.js'
+import {
+  ENTRY_POINTS,
+  SIMPLE_7702_ACCOUNT,
+} from '../../src/domain/account-abstraction/entry-points.js'
 import { BAZAAR_INPUT_EXAMPLE } from '../../src/routes/paid-route-bazaar.js'
 import { PAY_TO, RECEIPT_SIGNER, usdcBalances } from '../payment/paid-stack.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
@@ -91,6 +94,7 @@ describe('pre-send-guard-mcp over stdio', () => {
       'preflight_bundle',
       'preflight_transaction',
       'preflight_typed_data',
+      'preflight_user_operation',
     ])
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(80)
@@ -150,6 +154,49 @@ describe('pre-send-guard-mcp over stdio', () => {
     })
     expect(partial.isError).toBe(true)
     expect(text(partial)).toMatch(/together/)
+  })
+
+  it('preflight_user_operation answers with the shared request schema as its input', async () => {
+    const { tools } = await client.listTools()
+    const tool = tools.find((t) => t.name === 'preflight_user_operation')!
+    expect(tool.inputSchema).toMatchObject({
+      required: ['entryPoint', 'userOperation'],
+      additionalProperties: false,
+    })
+    // A fresh sender delegated to Simple7702Account pays the payer 1000 wei, unsigned (a stub).
+    const sender = privateKeyToAccount(generatePrivateKey()).address
+    const anvil = createTestClient({ mode: 'anvil', transport: http(guard.devnet.rpcUrl) })
+    await anvil.setBalance({ address: sender, value: 10n ** 18n })
+    await anvil.setCode({ address: sender, bytecode: `0xef0100${SIMPLE_7702_ACCOUNT.slice(2)}` })
+    const callData = encodeFunctionData({
+      abi: parseAbi(['function execute(address target, uint256 value, bytes data)']),
+      functionName: 'execute',
+      args: [payer.address, 1000n, '0x'],
+    })
+    const answer = await call('preflight_user_operation', {
+      entryPoint: ENTRY_POINTS['0.8'],
+      userOperation: {
+        sender,
+        nonce: '0x0',
+        callData,
+        callGasLimit: '0x7a120',
+        verificationGasLimit: '0xc3500',
+        preVerificationGas: '0xea60',
+        maxFeePerGas: '0x77359400',
+        maxPriorityFeePerGas: '0xf4240',
+      },
+    })
+    expect(answer.isError, text(answer)).toBeFalsy()
+    expect(answer.structuredContent).toMatchObject({
+      verdict: 'sign',
+      environment: 'devnet',
+      userOperation: { sender, entryPointVersion: '0.8' },
+    })
+    const mixed = await call('preflight_user_operation', {
+      entryPoint: ENTRY_POINTS['0.8'],
+      userOperation: { sender, nonce: '0x0', callData, unknownField: '0x' },
+    })
+    expect(mixed.isError).toBe(true)
   })
 
   it('pays once (one settlement, two verified receipts), replays without paying, then stops at the cap', async () => {

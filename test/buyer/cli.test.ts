@@ -1,11 +1,24 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import {
+  concat,
+  createTestClient,
+  encodeFunctionData,
+  http,
+  maxUint256,
+  numberToHex,
+  parseAbi,
+  parseEther,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXIT } from '../../packages/client/src/cli/cli-output.js'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
-import { SIMPLE_7702_ACCOUNT } from '../../src/domain/account-abstraction/entry-points.js'
+import {
+  ENTRY_POINTS,
+  SIMPLE_7702_ACCOUNT,
+} from '../../src/domain/account-abstraction/entry-points.js'
 import { usdcBalances } from '../payment/paid-stack.js'
 import { deploy } from '../support/contracts.js'
 import {
@@ -264,6 +277,94 @@ describe('check-authorization', () => {
 
     expect(noNonce.code).toBe(EXIT.error)
     expect(noNonce.stderr).toContain('check-authorization --nonce is required')
+  })
+})
+
+describe('check-userop', () => {
+  it('exits 0 for paying a friend from a Simple7702Account, 2 for an unlimited approval to a key, 3 without an EntryPoint', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey()).address
+    const friend = privateKeyToAccount(generatePrivateKey()).address
+    const stranger = privateKeyToAccount(generatePrivateKey()).address
+    const anvil = createTestClient({ mode: 'anvil', transport: http(guard.devnet.rpcUrl) })
+    await anvil.setBalance({ address: owner, value: parseEther('1') })
+    await anvil.setCode({ address: owner, bytecode: concat(['0xef0100', SIMPLE_7702_ACCOUNT]) })
+    const token = (await deploy(guard.devnet.rpcUrl, 'TestERC20', ['Token', 'TKN'])).address
+    const execute = parseAbi(['function execute(address target, uint256 value, bytes data)'])
+    const approve = parseAbi(['function approve(address spender, uint256 value) returns (bool)'])
+    // Unsigned (no signature): the guard simulates a stub and says so (an info finding).
+    const op = (callData: `0x${string}`) => ({
+      sender: owner,
+      nonce: '0x0',
+      callData,
+      callGasLimit: numberToHex(500_000),
+      verificationGasLimit: numberToHex(800_000),
+      preVerificationGas: numberToHex(60_000),
+      maxFeePerGas: numberToHex(2_000_000_000),
+      maxPriorityFeePerGas: numberToHex(1_000_000),
+    })
+    const paying = op(
+      encodeFunctionData({ abi: execute, functionName: 'execute', args: [friend, 1000n, '0x'] }),
+    )
+    const approving = op(
+      encodeFunctionData({
+        abi: execute,
+        functionName: 'execute',
+        args: [
+          token,
+          0n,
+          encodeFunctionData({
+            abi: approve,
+            functionName: 'approve',
+            args: [stranger, maxUint256],
+          }),
+        ],
+      }),
+    )
+    const url = ['--url', guard.baseUrl]
+    const [sign, signJson, block, noEntryPoint] = await Promise.all([
+      cli([
+        'check-userop',
+        ...url,
+        '--entry-point',
+        ENTRY_POINTS['0.8'],
+        '--user-operation',
+        JSON.stringify(paying),
+      ]),
+      cli([
+        'check-userop',
+        ...url,
+        '--json',
+        '--user-operation',
+        JSON.stringify({ entryPoint: ENTRY_POINTS['0.8'], userOperation: paying }),
+      ]),
+      cli([
+        'check-userop',
+        ...url,
+        '--entry-point',
+        ENTRY_POINTS['0.8'],
+        '--user-operation',
+        JSON.stringify(approving),
+      ]),
+      cli(['check-userop', ...url, '--user-operation', JSON.stringify(paying)]),
+    ])
+    expect(sign.code, sign.stdout + sign.stderr).toBe(EXIT.ok)
+    expect(sign.stdout).toContain('verdict: SIGN')
+    expect(sign.stdout).toContain('EntryPoint v0.8')
+    expect(sign.stdout).toContain('userop-signature-not-checked')
+
+    expect(signJson.code, signJson.stderr).toBe(EXIT.ok)
+    expect(json(signJson)).toMatchObject({
+      verdict: 'sign',
+      userOperation: { sender: owner, entryPointVersion: '0.8' },
+      validation: { signature: 'not-checked' },
+    })
+
+    expect(block.code, block.stdout + block.stderr).toBe(EXIT.block)
+    expect(block.stdout).toContain('verdict: BLOCK')
+    expect(block.stdout).toMatch(/\[critical\] approval-to-eoa/)
+
+    expect(noEntryPoint.code).toBe(EXIT.error)
+    expect(noEntryPoint.stderr).toContain('check-userop --entry-point is required')
   })
 })
 

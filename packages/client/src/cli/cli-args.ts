@@ -55,6 +55,11 @@ Commands:
                                          would grant (D's code recognised or probed); --nonce (hex or
                                          decimal) is required; --signature (65 bytes) judges a signed
                                          one; exit 0 sign, 1 review, 2 block
+  check-userop --entry-point E --user-operation '<json>'   (or --file op.json)
+                                         free ERC-4337 user-operation preflight: the operation in the
+                                         JSON-RPC form eth_sendUserOperation takes, simulated through
+                                         its canonical EntryPoint (v0.6/v0.7/v0.8); a file may hold
+                                         {entryPoint, userOperation}; exit 0 sign, 1 review, 2 block
   challenge [--from A]                   the unpaid 402, checked against discovery; exit 0 match, 4 not
   flow [--to B] [--data 0x..] [--value 0x..] [--yes] [--payment-signature SIG]
                                          the recommended new-user flow: discovery, unpaid 402 checked
@@ -102,6 +107,8 @@ export function parseCliArgs(argv: string[]) {
       nonce: { type: 'string' },
       'chain-id': { type: 'string' },
       signature: { type: 'string' },
+      'entry-point': { type: 'string' },
+      'user-operation': { type: 'string' },
       'payment-signature': { type: 'string' },
       yes: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

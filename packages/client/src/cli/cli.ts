@@ -13,6 +13,7 @@ import {
 import { flowCommand } from './cli-flow.js'
 import { type CliIo, EXIT, printer, UsageError } from './cli-output.js'
 import { checkTypedCommand } from './cli-typed-data.js'
+import { checkUserOperationCommand } from './cli-user-operation.js'
 
 /**
  * Runs one CLI command and resolves to its exit code ({@link EXIT}).
@@ -51,6 +52,8 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
         return await checkTypedCommand(guard, print, values)
       case 'check-authorization':
         return await checkAuthorizationCommand(guard, print, values)
+      case 'check-userop':
+        return await checkUserOperationCommand(guard, print, values)
       case 'challenge':
         return await challengeCommand(guard, print, values)
       case 'flow':

@@ -8,6 +8,7 @@ import {
   PreflightResultSchema,
   ReceiptSchema,
   TypedDataResultSchema,
+  UserOperationResultSchema,
 } from './guard-responses.js'
 import {
   AUTHORIZATION_PREFLIGHT_PATH,
@@ -19,6 +20,7 @@ import {
   PAID_PREFLIGHT_PATH,
   READ_ONLY_PREFLIGHT_PATH,
   TYPED_DATA_PREFLIGHT_PATH,
+  USER_OPERATION_PREFLIGHT_PATH,
 } from './guard-types.js'
 import { paidPreflight } from './paid-preflight.js'
 import { verifyReceipt } from './verify-receipt.js'
@@ -85,6 +87,12 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       const res = await postJson(AUTHORIZATION_PREFLIGHT_PATH, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, AuthorizationResultSchema, 'authorization preflight answer')
+    },
+
+    async userOperationPreflight(request) {
+      const res = await postJson(USER_OPERATION_PREFLIGHT_PATH, request)
+      if (!res.ok) throw await errorOf(res)
+      return parseBody(res, UserOperationResultSchema, 'user-operation preflight answer')
     },
 
     async unpaidChallenge(tx, opts = {}) {

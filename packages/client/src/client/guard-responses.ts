@@ -27,6 +27,8 @@ export {
   ReceiptSchema,
   type TypedDataResult,
   TypedDataResultSchema,
+  type UserOperationResult,
+  UserOperationResultSchema,
 } from '../schemas/index.js'
 
 /** The 200 body of the paid route (the shared schema). */

@@ -1,6 +1,7 @@
 import type { toClientEvmSigner } from '@x402/evm'
 import type { Address, Hex, LocalAccount } from 'viem'
 import type { AuthorizationRequest } from '../schemas/delegation.js'
+import type { UserOperationRequest } from '../schemas/user-operation.js'
 import type { ChallengeChecks } from './check-challenge.js'
 import type {
   AuthorizationResult,
@@ -12,6 +13,7 @@ import type {
   Receipt,
   Settlement,
   TypedDataResult,
+  UserOperationResult,
 } from './guard-responses.js'
 import type { ReceiptBinding, ReceiptVerification } from './verify-receipt.js'
 
@@ -25,6 +27,7 @@ export const EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
 export const TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
 export const BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
 export const AUTHORIZATION_PREFLIGHT_PATH = '/payanagent/v1/base-authorization-preflight'
+export const USER_OPERATION_PREFLIGHT_PATH = '/payanagent/v1/base-user-operation-preflight'
 /** The paid route; discovery's `route` is used whenever discovery is at hand. */
 export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
 
@@ -59,6 +62,13 @@ export interface TypedDataRequest {
  * type (`AuthorizationRequestSchema` in `/schemas`), so the client and the route cannot disagree.
  */
 export type { AuthorizationRequest } from '../schemas/delegation.js'
+
+/**
+ * An ERC-4337 user operation check: the operation in the JSON-RPC form `eth_sendUserOperation`
+ * takes, and the EntryPoint it is for. The shared request schema's type
+ * (`UserOperationRequestSchema` in `/schemas`), so the client and the route cannot disagree.
+ */
+export type { UserOperationRequest } from '../schemas/user-operation.js'
 
 /** A bundle to check: 1-8 transactions simulated in order, optionally under state overrides. */
 export interface BundleRequest {
@@ -155,6 +165,12 @@ export interface GuardClient {
    * nothing; an unsigned tuple is judged for what signing it would grant.
    */
   authorizationPreflight(request: AuthorizationRequest): Promise<AuthorizationResult>
+  /**
+   * The free ERC-4337 user-operation preflight: the operation simulated through its canonical
+   * EntryPoint (validation, prefund, execution), the account's calls screened, and a verdict.
+   * Sends nothing to a bundler.
+   */
+  userOperationPreflight(request: UserOperationRequest): Promise<UserOperationResult>
   /** POSTs to the paid route without payment and returns the 402 as received (no wallet). */
   unpaidChallenge(
     tx: TransactionRequest,

@@ -27,6 +27,7 @@ export type {
   Receipt,
   Settlement,
   TypedDataResult,
+  UserOperationResult,
 } from './guard-responses.js'
 export {
   AUTHORIZATION_PREFLIGHT_PATH,
@@ -47,6 +48,8 @@ export {
   type TypedDataJson,
   type TypedDataRequest,
   type UnpaidChallenge,
+  USER_OPERATION_PREFLIGHT_PATH,
+  type UserOperationRequest,
 } from './guard-types.js'
 export { BASE_NETWORK } from './paid-preflight.js'
 export {

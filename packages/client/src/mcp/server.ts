@@ -16,6 +16,7 @@ import {
   PaidInputSchema,
   TransactionInputSchema,
   TypedDataInputSchema,
+  UserOperationRequestSchema,
 } from './tool-schemas.js'
 
 /** The guard the server calls when none is configured: `npm start`'s address. */
@@ -189,6 +190,17 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (input) => run(() => guard.authorizationPreflight(input)),
+  )
+  server.registerTool(
+    'preflight_user_operation',
+    {
+      title: 'Screen an ERC-4337 user operation before sending it to a bundler (free)',
+      description:
+        "Before sending an ERC-4337 user operation (eth_sendUserOperation) from a smart account: simulates it through its canonical EntryPoint (v0.6, v0.7 or v0.8) at the latest Base block, checking the account's signature, the paymaster, the prefund and an EIP-7702 account's eip7702Auth, and screens every call the account makes (execute, executeBatch, ERC-7821 batches) with the account as caller. Input: entryPoint and userOperation in the JSON-RPC form eth_sendUserOperation takes (hex quantities); an omitted signature is simulated with a stub. Answers a verdict sign, review or block with findings, the operation hash, validation, prefund, execution, decoded calls and asset effects. Sends nothing. Do not send when the verdict is block; ask a person when it is review.",
+      inputSchema: UserOperationRequestSchema,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (input) => run(() => guard.userOperationPreflight(input)),
   )
   server.registerTool(
     'paid_preflight_transaction',

@@ -5,6 +5,8 @@ import { z } from 'zod'
  * `/schemas`: what the tool accepts is what the route accepts.
  */
 export { AuthorizationRequestSchema } from '../schemas/delegation.js'
+/** The user-operation tool takes the user-operation route's own request schema, likewise. */
+export { UserOperationRequestSchema } from '../schemas/user-operation.js'
 
 // Tool inputs of the stdio MCP server, as strict as the guard's HTTP routes: unknown fields are
 // refused before anything is sent (the guard would refuse them with 422 anyway). Each field says

@@ -5,10 +5,12 @@ import type {
   Finding,
   PreflightResult,
   TypedDataResult,
+  UserOperationResult,
 } from '../client/guard-responses.js'
 import type { PaidPreflight, TransactionRequest, TypedDataJson } from '../client/guard-types.js'
 import type { ReceiptVerification } from '../client/verify-receipt.js'
 import type { AuthorizationTuple } from '../schemas/delegation.js'
+import type { UserOperationRpc } from '../schemas/user-operation.js'
 
 // What the guard said, as the viem wrappers hand it over: apart from the wrappers, so their
 // errors and helpers can name these shapes without importing the wrappers back.
@@ -66,4 +68,19 @@ export interface AuthorizationCheck {
   verdict: AuthorizationResult['verdict']
   findings: Finding[]
   result: AuthorizationResult
+}
+
+/**
+ * What the guard said about one ERC-4337 user operation, asked of the free user-operation route
+ * (`withPreSendGuardBundler`): the operation exactly as it goes to the bundler (filled and
+ * signed), in the JSON-RPC form `eth_sendUserOperation` takes.
+ */
+export interface UserOperationCheck {
+  /** The EntryPoint the operation is for. */
+  entryPoint: Address
+  /** The operation checked (hex quantities; `eip7702Auth` for an EIP-7702 account). */
+  userOperation: UserOperationRpc
+  verdict: UserOperationResult['verdict']
+  findings: Finding[]
+  result: UserOperationResult
 }

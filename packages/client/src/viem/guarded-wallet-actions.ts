@@ -8,13 +8,13 @@ import type {
 } from 'viem'
 import { token, writeContract, writeContractSync } from 'viem/actions'
 import type { TransactionRequest } from '../client/guard-client.js'
-import { GuardError } from '../client/guard-error.js'
 import type { AnyWalletClient } from './any-wallet-client.js'
 import type { ApprovedSends } from './approved-sends.js'
 import type { AuthorizationToJudge } from './authorizations-to-judge.js'
 import type { AuthorizationCheck, BatchCheck, GuardCheck } from './guard-checks.js'
-import { notCheckable, PreSendGuardError } from './pre-send-guard-errors.js'
+import { notCheckable } from './pre-send-guard-errors.js'
 import { toGuardedSend, toGuardRequest } from './to-guard-request.js'
+import { unwrapGuardError } from './unwrap-guard-error.js'
 
 /** What the named actions need of the wrapper. */
 export interface GuardedWalletActionsContext {
@@ -63,7 +63,7 @@ export function guardedWalletActions(
   const guardedSend =
     <T>(send: (parameters: SendTransactionParameters) => Promise<T>) =>
     (parameters: SendTransactionParameters) =>
-      unwrap(async () => {
+      unwrapGuardError(async () => {
         const { transaction, authorizations } = await toGuardedSend(base, parameters)
         const check = await context.judge(transaction, authorizations)
         const fees = check ? context.fees(parameters, check) : parameters
@@ -87,26 +87,27 @@ export function guardedWalletActions(
   return {
     sendTransaction,
     sendTransactionSync,
-    writeContract: (parameters: never) => unwrap(() => writeContract(view, parameters)),
-    writeContractSync: (parameters: never) => unwrap(() => writeContractSync(view, parameters)),
+    writeContract: (parameters: never) => unwrapGuardError(() => writeContract(view, parameters)),
+    writeContractSync: (parameters: never) =>
+      unwrapGuardError(() => writeContractSync(view, parameters)),
     // The transport checks raw transactions; these only unwrap viem's error wrappers.
     sendRawTransaction: (parameters: SendRawTransactionParameters) =>
-      unwrap(() => base.sendRawTransaction(parameters)),
+      unwrapGuardError(() => base.sendRawTransaction(parameters)),
     sendRawTransactionSync: (parameters: SendRawTransactionParameters) =>
-      unwrap(() => base.sendRawTransactionSync(parameters as never)),
+      unwrapGuardError(() => base.sendRawTransactionSync(parameters as never)),
     deployContract: refuse('contract creation'),
     // The transport checks `wallet_sendCalls` as one bundle; these only unwrap viem's errors.
-    sendCalls: (parameters: never) => unwrap(() => base.sendCalls(parameters)),
-    sendCallsSync: (parameters: never) => unwrap(() => base.sendCallsSync(parameters)),
+    sendCalls: (parameters: never) => unwrapGuardError(() => base.sendCalls(parameters)),
+    sendCallsSync: (parameters: never) => unwrapGuardError(() => base.sendCallsSync(parameters)),
     signTransaction: refuse('a transaction signed to be broadcast elsewhere (signTransaction)'),
     prepareAuthorization: (parameters: PrepareAuthorizationParameters) =>
-      unwrap(async () => {
+      unwrapGuardError(async () => {
         const { prepared, authority } = await prepare(parameters)
         await context.judgeAuthorization(authority, prepared)
         return prepared
       }),
     signAuthorization: (parameters: SignAuthorizationParameters) =>
-      unwrap(async () => {
+      unwrapGuardError(async () => {
         const { prepared, authority } = await prepare(parameters)
         await context.judgeAuthorization(authority, prepared)
         const { contractAddress: _, executor: __, ...rest } = parameters as Record<string, unknown>
@@ -121,13 +122,17 @@ export function guardedWalletActions(
       ? {
           token: {
             ...baseToken,
-            approve: keepHelpers(baseToken.approve, (p) => unwrap(() => token.approve(view, p))),
-            approveSync: keepHelpers(baseToken.approveSync, (p) =>
-              unwrap(() => token.approveSync(view, p)),
+            approve: keepHelpers(baseToken.approve, (p) =>
+              unwrapGuardError(() => token.approve(view, p)),
             ),
-            transfer: keepHelpers(baseToken.transfer, (p) => unwrap(() => token.transfer(view, p))),
+            approveSync: keepHelpers(baseToken.approveSync, (p) =>
+              unwrapGuardError(() => token.approveSync(view, p)),
+            ),
+            transfer: keepHelpers(baseToken.transfer, (p) =>
+              unwrapGuardError(() => token.transfer(view, p)),
+            ),
             transferSync: keepHelpers(baseToken.transferSync, (p) =>
-              unwrap(() => token.transferSync(view, p)),
+              unwrapGuardError(() => token.transferSync(view, p)),
             ),
           },
         }
@@ -151,20 +156,6 @@ export function guardedWalletActions(
 function authorityOf(client: AnyWalletClient, parameters: { account?: unknown }): Address {
   const account = (parameters.account ?? client.account) as Address | { address: Address }
   return typeof account === 'string' ? account : account.address
-}
-
-/** Runs a viem action and rethrows a guard refusal it wrapped (viem wraps contract errors). */
-async function unwrap<T>(action: () => Promise<T>): Promise<T> {
-  try {
-    return await action()
-  } catch (error) {
-    let cause: unknown = error
-    while (cause instanceof Error) {
-      if (cause instanceof PreSendGuardError || cause instanceof GuardError) throw cause
-      cause = cause.cause
-    }
-    throw error
-  }
 }
 
 /** A guarded token action that keeps viem's read-only helpers (`.call`, `.estimateGas`...). */

@@ -1,14 +1,23 @@
 /**
  * `@pre-send-guard/client/viem`: the guard in front of a viem wallet client
- * (`withPreSendGuard`) and of an account's `signTypedData` (`withTypedDataGuard`), and the
- * errors they refuse with (all `PreSendGuardBaseError`s).
+ * (`withPreSendGuard`), of an ERC-4337 bundler client (`withPreSendGuardBundler`) and of an
+ * account's `signTypedData` (`withTypedDataGuard`), and the errors they refuse with (all
+ * `PreSendGuardBaseError`s).
  */
+
+export {
+  type AnyBundlerClient,
+  type PreSendGuardBundlerActions,
+  type PreSendGuardBundlerOptions,
+  withPreSendGuardBundler,
+} from './bundler-guard.js'
 export type {
   AuthorizationCheck,
   BatchCheck,
   GuardCheck,
   GuardMode,
   TypedDataCheck,
+  UserOperationCheck,
 } from './guard-checks.js'
 export {
   GuardUnavailableError,
@@ -18,6 +27,8 @@ export {
   TransactionBlockedError,
   TransactionNeedsReviewError,
   TransactionNotCheckableError,
+  UserOperationBlockedError,
+  UserOperationNeedsReviewError,
 } from './pre-send-guard-errors.js'
 export {
   createTypedDataJudge,

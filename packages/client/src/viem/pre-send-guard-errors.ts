@@ -1,7 +1,13 @@
 import { PreSendGuardBaseError } from '../client/base-error.js'
 import type { GuardError } from '../client/guard-error.js'
 import type { Finding } from '../client/guard-responses.js'
-import type { AuthorizationCheck, BatchCheck, GuardCheck, TypedDataCheck } from './guard-checks.js'
+import type {
+  AuthorizationCheck,
+  BatchCheck,
+  GuardCheck,
+  TypedDataCheck,
+  UserOperationCheck,
+} from './guard-checks.js'
 
 /** Base of every refusal by {@link withPreSendGuard}: nothing was sent. */
 export class PreSendGuardError extends PreSendGuardBaseError {
@@ -104,6 +110,35 @@ export class SignatureNeedsReviewError extends PreSendGuardError {
   readonly findings: Finding[]
   constructor(check: TypedDataCheck | AuthorizationCheck) {
     super(`the guard asks for a review of this signature: ${summary(check.findings, 'warning')}`)
+    this.check = check
+    this.findings = check.findings
+  }
+}
+
+/** The guard's verdict on a user operation was `block`: nothing reached the bundler. */
+export class UserOperationBlockedError extends PreSendGuardError {
+  override name = 'UserOperationBlockedError'
+  readonly check: UserOperationCheck
+  readonly findings: Finding[]
+  constructor(check: UserOperationCheck) {
+    super(`the guard blocked this user operation: ${summary(check.findings, 'critical')}`)
+    this.check = check
+    this.findings = check.findings
+  }
+}
+
+/**
+ * The verdict on a user operation was `review` and no `onUserOperationReview` approved it:
+ * nothing reached the bundler.
+ */
+export class UserOperationNeedsReviewError extends PreSendGuardError {
+  override name = 'UserOperationNeedsReviewError'
+  readonly check: UserOperationCheck
+  readonly findings: Finding[]
+  constructor(check: UserOperationCheck) {
+    super(
+      `the guard asks for a review of this user operation: ${summary(check.findings, 'warning')}`,
+    )
     this.check = check
     this.findings = check.findings
   }
