@@ -12,6 +12,7 @@ const benches = [
   'effects.ts',
   'screen.ts',
   'catalogue.ts',
+  'wallets.ts',
   'evidence.ts',
   'paid.ts',
   'paid-waves.ts',

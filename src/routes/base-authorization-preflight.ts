@@ -58,7 +58,7 @@ export function toAuthorizationInput(body: AuthorizationRequest): AuthorizationI
   }
   if (a.yParity !== undefined && a.r !== undefined && a.s !== undefined) {
     input.signature = {
-      yParity: a.yParity === '0x1' ? 1 : 0,
+      yParity: BigInt(a.yParity) === 1n ? 1 : 0,
       r: word(a.r),
       s: word(a.s),
     }

@@ -59,7 +59,7 @@ export function registerBaseBundlePreflight(
           address: checksummed(a.address),
           chainId: BigInt(a.chainId),
           nonce: BigInt(a.nonce),
-          yParity: a.yParity === '0x1' ? 1 : 0,
+          yParity: BigInt(a.yParity) === 1n ? 1 : 0,
           r: `0x${BigInt(a.r).toString(16).padStart(64, '0')}`,
           s: `0x${BigInt(a.s).toString(16).padStart(64, '0')}`,
         }))

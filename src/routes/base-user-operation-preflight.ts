@@ -143,7 +143,7 @@ export function toUserOperationInput(body: UserOperationRequest): UserOperationI
       address: checksummed(auth.address) as Address,
       chainId: Number(BigInt(auth.chainId)),
       nonce: Number(BigInt(auth.nonce)),
-      yParity: auth.yParity === '0x1' ? 1 : 0,
+      yParity: BigInt(auth.yParity) === 1n ? 1 : 0,
       r: word(auth.r),
       s: word(auth.s),
     })

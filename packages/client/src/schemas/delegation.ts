@@ -3,6 +3,12 @@ import { VERDICTS } from '../types/index.js'
 import { chainFields, FindingSchema } from './preflight.js'
 import { address, decimal, hex } from './primitives.js'
 
+/** Signature y parity as a hex quantity; viem's user-operation formatter writes `0x00`/`0x01`. */
+const yParity = z
+  .string()
+  .regex(/^0x0?[01]$/, 'must be 0x0 or 0x1')
+  .meta({ description: 'Signature y parity, hex.' })
+
 /** A JSON-RPC quantity: `0x` then hex digits without leading zeros beyond one (`0x0`, `0x1a`). */
 const quantity = (description: string, maxBits: number) =>
   z
@@ -34,7 +40,7 @@ export const AuthorizationTupleSchema = z
     }),
     chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
     nonce: quantity("The authority's nonce the authorization is valid at, hex.", 64),
-    yParity: z.enum(['0x0', '0x1']).optional().meta({ description: 'Signature y parity.' }),
+    yParity: yParity.optional().meta({ description: 'Signature y parity.' }),
     r: word('Signature r, hex (32 bytes, or a quantity without leading zeros).').optional(),
     s: word('Signature s, hex (32 bytes, or a quantity without leading zeros).').optional(),
   })
@@ -51,7 +57,7 @@ export const SignedAuthorizationSchema = z.strictObject({
   address: address.meta({ description: 'The delegate; the zero address clears.' }),
   chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
   nonce: quantity("The authority's nonce, hex.", 64),
-  yParity: z.enum(['0x0', '0x1']),
+  yParity: yParity,
   r: word('Signature r, hex.'),
   s: word('Signature s, hex.'),
 })

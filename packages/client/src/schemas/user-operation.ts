@@ -3,6 +3,12 @@ import { VERDICTS } from '../types/index.js'
 import { chainFields, FindingSchema, transactionReport } from './preflight.js'
 import { address, bytes32, decimal } from './primitives.js'
 
+/** Signature y parity as a hex quantity; viem's user-operation formatter writes `0x00`/`0x01`. */
+const yParity = z
+  .string()
+  .regex(/^0x0?[01]$/, 'must be 0x0 or 0x1')
+  .meta({ description: 'Signature y parity, hex.' })
+
 /** Hex of at most 32 bytes, leading zeros allowed: gas, fees, nonces and signature parts. */
 const word = (description: string) =>
   z
@@ -22,7 +28,7 @@ export const Eip7702AuthSchema = z.strictObject({
   address: address.meta({ description: 'The delegate.' }),
   chainId: word('Chain id, hex (0x0: every chain).'),
   nonce: word("The sender's nonce it is valid at, hex."),
-  yParity: z.enum(['0x0', '0x1']),
+  yParity: yParity,
   r: word('Signature r.'),
   s: word('Signature s.'),
 })
