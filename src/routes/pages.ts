@@ -123,7 +123,7 @@ const pages: Record<
 <li>Only if the challenge's route, network and price match discovery, make exactly one paid call with an x402 buyer wallet holding a little USDC and gas on Base. Expect one HTTP 200, one settlement transaction hash, one matching wallet debit and one <code>PRE_SEND_PROOF_RECEIPT</code>.</li>
 <li>If anything does not match, stop before funding a wallet.</li>
 </ol>
-<p>Free routes: <code>POST /payanagent/v1/base-transaction-preflight</code> (read-only preflight with a verdict) and <code>POST /payanagent/v1/public-page-evidence</code> (one public URL to bounded, hashed markdown). Paid: <code>POST /simulate/transaction-preflight</code>, $0.01 in USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>.</p>`,
+<p>Free routes: <code>POST /payanagent/v1/base-transaction-preflight</code> (read-only preflight with a verdict), <code>POST /payanagent/v1/base-user-operation-preflight</code> (ERC-4337 user operations), <code>POST /payanagent/v1/base-authorization-preflight</code> (EIP-7702 authorizations, with a behaviour probe of the delegate) and <code>POST /payanagent/v1/public-page-evidence</code> (one public URL to bounded, hashed markdown). Paid: <code>POST /simulate/transaction-preflight</code>, $0.01 in USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>.</p>`,
   ],
   '/first-unpaid-402': (base, deps) => [
     'Your first unpaid 402',

@@ -311,14 +311,12 @@ describe('POST /payanagent/v1/base-user-operation-preflight: EntryPoint v0.7', (
           ],
         ],
       })
-    const own = await judge(
+    const ownOp = await signedOperation(
       '0.7',
-      await signedOperation(
-        '0.7',
-        { sender, nonce: 0n, factory, factoryData: initCode, callData: batch(sender) },
-        owner,
-      ),
+      { sender, nonce: 0n, factory, factoryData: initCode, callData: batch(sender) },
+      owner,
     )
+    const own = await judge('0.7', ownOp)
     expect(own.verdict, JSON.stringify(own.findings)).toBe('sign')
     const stranger = await judge(
       '0.7',
@@ -329,6 +327,15 @@ describe('POST /payanagent/v1/base-user-operation-preflight: EntryPoint v0.7', (
       ),
     )
     expect(stranger.verdict, JSON.stringify(stranger.findings)).not.toBe('sign')
+    // The benign batch, run for real: the account ends up holding the vault shares.
+    await handleOps('0.7', ownOp)
+    const shares = await publicClient.readContract({
+      address: vault,
+      abi: erc20,
+      functionName: 'balanceOf',
+      args: [sender],
+    })
+    expect(shares).toBe(parseEther('10'))
   })
 
   it('reports a failed inner call as a revert the screen blocks', async () => {
