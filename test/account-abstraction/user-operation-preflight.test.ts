@@ -435,6 +435,32 @@ describe('POST /payanagent/v1/base-user-operation-preflight: EntryPoint v0.8 wit
     expect((await publicClient.getBalance({ address: FRIEND })) - before).toBe(parseEther('0.05'))
   })
 
+  it('blocks an eip7702Auth whose nonce the chain would skip', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const authorization = await owner.signAuthorization({
+      address: SIMPLE_7702_ACCOUNT,
+      chainId: 8453,
+      nonce: 3,
+    })
+    const op = await signedOperation(
+      '0.8',
+      {
+        sender: owner.address,
+        nonce: 0n,
+        factory: '0x7702',
+        factoryData: '0x',
+        callData: pay(FRIEND, 0n),
+        authorization,
+      },
+      owner,
+    )
+    const r = await judge('0.8', op)
+    expect(r.verdict).toBe('block')
+    expect(r.findings.find((f) => f.id === 'userop-eip7702-auth-invalid')?.detail).toMatch(
+      /nonce is 3 but the sender's is 0/,
+    )
+  })
+
   it('blocks an eip7702Auth signed by another key than the sender', async () => {
     const owner = privateKeyToAccount(generatePrivateKey())
     const other = privateKeyToAccount(generatePrivateKey())

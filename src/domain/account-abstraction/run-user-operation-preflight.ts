@@ -93,6 +93,7 @@ export async function runUserOperationPreflight(
     blockTime: sequence.block.timestamp,
     serviceChainId: deps.chainId,
     authorization,
+    senderNonce: sequence.senderNonces.get(op.sender.toLowerCase()) ?? 0,
   }
   const deploys = op.factory !== undefined && op.factory !== '0x7702'
   const screened = first.findings.filter(

@@ -17,6 +17,8 @@ export interface UserOperationFacts {
   serviceChainId: number
   /** The `eip7702Auth` signature check, when the operation carries one. */
   authorization: SignatureCheck | undefined
+  /** The sender's nonce at the pinned block (what a bundler's type-4 transaction needs). */
+  senderNonce: number
 }
 
 export interface UserOperationRule extends RuleDescription {
@@ -106,7 +108,7 @@ export const useropAuthorizationInvalid: UserOperationRule = {
   severity: 'critical',
   title: "The operation's EIP-7702 authorization is not the sender's",
   checks:
-    "`eip7702Auth` does not recover to the operation's sender, or names a chain other than 0 and Base.",
+    "`eip7702Auth` does not recover to the operation's sender, names a chain other than 0 and Base, or a nonce other than the sender's current one (the bundler, not the sender, sends the type-4 transaction).",
   why: "The bundler's type-4 transaction would not install the delegation the operation needs: it fails, or delegates another account.",
   example: 'An `eip7702Auth` signed by a key other than the sender.',
   evaluate(f) {
@@ -122,6 +124,11 @@ export const useropAuthorizationInvalid: UserOperationRule = {
     }
     if (auth.chainId !== 0 && auth.chainId !== f.serviceChainId) {
       out.push(`eip7702Auth is for chain ${auth.chainId}, not Base (${f.serviceChainId}).`)
+    }
+    if (auth.nonce !== f.senderNonce) {
+      out.push(
+        `eip7702Auth's nonce is ${auth.nonce} but the sender's is ${f.senderNonce}: the chain skips it.`,
+      )
     }
     return out
   },

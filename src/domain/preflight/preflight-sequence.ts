@@ -123,6 +123,8 @@ export interface SequenceOutcome {
   tokens: Map<string, TokenMetadata>
   /** Tokens whose metadata was not read because of {@link TOKEN_METADATA_LIMIT}. */
   tokensOmitted: number
+  /** Each sender's nonce at the pinned block (lower-case keys). */
+  senderNonces: ReadonlyMap<string, number>
 }
 
 /**
@@ -410,6 +412,7 @@ async function sequenceAt(
     outcomes: screened,
     tokens,
     tokensOmitted: allTokens.length - tokenList.length,
+    senderNonces: new Map(senders.map((s, i) => [s, nonces[i] ?? 0])),
   }
 }
 
