@@ -4,7 +4,6 @@ import {
   AuthorizationRequestSchema,
   AuthorizationResultSchema,
 } from '@pre-send-guard/client/schemas'
-import type { Hex } from 'viem'
 import {
   type AuthorizationInput,
   runAuthorizationPreflight,
@@ -13,6 +12,7 @@ import { checksummed } from '../domain/evm/checksummed.js'
 import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
 import { errorResponses } from './schemas/error-body.js'
+import { toWord } from './schemas/signed-authorization.js'
 
 export const BASE_AUTHORIZATION_PREFLIGHT_PATH = '/payanagent/v1/base-authorization-preflight'
 
@@ -59,16 +59,11 @@ export function toAuthorizationInput(body: AuthorizationRequest): AuthorizationI
   if (a.yParity !== undefined && a.r !== undefined && a.s !== undefined) {
     input.signature = {
       yParity: BigInt(a.yParity) === 1n ? 1 : 0,
-      r: word(a.r),
-      s: word(a.s),
+      r: toWord(a.r),
+      s: toWord(a.s),
     }
   }
   return input
-}
-
-/** A quantity as a 32-byte word (signature parts in RPC form drop leading zeros). */
-function word(quantity: string): Hex {
-  return `0x${BigInt(quantity).toString(16).padStart(64, '0')}`
 }
 
 /** Mounts the read-only EIP-7702 authorization preflight. */

@@ -1,12 +1,12 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import { BundleResultSchema } from '@pre-send-guard/client/schemas'
-import { checksummed } from '../domain/evm/checksummed.js'
 import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
 import { BundleRequestSchema, OVERRIDE_LIMITS, toStateOverrides } from './schemas/bundle-request.js'
 import { errorResponses } from './schemas/error-body.js'
+import { toSignedAuthorization } from './schemas/signed-authorization.js'
 import { toTransactionInput } from './schemas/transaction-request.js'
 
 export const BASE_BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
@@ -55,14 +55,7 @@ export function registerBaseBundlePreflight(
     const txs = body.transactions.map((t) => {
       const tx = toTransactionInput(t)
       if (t.authorizationList !== undefined) {
-        tx.authorizationList = t.authorizationList.map((a) => ({
-          address: checksummed(a.address),
-          chainId: BigInt(a.chainId),
-          nonce: BigInt(a.nonce),
-          yParity: BigInt(a.yParity) === 1n ? 1 : 0,
-          r: `0x${BigInt(a.r).toString(16).padStart(64, '0')}`,
-          s: `0x${BigInt(a.s).toString(16).padStart(64, '0')}`,
-        }))
+        tx.authorizationList = t.authorizationList.map(toSignedAuthorization)
       }
       return tx
     })

@@ -16,6 +16,7 @@ import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
 import { errorResponses } from './schemas/error-body.js'
+import { toWord } from './schemas/signed-authorization.js'
 
 export const BASE_USER_OPERATION_PREFLIGHT_PATH = '/payanagent/v1/base-user-operation-preflight'
 
@@ -63,7 +64,6 @@ export function baseUserOperationPreflightRoute(maxBodyBytes: number) {
 }
 
 const big = (v: string | undefined) => (v === undefined ? undefined : BigInt(v))
-const word = (v: string) => `0x${BigInt(v).toString(16).padStart(64, '0')}` as Hex
 
 /** Normalises a validated request for its EntryPoint version; 422 for what does not fit it. */
 export function toUserOperationInput(body: UserOperationRequest): UserOperationInput {
@@ -144,8 +144,8 @@ export function toUserOperationInput(body: UserOperationRequest): UserOperationI
       chainId: Number(BigInt(auth.chainId)),
       nonce: Number(BigInt(auth.nonce)),
       yParity: BigInt(auth.yParity) === 1n ? 1 : 0,
-      r: word(auth.r),
-      s: word(auth.s),
+      r: toWord(auth.r),
+      s: toWord(auth.s),
     })
   }
   return input

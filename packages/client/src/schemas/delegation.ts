@@ -1,33 +1,7 @@
 import { z } from 'zod'
 import { VERDICTS } from '../types/index.js'
 import { chainFields, FindingSchema } from './preflight.js'
-import { address, decimal, hex } from './primitives.js'
-
-/** Signature y parity as a hex quantity; viem's user-operation formatter writes `0x00`/`0x01`. */
-const yParity = z
-  .string()
-  .regex(/^0x0?[01]$/, 'must be 0x0 or 0x1')
-  .meta({ description: 'Signature y parity, hex.' })
-
-/** A JSON-RPC quantity: `0x` then hex digits without leading zeros beyond one (`0x0`, `0x1a`). */
-const quantity = (description: string, maxBits: number) =>
-  z
-    .string()
-    .regex(
-      /^0x(?:0|[1-9a-fA-F][0-9a-fA-F]*)$/,
-      'must be a 0x-prefixed hex quantity (e.g. 0x0, 0x1a)',
-    )
-    .refine((v) => !/^0x[0-9a-fA-F]+$/.test(v) || BigInt(v) < 2n ** BigInt(maxBits), {
-      message: `must fit in ${maxBits} bits`,
-    })
-    .meta({ description })
-
-/** Up to 32 bytes of hex, leading zeros allowed (signature parts). */
-const word = (description: string) =>
-  z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x-prefixed hex of at most 32 bytes')
-    .meta({ description })
+import { address, decimal, hex, quantity, word, yParity } from './primitives.js'
 
 /**
  * An EIP-7702 authorization in JSON-RPC form (as viem's `signAuthorization` result is sent in

@@ -33,3 +33,36 @@ export const wei = (description: string) =>
 export const PinnedBlockSchema = z
   .object({ number: decimal, hash: bytes32, timestamp: decimal })
   .meta({ description: 'The block every read was pinned to.' })
+
+/** Signature y parity as a hex quantity; viem's user-operation formatter writes `0x00`/`0x01`. */
+export const yParity = z
+  .string()
+  .regex(/^0x0?[01]$/, 'must be 0x0 or 0x1')
+  .meta({ description: 'Signature y parity, hex.' })
+
+/** A JSON-RPC quantity: `0x` then hex digits without leading zeros beyond one (`0x0`, `0x1a`). */
+export const quantity = (description: string, maxBits: number) =>
+  z
+    .string()
+    .regex(
+      /^0x(?:0|[1-9a-fA-F][0-9a-fA-F]*)$/,
+      'must be a 0x-prefixed hex quantity (e.g. 0x0, 0x1a)',
+    )
+    .refine((v) => !/^0x[0-9a-fA-F]+$/.test(v) || BigInt(v) < 2n ** BigInt(maxBits), {
+      message: `must fit in ${maxBits} bits`,
+    })
+    .meta({ description })
+
+/** Up to 32 bytes of hex, leading zeros allowed (signature parts). */
+export const word = (description: string) =>
+  z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x-prefixed hex of at most 32 bytes')
+    .meta({ description })
+
+/** Bytes as hex: an even number of digits (`0x` alone is empty). */
+export const bytes = (description: string) =>
+  z
+    .string()
+    .regex(/^0x(?:[0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex with an even number of digits')
+    .meta({ description })

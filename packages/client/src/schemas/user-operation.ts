@@ -1,27 +1,7 @@
 import { z } from 'zod'
 import { VERDICTS } from '../types/index.js'
 import { chainFields, FindingSchema, transactionReport } from './preflight.js'
-import { address, bytes32, decimal } from './primitives.js'
-
-/** Signature y parity as a hex quantity; viem's user-operation formatter writes `0x00`/`0x01`. */
-const yParity = z
-  .string()
-  .regex(/^0x0?[01]$/, 'must be 0x0 or 0x1')
-  .meta({ description: 'Signature y parity, hex.' })
-
-/** Hex of at most 32 bytes, leading zeros allowed: gas, fees, nonces and signature parts. */
-const word = (description: string) =>
-  z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x-prefixed hex of at most 32 bytes')
-    .meta({ description })
-
-/** Bytes as hex: an even number of digits (`0x` alone is empty). */
-const bytes = (description: string) =>
-  z
-    .string()
-    .regex(/^0x(?:[0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex with an even number of digits')
-    .meta({ description })
+import { address, bytes, bytes32, decimal, word, yParity } from './primitives.js'
 
 /** The signed EIP-7702 authorization a 7702 account's operation carries (`eip7702Auth`). */
 export const Eip7702AuthSchema = z.strictObject({
