@@ -377,3 +377,24 @@ describe('POST /payanagent/v1/base-bundle-preflight: transactions carrying autho
     expect(r.transactions[1]?.findings.map((f) => f.id)).toContain('calldata-to-no-code')
   })
 })
+
+describe('POST /payanagent/v1/base-authorization-preflight: extreme values', () => {
+  it('answers (never a 500) for a 256-bit chain id and a 64-bit nonce with a signature', async () => {
+    const key = freshKey()
+    const response = await postJson(app, BASE_AUTHORIZATION_PREFLIGHT_PATH, {
+      authority: key.address,
+      authorization: {
+        address: SIMPLE_7702_ACCOUNT,
+        chainId: `0x${'f'.repeat(64)}`,
+        nonce: `0x${'f'.repeat(16)}`,
+        yParity: '0x1',
+        r: `0x${'11'.repeat(32)}`,
+        s: `0x${'22'.repeat(32)}`,
+      },
+    })
+    expect(response.status).toBe(200)
+    const r = (await response.json()) as AuthorizationResult
+    expect(r.verdict).toBe('block')
+    expect(ids(r)).toContain('authorization-signer-mismatch')
+  })
+})
