@@ -41,6 +41,8 @@ export const PROBE_ADDRESSES = {
 const CANARY_BALANCE = parseEther('1000')
 /** ETH the account and the first stranger hold during the probe. */
 const PROBE_ETH = parseEther('10')
+/** ETH the probe sends the account to see whether it stays (`INCOMING` in DelegateProbe.sol). */
+const PROBE_INCOMING_ETH = parseEther('1')
 /** The first stranger's nonce: its CREATE of the delegate's copy lands at a known address. */
 const STRANGER_NONCE = 1
 
@@ -199,7 +201,7 @@ export function probeReport(simulated: SimulatedCall | undefined): ProbeReport {
     hardCoded: raw.hardCoded.map((a) => checksummed(a)),
     ethAccepted: raw.ethAccepted,
     ethKept: raw.ethKept,
-    ethSent: parseEther('1'),
+    ethSent: PROBE_INCOMING_ETH,
     selectors: Number(raw.selectors),
     byStranger: hits.filter((h) => h.caller.toLowerCase() === stranger),
     byHardCoded: hits.filter((h) => h.caller.toLowerCase() !== stranger),
