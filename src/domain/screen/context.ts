@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import type { SenderDelegate } from '../delegation/delegate-probe.js'
+import type { SenderDelegate } from '../delegation/probe-report.js'
 import type { ExecutionEffects } from '../effects/execution-effects.js'
 import type { TokenBook } from '../effects/token-amount.js'
 
