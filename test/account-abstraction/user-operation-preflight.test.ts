@@ -33,6 +33,11 @@ import {
   SIMPLE_7702_ACCOUNT,
 } from '../../src/domain/account-abstraction/entry-points.js'
 import { BASE_USER_OPERATION_PREFLIGHT_PATH } from '../../src/routes/base-user-operation-preflight.js'
+import {
+  coinbaseSignature,
+  coinbaseSmartAccount,
+  deployCoinbaseSmartWallet,
+} from '../support/coinbase-smart-wallet.js'
 import { clients, deploy, testAccount } from '../support/contracts.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
@@ -395,6 +400,77 @@ describe('POST /payanagent/v1/base-user-operation-preflight: EntryPoint v0.6 (ex
     )
     expect(approving.verdict).toBe('block')
     expect(ids(approving)).toContain('approval-to-eoa')
+  })
+})
+
+describe('POST /payanagent/v1/base-user-operation-preflight: Coinbase Smart Wallet v1 (EntryPoint v0.6)', () => {
+  // The wallet and its factory compiled from source and deployed at their Base addresses
+  // (0x0BA5ED0c…, the factory viem's toCoinbaseSmartAccount version '1' uses).
+  beforeAll(() => deployCoinbaseSmartWallet(devnet.rpcUrl), 60_000)
+
+  it('signs paying a friend from a wallet its factory creates, blocks an unlimited approval to a key; handleOps pays', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const { sender, initCode } = await coinbaseSmartAccount(devnet.rpcUrl, owner.address)
+    const { publicClient, walletClient } = clients(devnet.rpcUrl)
+    const funded = await walletClient.sendTransaction({ to: sender, value: parseEther('1') })
+    await publicClient.waitForTransactionReceipt({ hash: funded, pollingInterval: 50 })
+    const operation = async (callData: Hex) => {
+      const op = {
+        ...GAS,
+        sender,
+        nonce: 0n,
+        initCode,
+        callData,
+        paymasterAndData: '0x',
+        signature: '0x',
+      } as UserOperation<'0.6'>
+      const hash = getUserOperationHash({
+        chainId: 8453,
+        entryPointAddress: ENTRY_POINTS['0.6'],
+        entryPointVersion: '0.6',
+        userOperation: op,
+      })
+      return { ...op, signature: await coinbaseSignature(owner, hash) } as UserOperation
+    }
+
+    const paying = await operation(pay(FRIEND, parseEther('0.1')))
+    const r = await judge('0.6', paying)
+    expect(r.verdict, JSON.stringify(r.findings)).toBe('sign')
+    expect(ids(r)).toEqual(['userop-execution-only'])
+    expect(r.userOperation).toMatchObject({
+      sender,
+      deploysAccount: true,
+      entryPointVersion: '0.6',
+    })
+    expect(r.execution.success).toBe(true)
+
+    const approving = await judge(
+      '0.6',
+      await operation(
+        encodeFunctionData({
+          abi: accountAbi,
+          functionName: 'execute',
+          args: [
+            token,
+            0n,
+            encodeFunctionData({
+              abi: erc20,
+              functionName: 'approve',
+              args: [STRANGER, maxUint256],
+            }),
+          ],
+        }),
+      ),
+    )
+    expect(approving.verdict).toBe('block')
+    expect(ids(approving)).toContain('approval-to-eoa')
+
+    // The benign one, run for real: the EntryPoint creates the wallet, validates the owner's
+    // signature and the wallet pays the friend.
+    const before = await publicClient.getBalance({ address: FRIEND })
+    await handleOps('0.6', paying)
+    expect((await publicClient.getBalance({ address: FRIEND })) - before).toBe(parseEther('0.1'))
+    expect(await publicClient.getCode({ address: sender })).toBeTruthy()
   })
 })
 

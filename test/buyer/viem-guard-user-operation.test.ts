@@ -45,6 +45,7 @@ import {
   ENTRY_POINTS,
   SIMPLE_7702_ACCOUNT,
 } from '../../src/domain/account-abstraction/entry-points.js'
+import { deployCoinbaseSmartWallet } from '../support/coinbase-smart-wallet.js'
 import { clients, deploy } from '../support/contracts.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
@@ -423,24 +424,39 @@ describe('withPreSendGuardBundler: SimpleAccount (EntryPoint v0.7 and v0.6)', ()
 })
 
 describe('withPreSendGuardBundler: Coinbase Smart Wallet (EntryPoint v0.6)', () => {
-  it('is judged like any v0.6 account, when its factory is on the chain', async (ctx) => {
-    // viem's factory for Coinbase Smart Wallet v1.1. The devnet deploys the EntryPoints and
-    // Simple7702Account, not this factory: the account's address (read from the factory) and
-    // its deployment need code that is not there, so the test skips on the devnet.
-    const factory: Address = '0xba5ed110efdba3d005bfc882d75358acbbb85842'
-    if (!(await publicClient().getCode({ address: factory }))) {
-      ctx.skip(`Coinbase's factory ${factory} is not deployed on the devnet`)
-    }
+  // Coinbase Smart Wallet v1, compiled from source and deployed at its Base addresses through
+  // the Safe Singleton Factory: viem's toCoinbaseSmartAccount hard-codes the factory
+  // (0x0BA5ED0c… for version '1'), reads the account's address from it and deploys through it.
+  beforeAll(() => deployCoinbaseSmartWallet(guard.devnet.rpcUrl), 60_000)
+
+  it('is judged like any v0.6 account: paying a friend is sent, an unlimited approval to a key is not', async () => {
     const account = await toCoinbaseSmartAccount({
       client: publicClient(),
       owners: [privateKeyToAccount(generatePrivateKey())],
-      version: '1.1',
+      version: '1',
     })
+    expect(account.entryPoint.version).toBe('0.6')
     await testClient().setBalance({ address: account.address, value: parseEther('1') })
+    const checks: UserOperationCheck[] = []
     const { sent, transport } = recordingBundler()
-    await guarded(account, transport).sendUserOperation({
-      calls: [{ to: FRIEND, value: parseEther('0.01') }],
+    const bundler = guarded(account, transport, { onUserOperationCheck: (c) => checks.push(c) })
+    await bundler.sendUserOperation({ calls: [{ to: FRIEND, value: parseEther('0.01') }] })
+    expect(sent).toHaveLength(1)
+    expect(sent[0]?.entryPoint).toBe(ENTRY_POINTS['0.6'])
+    expect(checks[0]?.verdict, JSON.stringify(checks[0]?.findings)).toBe('sign')
+    expect(checks[0]?.result.userOperation).toMatchObject({
+      sender: account.address,
+      entryPointVersion: '0.6',
+      deploysAccount: true,
     })
+    expectJudgedAsSent(checks[0], sent[0]!)
+
+    const error = await bundler
+      .sendUserOperation({
+        calls: [{ to: token, abi: erc20, functionName: 'approve', args: [STRANGER, maxUint256] }],
+      })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UserOperationBlockedError)
     expect(sent).toHaveLength(1)
   })
 })
