@@ -97,7 +97,7 @@ export function screenDelegation(facts: DelegationFacts): {
 }
 
 /**
- * The EIP-7702 authorization preflight: recovers the signer locally, then in one RPC wave reads
+ * The EIP-7702 authorization preflight: recovers the signer locally while one RPC wave reads
  * the authority and the delegate and probes the delegate's behaviour in `eth_simulateV1`, and
  * judges. Sends nothing.
  */
@@ -105,10 +105,13 @@ export async function runAuthorizationPreflight(
   deps: PreflightDeps,
   input: AuthorizationInput,
 ): Promise<AuthorizationResult> {
-  const signature = await checkSignature(input)
-  const { block, result: reads } = await atLatestHead(deps.chain, (b) =>
-    readAuthorization(deps, input.authority, input.delegate, { number: b.number, hash: b.hash }),
-  )
+  // The reads go out first; recovering the signer (about 3 ms of CPU) runs while they travel.
+  const [{ block, result: reads }, signature] = await Promise.all([
+    atLatestHead(deps.chain, (b) =>
+      readAuthorization(deps, input.authority, input.delegate, { number: b.number, hash: b.hash }),
+    ),
+    new Promise<void>((resolve) => setImmediate(resolve)).then(() => checkSignature(input)),
+  ])
   const recognised =
     reads.delegateCode === '0x' ? undefined : recogniseCode(input.delegate, reads.delegateCode)
   const facts: DelegationFacts = {
