@@ -21,7 +21,7 @@ import type {
   StateOverrides,
 } from '../preflight/chain-reader.js'
 import { KNOWN_CODE, recogniseCode } from '../protocols/known-code.js'
-import type { ProbeHit, ProbeReport, SenderDelegate } from './probe-report.js'
+import type { ProbeReport, SenderDelegate } from './probe-report.js'
 
 export type { ProbeHit, ProbeReport, SenderDelegate } from './probe-report.js'
 
