@@ -610,6 +610,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       .map((p) => answeredAt(p) - (p.attempts[0]?.at ?? 0))
       .sort((a, b) => a - b)
     // A payment a kill cut off mid-request: how long after the kill it was answered 200.
+    let slowest: { ms: number; p: PaymentRecord } | undefined
     const afterKill = killTimes.map((k) => {
       let worst = 0
       let held = 0
@@ -624,6 +625,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         if (!cut || p.outcome?.status !== 200) continue
         held++
         worst = Math.max(worst, answeredAt(p) - k.at)
+        if (!slowest || answeredAt(p) - k.at > slowest.ms) slowest = { ms: answeredAt(p) - k.at, p }
       }
       return `#${k.instance} at ${(k.at / 1000).toFixed(1)} s: ${held} cut off, last answered ${(worst / 1000).toFixed(1)} s later`
     })
@@ -644,6 +646,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       `no answer: ${attempts.filter((a) => a.status === 'network').length} paid requests (${attempts.filter((a) => a.status === 'network' && a.ms >= 29_000).length} of them hung 30 s, the rest refused or cut by a kill)`,
       `restarts, spawn to listening: ${restarts.join(', ') || 'none'}`,
       `payments cut off by a kill: ${afterKill.join('; ') || 'none'}`,
+      `slowest of them: ${
+        slowest
+          ? slowest.p.attempts
+              .slice(-12)
+              .map(
+                (a) =>
+                  `#${a.instance} ${a.status}${a.code ? ` ${a.code}` : ''} at ${(a.at / 1000).toFixed(1)} s (${a.ms} ms)`,
+              )
+              .join(', ')
+          : 'none'
+      }`,
       `other calls: ${others.filter((c) => c.kind === 'unpaid').length} unpaid, ${others.filter((c) => c.kind === 'preflight').length} read-only preflights`,
       `answers: ${[...statusCounts]
         .sort()
