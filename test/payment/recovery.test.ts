@@ -228,6 +228,54 @@ describe('a payment whose owner died while settling', () => {
   })
 })
 
+describe('a payment whose owner died before settling', () => {
+  // Found by the soak (issue 28): a retry that arrived while the dead owner's lease still ran
+  // waited its whole 10 s for an answer and got 503 payment_in_progress, so the payment was
+  // answered up to a wait after the lease, not within it.
+  for (const stage of ['verifying', 'verified'] as const) {
+    it(`(${stage}) is taken over by the copy waiting on it as soon as the lease runs out`, async () => {
+      const payer = await fundedPayer(devnet.rpcUrl)
+      const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+        await unpaidOffer(stack.app),
+      )
+      const leaseMs = 2_000
+      const decoded = decodePayment(header, stack.rail.requirements)
+      if (!decoded.ok) throw new Error(decoded.reason)
+      const { payload, inner, authorization } = decoded.payment
+      const id = idOf(header)
+      expect(
+        await storage.ledger.claim(
+          {
+            id,
+            network: 'eip155:8453',
+            asset: USDC_ADDRESS,
+            payer: authorization.payer,
+            nonce: authorization.nonce,
+            payTo: authorization.to,
+            amount: authorization.value,
+            validBefore: authorization.validBefore,
+            payloadHash: canonicalJsonHash(inner),
+            payload,
+            requestHash: canonicalJsonHash(EXAMPLE_BODY),
+          },
+          leaseMs,
+        ),
+      ).toEqual({ claimed: true })
+      if (stage === 'verified')
+        await storage.ledger.transition(id, ['verifying'], { status: stage })
+      // The copy arrives while the lease runs (the default 10 s wait is longer than the lease).
+      const started = Date.now()
+      const copy = await pay(header)
+      expect(copy.status).toBe(200)
+      expect(Date.now() - started).toBeLessThan(leaseMs + 5_000)
+      expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
+        copy.body.receipt.settlementTx,
+      ])
+      expect(await storage.ledger.get(id)).toMatchObject({ status: 'settled' })
+    })
+  }
+})
+
 describe('a takeover that cannot read the chain', () => {
   it('answers 503 settlement_pending (never 500), and the next retry finishes it', async () => {
     const blind = await paidApp({

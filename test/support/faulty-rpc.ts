@@ -14,8 +14,17 @@ export type RpcFault =
  * headers. Lets a test break one read of the preflight at a time. JSON-RPC batches are taken
  * apart: each call is forwarded or faulted on its own, and the answers come back as a batch.
  */
-export async function startFaultyRpc(upstream: string) {
-  let fault: { method: string; fault: RpcFault } | undefined
+export async function startFaultyRpc(
+  upstream: string,
+  options: {
+    /** Loopback port to listen on (default: any free one). */
+    port?: number
+    /** Source of [0, 1) draws for a fault's `rate` (default Math.random; a soak passes a seeded one). */
+    random?: () => number
+  } = {},
+) {
+  const random = options.random ?? Math.random
+  let fault: { method: string; fault: RpcFault; rate: number } | undefined
   const seen: { method: string; params: unknown[] }[] = []
   const sockets = new Set<import('node:net').Socket>()
   type Message = { id: unknown; method: string; params?: unknown[] }
@@ -37,14 +46,19 @@ export async function startFaultyRpc(upstream: string) {
     const messages = batch ? parsed : [parsed]
     for (const m of messages) seen.push({ method: m.method, params: m.params ?? [] })
     const faulted = messages.filter(
-      (m) => fault !== undefined && (fault.method === '*' || m.method === fault.method),
+      (m) =>
+        fault !== undefined &&
+        (fault.method === '*' || m.method === fault.method) &&
+        (fault.rate >= 1 || random() < fault.rate),
     )
     if (faulted.length === 0) {
       const forwarded = await fetch(upstream, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
-      })
+      }).catch(() => undefined)
+      // The node itself is gone: the caller sees a dropped connection, as from a dead RPC.
+      if (!forwarded) return void res.destroy()
       res.writeHead(forwarded.status, { 'content-type': 'application/json' })
       res.end(await forwarded.text())
       return
@@ -62,7 +76,8 @@ export async function startFaultyRpc(upstream: string) {
           ? { jsonrpc: '2.0', id: m.id, error: { code: f.code, message: f.message } }
           : { jsonrpc: '2.0', id: m.id, result: '0x1' }
     const rest = messages.filter((m) => !faulted.includes(m))
-    const upstreamAnswers = rest.length > 0 ? await forward(rest) : []
+    const upstreamAnswers = rest.length > 0 ? await forward(rest).catch(() => undefined) : []
+    if (!upstreamAnswers) return void res.destroy()
     const answers = messages.map((m) =>
       faulted.includes(m)
         ? answerOf(m)
@@ -83,14 +98,20 @@ export async function startFaultyRpc(upstream: string) {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', resolve)
+  })
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Every request received, in order. */
     seen,
-    /** Faults `method` (`'*'`: every method, a blackout) from now on. */
-    set(method: string, f: RpcFault) {
-      fault = { method, fault: f }
+    /**
+     * Faults `method` (`'*'`: every method, a blackout) from now on; with `rate` < 1 only that
+     * share of its calls (an error rate), drawn from `options.random`.
+     */
+    set(method: string, f: RpcFault, rate = 1) {
+      fault = { method, fault: f, rate }
     },
     clear() {
       fault = undefined

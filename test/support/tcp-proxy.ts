@@ -17,10 +17,12 @@ export interface TcpProxy {
 export async function startTcpProxy(
   targetPort: number,
   targetHost = '127.0.0.1',
+  /** Loopback port to listen on (default: any free one, kept across down/up). */
+  listenPort = 0,
 ): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>()
   let server: net.Server | undefined
-  let port = 0
+  let port = listenPort
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {

@@ -145,13 +145,17 @@ async function paidPreflight(
     return answerCopy(stored, existing, copy, timings)
   }
 
-  const claim = await deps.ledger.claim(payment, deps.leaseMs)
-  if (!claim.claimed) {
+  // A copy that finds the owner died before settling claims the payment itself (a bounded
+  // number of times: the database clock may see the lease alive a moment longer than ours).
+  const claimOrWait = async (takeOvers: number): Promise<PaidPreflightOutcome> => {
+    const claim = await deps.ledger.claim(payment, deps.leaseMs)
+    if (claim.claimed) return withLease(deps, id, () => ownPayment(deps, request, payment, timings))
     // A concurrent payment claimed this identifier first (the ledger keeps one per payer).
     if (identified && claim.existing.id !== id) assertSameIdentifiedCall(claim.existing, identified)
-    return answerCopy(stored, claim.existing, copy, timings)
+    const takeOver = takeOvers > 0 ? () => claimOrWait(takeOvers - 1) : undefined
+    return answerCopy(stored, claim.existing, copy, timings, takeOver)
   }
-  return withLease(deps, id, () => ownPayment(deps, request, payment, timings))
+  return claimOrWait(3)
 }
 
 /** The work of the request that owns a payment: verify with preflight, settle, confirm, receipt. */

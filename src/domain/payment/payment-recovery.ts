@@ -45,6 +45,17 @@ export function ownerGone(record: PaymentRecord, nowMs = Date.now()): boolean {
 }
 
 /**
+ * True when a payment's owner died before anything could be sent (`verifying` or `verified`,
+ * lease run out): a new claim takes it over and works on it from the start.
+ */
+export function ownerAbandoned(record: PaymentRecord, nowMs = Date.now()): boolean {
+  return (
+    (record.status === 'verifying' || record.status === 'verified') &&
+    record.leaseUntil.getTime() <= nowMs
+  )
+}
+
+/**
  * Takes over payment `id` when its owner's lease ran out and resolves it from the chain at
  * once (a retry's recovery): settled with a receipt when the chain shows the payment, failed
  * when the chain says it never can be, and when it is unused and still valid, settlement is

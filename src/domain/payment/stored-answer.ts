@@ -9,7 +9,7 @@ import {
   type PaymentStatus,
 } from './payment-ledger.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
-import { ownerGone } from './payment-recovery.js'
+import { ownerAbandoned, ownerGone } from './payment-recovery.js'
 
 /** What answering from the ledger needs: the ledger, and the bounds of waiting on it. */
 export interface StoredAnswerDeps {
@@ -54,6 +54,12 @@ export async function answerCopy(
   existing: PaymentRecord,
   copy: PaymentCopy,
   timings: PhaseTimings,
+  /**
+   * Claims the payment and works on it, for when its owner died before sending anything: the
+   * waiting copy takes it over as soon as the lease runs out instead of answering 503 and
+   * leaving it to the buyer's next retry (up to the whole wait later).
+   */
+  takeOver?: () => Promise<PaidPreflightOutcome>,
 ): Promise<PaidPreflightOutcome> {
   const required = (reason: PaymentReason): PaidPreflightOutcome => ({
     kind: 'payment_required',
@@ -67,7 +73,8 @@ export async function answerCopy(
     return answerFrom(deps, existing, true, timings)
   }
   if (existing.requestHash !== copy.requestHash) return required('payment_reused')
-  const settled = await waitForAnswer(deps, copy.id, existing)
+  const settled = await waitForAnswer(deps, copy.id, existing, takeOver !== undefined)
+  if (takeOver && ownerAbandoned(settled)) return takeOver()
   return answerFrom(deps, settled, true, timings)
 }
 
@@ -90,6 +97,8 @@ export async function waitForAnswer(
   deps: StoredAnswerDeps,
   id: string,
   first?: PaymentRecord,
+  /** Stop as soon as the owner abandoned the payment before settling (see `ownerAbandoned`). */
+  untilAbandoned = false,
 ): Promise<PaymentRecord> {
   const deadline = Date.now() + (deps.waitTimeoutMs ?? DEFAULT_WAIT_MS)
   let interval = deps.pollIntervalMs ?? DEFAULT_POLL_MS
@@ -99,6 +108,7 @@ export async function waitForAnswer(
       record = (await deps.recover(id)) ?? (await deps.ledger.get(id))
     }
     if (!record || !isInFlight(record.status) || Date.now() >= deadline) break
+    if (untilAbandoned && ownerAbandoned(record)) break
     await sleep(Math.min(interval, Math.max(1, deadline - Date.now())))
     interval = Math.min(MAX_POLL_MS, interval * 1.5)
     record = await deps.ledger.get(id)

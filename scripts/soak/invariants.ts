@@ -1,0 +1,306 @@
+import { type Address, type Hex, isAddressEqual, verifyTypedData } from 'viem'
+import {
+  RECEIPT_DOMAIN,
+  RECEIPT_TYPE,
+  RECEIPT_TYPES,
+  type Receipt,
+  receiptFields,
+} from '../../src/domain/receipt/receipt.js'
+
+/** One HTTP exchange the soak's load made: `network` when no answer came (refused, reset, timeout). */
+export interface CallRecord {
+  kind: 'paid' | 'unpaid' | 'preflight'
+  instance: number
+  /** ms since the load started. */
+  at: number
+  ms: number
+  status: number | 'network'
+  /** The error body's `error` code, when there is one. */
+  code?: string | undefined
+  /** Whether the body parsed as JSON (a `network` record has none). */
+  json: boolean
+  retryAfter?: string | null | undefined
+}
+
+/** One authorization a buyer signed, and how the service finally answered it (if it did). */
+export interface PaymentRecord {
+  payer: Address
+  nonce: Hex
+  /** The authorization's `validBefore` (unix seconds). */
+  validBefore: number
+  /** Every attempt with this payment's header, in order. */
+  attempts: CallRecord[]
+  /** The final answer: a 200 with its receipt, or a final refusal; absent if none came in time. */
+  outcome?:
+    | { status: 200; receipt: Receipt; atUnix: number }
+    | { status: number; code: string | undefined; atUnix: number }
+}
+
+/** A ledger row, as read from `payments` after recovery. */
+export interface LedgerRow {
+  payer: Address
+  nonce: Hex
+  status: string
+  amount: bigint
+  settlementTx: Hex | null
+}
+
+/** An EIP-3009 authorization used on chain: its `AuthorizationUsed` log and the value moved. */
+export interface ChainTransfer {
+  payer: Address
+  nonce: Hex
+  tx: Hex
+  value: bigint
+  to: Address
+}
+
+/** Everything the invariants are judged on. */
+export interface SoakEvidence {
+  payments: PaymentRecord[]
+  /** Unpaid calls and read-only preflights. */
+  others: CallRecord[]
+  ledger: LedgerRow[]
+  transfers: ChainTransfer[]
+  /** payTo's USDC balance change over the run. */
+  payToDelta: bigint
+  payTo: Address
+  price: bigint
+  /** The receipt signers of the instances (one key each). */
+  receiptSigners: Address[]
+  /** Each instance's `/healthz` and `/readyz` status at the end. */
+  health: { instance: number; healthz: number | 'network'; readyz: number | 'network' }[]
+}
+
+/** One invariant's verdict, with the numbers that back it. */
+export interface InvariantResult {
+  name: string
+  ok: boolean
+  detail: string
+  /** Up to a few offending items, for diagnosis. */
+  examples: string[]
+}
+
+/** 5xx answers the service documents (code -> status); anything else is a defect. */
+const DOCUMENTED_5XX: Record<string, number> = {
+  reader_unavailable: 502,
+  facilitator_unavailable: 502,
+  simulation_unavailable: 502,
+  rpc_unavailable: 503,
+  service_starting: 503,
+  settlement_pending: 503,
+  payment_in_progress: 503,
+  ledger_unavailable: 503,
+  not_ready: 503,
+}
+
+const FINAL_LEDGER = new Set(['settled', 'failed'])
+const key = (payer: string, nonce: string) => `${payer.toLowerCase()}:${nonce.toLowerCase()}`
+
+/**
+ * Judges a soak's history against the money invariants of issue 28. Pure: no I/O (receipt
+ * signatures are checked by computation), so hand-made histories can prove each check bites.
+ */
+export async function checkInvariants(e: SoakEvidence): Promise<InvariantResult[]> {
+  const results: InvariantResult[] = []
+  const add = (name: string, bad: string[], detail: string) =>
+    results.push({ name, ok: bad.length === 0, detail, examples: bad.slice(0, 5) })
+
+  const transfersByKey = new Map<string, ChainTransfer[]>()
+  for (const t of e.transfers) {
+    const k = key(t.payer, t.nonce)
+    transfersByKey.set(k, [...(transfersByKey.get(k) ?? []), t])
+  }
+  const paymentsByKey = new Map(e.payments.map((p) => [key(p.payer, p.nonce), p]))
+
+  // 1. Every valid, funded payment got a 200; a 402 only once expired and unused.
+  {
+    const bad: string[] = []
+    let ok200 = 0
+    let expired = 0
+    for (const p of e.payments) {
+      const k = key(p.payer, p.nonce)
+      if (p.outcome?.status === 200) ok200++
+      else if (!p.outcome) bad.push(`${k}: no final answer (${p.attempts.length} attempts)`)
+      else if (
+        p.outcome.status === 402 &&
+        p.outcome.atUnix >= p.validBefore &&
+        !transfersByKey.has(k)
+      )
+        expired++
+      else bad.push(`${k}: final ${p.outcome.status} ${'code' in p.outcome ? p.outcome.code : ''}`)
+    }
+    add(
+      'every valid, funded payment answered 200',
+      bad,
+      `${ok200}/${e.payments.length} got 200, ${expired} expired unused (402), ${bad.length} refused or unanswered`,
+    )
+  }
+
+  // 2. Every authorization whose USDC moved got a 200 with a verifying receipt naming that transfer.
+  {
+    const bad: string[] = []
+    const signers = e.receiptSigners
+    for (const [k, transfers] of transfersByKey) {
+      const p = paymentsByKey.get(k)
+      const tx = transfers[0]?.tx
+      if (!p) {
+        bad.push(`${k}: charged on chain (${tx}) but no buyer signed it`)
+        continue
+      }
+      if (p.outcome?.status !== 200 || !('receipt' in p.outcome)) {
+        bad.push(`${k}: charged (${tx}) but answered ${p.outcome?.status ?? 'never'}`)
+        continue
+      }
+      const r = p.outcome.receipt
+      if (!transfers.some((t) => t.tx.toLowerCase() === r.settlementTx.toLowerCase()))
+        bad.push(`${k}: receipt names ${r.settlementTx}, chain moved it in ${tx}`)
+      else if (!isAddressEqual(r.payer as Address, p.payer))
+        bad.push(`${k}: receipt payer ${r.payer}`)
+      else if (!signers.some((s) => isAddressEqual(s, r.signer as Address)))
+        bad.push(`${k}: receipt signer ${r.signer} is no instance's`)
+      else if (!(await receiptVerifies(r))) bad.push(`${k}: receipt signature does not verify`)
+    }
+    add(
+      'every charge answered 200 with a verified receipt naming its transfer',
+      bad,
+      `${transfersByKey.size} authorizations charged on chain, ${bad.length} without a matching verified receipt`,
+    )
+  }
+
+  // 3. No 200 without a charge of the price to payTo.
+  {
+    const bad: string[] = []
+    let answered = 0
+    for (const p of e.payments) {
+      if (p.outcome?.status !== 200 || !('receipt' in p.outcome)) continue
+      answered++
+      const k = key(p.payer, p.nonce)
+      const tx = p.outcome.receipt.settlementTx.toLowerCase()
+      const t = transfersByKey.get(k)?.find((x) => x.tx.toLowerCase() === tx)
+      if (!t) bad.push(`${k}: 200 but nothing moved on chain`)
+      else if (t.value !== e.price || !isAddressEqual(t.to, e.payTo))
+        bad.push(`${k}: moved ${t.value} to ${t.to}`)
+    }
+    add(
+      'no 200 without a charge',
+      bad,
+      `${answered} answers 200, ${bad.length} without the price reaching payTo`,
+    )
+  }
+
+  // 4. No authorization charged twice; one ledger row per authorization.
+  {
+    const bad: string[] = []
+    for (const [k, ts] of transfersByKey)
+      if (ts.length > 1) bad.push(`${k}: ${ts.length} transfers`)
+    const rows = new Map<string, number>()
+    for (const r of e.ledger)
+      rows.set(key(r.payer, r.nonce), (rows.get(key(r.payer, r.nonce)) ?? 0) + 1)
+    for (const [k, n] of rows) if (n > 1) bad.push(`${k}: ${n} ledger rows`)
+    add(
+      'no authorization charged twice',
+      bad,
+      `${e.transfers.length} transfers for ${transfersByKey.size} authorizations, ${bad.length} doubled`,
+    )
+  }
+
+  // 5. Ledger == chain: the settled rows are exactly the transfers, in transactions and sums.
+  {
+    const bad: string[] = []
+    const settled = e.ledger.filter((r) => r.status === 'settled')
+    let ledgerSum = 0n
+    for (const r of settled) {
+      ledgerSum += r.amount
+      const t = transfersByKey.get(key(r.payer, r.nonce))?.[0]
+      if (!t) bad.push(`${key(r.payer, r.nonce)}: settled in the ledger, not on chain`)
+      else if (t.tx.toLowerCase() !== r.settlementTx?.toLowerCase())
+        bad.push(`${key(r.payer, r.nonce)}: ledger tx ${r.settlementTx}, chain ${t.tx}`)
+      else if (t.value !== r.amount)
+        bad.push(`${key(r.payer, r.nonce)}: ledger ${r.amount}, chain ${t.value}`)
+    }
+    const settledKeys = new Set(settled.map((r) => key(r.payer, r.nonce)))
+    for (const k of transfersByKey.keys())
+      if (!settledKeys.has(k)) bad.push(`${k}: moved on chain, not settled in the ledger`)
+    const chainSum = e.transfers.reduce((s, t) => s + t.value, 0n)
+    if (ledgerSum !== chainSum) bad.push(`ledger sum ${ledgerSum} != chain sum ${chainSum}`)
+    if (chainSum !== e.payToDelta)
+      bad.push(`transfers ${chainSum} != payTo balance change ${e.payToDelta}`)
+    add(
+      'ledger == chain',
+      bad,
+      `ledger ${settled.length} settled / ${ledgerSum}, chain ${e.transfers.length} transfers / ${chainSum}, payTo +${e.payToDelta}`,
+    )
+  }
+
+  // 6. Nothing left in flight after recovery.
+  {
+    const bad = e.ledger
+      .filter((r) => !FINAL_LEDGER.has(r.status))
+      .map((r) => `${key(r.payer, r.nonce)}: ${r.status}`)
+    const byStatus = new Map<string, number>()
+    for (const r of e.ledger) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1)
+    add(
+      'no ledger row left non-final',
+      bad,
+      `${e.ledger.length} rows: ${[...byStatus].map(([s, n]) => `${s} ${n}`).join(', ') || 'none'}`,
+    )
+  }
+
+  // 7. No 500, no non-JSON answer; 5xx only 502/503 with a documented code and Retry-After.
+  {
+    const bad: string[] = []
+    const calls = [...e.payments.flatMap((p) => p.attempts), ...e.others]
+    let fivexx = 0
+    for (const c of calls) {
+      if (c.status === 'network') continue
+      const where = `${c.kind} #${c.instance} at ${c.at} ms`
+      if (!c.json) bad.push(`${where}: ${c.status} not JSON`)
+      else if (c.status >= 500) {
+        fivexx++
+        if (DOCUMENTED_5XX[c.code ?? ''] !== c.status) bad.push(`${where}: ${c.status} ${c.code}`)
+        else if (!c.retryAfter) bad.push(`${where}: ${c.status} ${c.code} without Retry-After`)
+      }
+    }
+    add(
+      'no 500, no non-JSON, 5xx only documented and retryable',
+      bad,
+      `${calls.length} calls, ${fivexx} 502/503, ${bad.length} undocumented`,
+    )
+  }
+
+  // 8. Every instance healthy and ready at the end.
+  {
+    const bad = e.health
+      .filter((h) => h.healthz !== 200 || h.readyz !== 200)
+      .map((h) => `instance ${h.instance}: healthz ${h.healthz}, readyz ${h.readyz}`)
+    add(
+      'every instance healthy and ready',
+      bad,
+      `${e.health.length - bad.length}/${e.health.length} ready`,
+    )
+  }
+  return results
+}
+
+/** Whether a receipt's EIP-712 signature verifies against its own signer. */
+export async function receiptVerifies(receipt: Receipt): Promise<boolean> {
+  const m = receiptFields(receipt)
+  try {
+    return await verifyTypedData({
+      address: receipt.signer as Address,
+      domain: RECEIPT_DOMAIN,
+      types: RECEIPT_TYPES,
+      primaryType: RECEIPT_TYPE,
+      message: {
+        ...m,
+        chainId: BigInt(m.chainId),
+        blockNumber: BigInt(m.blockNumber),
+        amount: BigInt(m.amount),
+        issuedAt: BigInt(m.issuedAt),
+      } as never,
+      signature: receipt.signature as Hex,
+    })
+  } catch {
+    return false
+  }
+}

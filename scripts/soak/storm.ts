@@ -1,0 +1,689 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { x402Client } from '@x402/core/client'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentRequired } from '@x402/core/types'
+import { toClientEvmSigner } from '@x402/evm'
+import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client'
+import pg from 'pg'
+import {
+  type Address,
+  createPublicClient,
+  createTestClient,
+  erc20Abi,
+  type Hex,
+  http,
+  parseAbiItem,
+} from 'viem'
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
+import { base } from 'viem/chains'
+import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
+import { mintDevnetUsdc, prepareDevnet, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import type { Receipt } from '../../src/domain/receipt/receipt.js'
+import { startFaultyRpc } from '../../test/support/faulty-rpc.js'
+import { type GuardProcess, spawnGuard } from '../../test/support/guard-process.js'
+import { DATABASE_URL } from '../../test/support/postgres.js'
+import { startTcpProxy, type TcpProxy } from '../../test/support/tcp-proxy.js'
+import {
+  type CallRecord,
+  type ChainTransfer,
+  checkInvariants,
+  type InvariantResult,
+  type LedgerRow,
+  type PaymentRecord,
+} from './invariants.js'
+import { type Fault, mulberry32, stormSchedule } from './schedule.js'
+
+/** What a soak run does; every field has a default in {@link LONG_SOAK}. */
+export interface SoakOptions {
+  seed: number
+  /** Seconds of load (faults fall inside it). */
+  seconds: number
+  instances: number
+  buyers: number
+  kills: number
+  dbCuts: number
+  errorBursts: number
+  hangBursts: number
+  blackouts: number
+  blackoutMs: number
+  /** Share of every RPC call that errors during the load, outside bursts and blackouts. */
+  baselineErrorRate: number
+  /** Bound on the recovery after the storm heals, in seconds. */
+  recoverySeconds: number
+  /** First of 60 loopback ports the run uses (anvil, instances, proxies). */
+  basePort: number
+  /** Progress lines (default: none). */
+  log?: (line: string) => void
+}
+
+/** The long storm of `npm run soak`: issue 28's shape. */
+export const LONG_SOAK: SoakOptions = {
+  seed: 1,
+  seconds: 180,
+  instances: 2,
+  buyers: 24,
+  kills: 6,
+  dbCuts: 3,
+  errorBursts: 3,
+  hangBursts: 2,
+  blackouts: 1,
+  blackoutMs: 10_000,
+  baselineErrorRate: 0.02,
+  recoverySeconds: 90,
+  basePort: 18800,
+}
+
+/** A run's outcome: the counts, the faults injected, each invariant's verdict. */
+export interface SoakReport {
+  ok: boolean
+  options: Omit<SoakOptions, 'log'>
+  results: InvariantResult[]
+  lines: string[]
+}
+
+const PRICE = 10_000n
+const PAID_PATH = '/simulate/transaction-preflight'
+const FREE_PATH = '/payanagent/v1/base-transaction-preflight'
+const NON_FINAL = new Set([408, 409, 429, 502, 503])
+const authorizationUsed = parseAbiItem(
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+)
+const transferEvent = parseAbiItem(
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A body with the devnet buyer's 0-value transfer: always a "sign" verdict. */
+function exampleBody(from: Address, to: Address) {
+  return { chainId: '0x2105', from, to, data: '0x', value: '0x0' }
+}
+
+/**
+ * Runs one seeded storm against real processes and judges it: anvil mining every second, K
+ * mainnet-mode instances (own settlement and receipt keys) on one PostgreSQL schema, each
+ * through its own database TCP proxy and JSON-RPC fault proxy, B buyers paying and retrying.
+ */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const o = options
+  const log = o.log ?? (() => {})
+  const random = mulberry32(o.seed * 7919 + 1)
+  const schema = `soak_${o.seed}_${randomBytes(4).toString('hex')}`
+  const dataDirs: string[] = []
+  const cleanups: (() => Promise<unknown>)[] = []
+  let anvil: AnvilInstance | undefined
+  // Set once the run ends: an instance that exits then is not respawned.
+  let stopping = false
+  try {
+    anvil = await startAnvil({ port: o.basePort, readyTimeoutMs: 30_000 })
+    const rpcUrl = anvil.rpcUrl
+    await prepareDevnet(rpcUrl)
+    const chain = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 })
+    const test = createTestClient({ mode: 'anvil', transport: http(rpcUrl) })
+    const payTo = privateKeyToAddress(generatePrivateKey())
+    const pgUrl = new URL(DATABASE_URL)
+
+    // --- the instances, each behind its own database and RPC proxies --------------------
+    type Instance = {
+      index: number
+      port: number
+      url: string
+      env: Record<string, string>
+      rpc: Awaited<ReturnType<typeof startFaultyRpc>>
+      db: TcpProxy
+      process?: GuardProcess
+      killedByUs: boolean
+      restarting: Promise<void> | undefined
+      unexpectedExits: string[]
+      errorLines: number
+    }
+    const instances: Instance[] = []
+    const receiptSigners: Address[] = []
+    for (let i = 0; i < o.instances; i++) {
+      const settlementKey = generatePrivateKey()
+      const receiptKey = generatePrivateKey()
+      receiptSigners.push(privateKeyToAddress(receiptKey))
+      await test.setBalance({ address: privateKeyToAddress(settlementKey), value: 10n ** 21n })
+      const rpc = await startFaultyRpc(rpcUrl, {
+        port: o.basePort + 50 + i,
+        random: mulberry32(o.seed * 104_729 + i),
+      })
+      cleanups.push(() => rpc.close())
+      const db = await startTcpProxy(
+        Number(pgUrl.port || 5432),
+        pgUrl.hostname,
+        o.basePort + 30 + i,
+      )
+      cleanups.push(() => db.close())
+      const viaProxy = new URL(DATABASE_URL)
+      viaProxy.hostname = '127.0.0.1'
+      viaProxy.port = String(db.port)
+      const dataDir = mkdtempSync(join(tmpdir(), 'psg-soak-'))
+      dataDirs.push(dataDir)
+      const port = o.basePort + 10 + i
+      instances.push({
+        index: i,
+        port,
+        url: `http://127.0.0.1:${port}`,
+        rpc,
+        db,
+        killedByUs: false,
+        restarting: undefined,
+        unexpectedExits: [],
+        errorLines: 0,
+        env: {
+          PORT: String(port),
+          BASE_RPC_URL: rpc.url,
+          PAY_TO_ADDRESS: payTo,
+          FACILITATOR: 'builtin',
+          SETTLEMENT_PRIVATE_KEY: settlementKey,
+          RECEIPT_PRIVATE_KEY: receiptKey,
+          DATABASE_URL: viaProxy.href,
+          DATABASE_SCHEMA: schema,
+          DATA_DIR: dataDir,
+          INSTANCE_ID: `soak-${i}`,
+          RATE_LIMIT_PER_MINUTE: '0',
+          LOG_LEVEL: 'info',
+        },
+      })
+    }
+    cleanups.push(async () => {
+      await Promise.all(instances.map((inst) => inst.process?.stop(3_000)))
+    })
+
+    const listeningIn = async (guard: GuardProcess, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs
+      let exited = false
+      void guard.exited.then(() => {
+        exited = true
+      })
+      while (!guard.stdout().includes('pre-send-guard listening')) {
+        if (exited) throw new Error(`exited before listening: ${guard.stderr().slice(-2000)}`)
+        if (Date.now() > deadline) throw new Error('not listening in time')
+        await sleep(100)
+      }
+    }
+    /** Spawns the instance; an exit we did not cause is recorded and the instance respawned. */
+    const spawnInstance = (inst: Instance) => {
+      inst.killedByUs = false
+      const guard = spawnGuard(inst.env)
+      inst.process = guard
+      void guard.exited.then(async (code) => {
+        inst.errorLines += guard.lines().filter((l) => Number(l.level) >= 50).length
+        if (inst.killedByUs || inst.process !== guard || stopping) return
+        inst.unexpectedExits.push(`exit ${code}: ${guard.stderr().slice(-300)}`)
+        log(`instance ${inst.index} exited on its own (${code}); respawning`)
+        await sleep(1000)
+        if (!stopping && inst.process === guard) spawnInstance(inst)
+      })
+      return guard
+    }
+    log(`soak seed ${o.seed}: starting ${o.instances} instances (schema ${schema})`)
+    for (const inst of instances) spawnInstance(inst)
+    await Promise.all(instances.map((inst) => listeningIn(inst.process as GuardProcess, 120_000)))
+
+    // --- buyers ---------------------------------------------------------------------------
+    const offerAnswer = await fetch(`${instances[0]?.url}${PAID_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(exampleBody(payTo, payTo)),
+    })
+    if (offerAnswer.status !== 402) throw new Error(`no 402 offer: ${offerAnswer.status}`)
+    const offer: PaymentRequired = decodePaymentRequiredHeader(
+      offerAnswer.headers.get('PAYMENT-REQUIRED') ?? '',
+    )
+    const buyerClient = createPublicClient({ chain: base, transport: http(rpcUrl) })
+    const buyers: { account: ReturnType<typeof privateKeyToAccount>; client: x402Client }[] = []
+    for (let b = 0; b < o.buyers; b++) {
+      const account = privateKeyToAccount(generatePrivateKey())
+      await mintDevnetUsdc(rpcUrl, account.address, 1000n * PRICE)
+      buyers.push({
+        account,
+        client: new x402Client().register(
+          'eip155:8453',
+          new ExactEvmClientScheme(toClientEvmSigner(account, buyerClient)),
+        ),
+      })
+    }
+    const [payToBefore = 0n] = await Promise.all([
+      chain.readContract({
+        address: USDC_ADDRESS,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [payTo],
+      }),
+    ])
+    // Blocks every second from here on, as on Base (2 s) but quicker.
+    await test.setIntervalMining({ interval: 1 })
+
+    // --- the load ---------------------------------------------------------------------------
+    const t0 = Date.now()
+    const loadEnd = t0 + o.seconds * 1000
+    const recoveryEnd = loadEnd + o.recoverySeconds * 1000
+    const payments: PaymentRecord[] = []
+    const others: CallRecord[] = []
+    const call = async (
+      kind: CallRecord['kind'],
+      instance: number,
+      path: string,
+      body: unknown,
+      header?: string,
+    ): Promise<{ record: CallRecord; body: unknown }> => {
+      const started = Date.now()
+      const target = instances[instance] as Instance
+      try {
+        const res = await fetch(`${target.url}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(header ? { 'PAYMENT-SIGNATURE': header } : {}),
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        })
+        const text = await res.text()
+        let parsed: unknown
+        let json = true
+        try {
+          parsed = JSON.parse(text)
+        } catch {
+          json = false
+        }
+        const code = (parsed as { error?: unknown } | undefined)?.error
+        return {
+          record: {
+            kind,
+            instance,
+            at: started - t0,
+            ms: Date.now() - started,
+            status: res.status,
+            code: typeof code === 'string' ? code : undefined,
+            json,
+            retryAfter: res.headers.get('retry-after'),
+          },
+          body: parsed,
+        }
+      } catch {
+        return {
+          record: {
+            kind,
+            instance,
+            at: started - t0,
+            ms: Date.now() - started,
+            status: 'network',
+            json: false,
+          },
+          body: undefined,
+        }
+      }
+    }
+    const pickInstance = () => Math.floor(random() * instances.length)
+
+    const pay = async (buyer: (typeof buyers)[number]) => {
+      const payload = await buyer.client.createPaymentPayload(offer)
+      const header = encodePaymentSignatureHeader(payload)
+      const authorization = (
+        payload.payload as { authorization: { nonce: Hex; validBefore: string } }
+      ).authorization
+      const record: PaymentRecord = {
+        payer: buyer.account.address,
+        nonce: authorization.nonce,
+        validBefore: Number(authorization.validBefore),
+        attempts: [],
+      }
+      payments.push(record)
+      const body = exampleBody(buyer.account.address, payTo)
+      while (Date.now() < recoveryEnd) {
+        const { record: attempt, body: answer } = await call(
+          'paid',
+          pickInstance(),
+          PAID_PATH,
+          body,
+          header,
+        )
+        record.attempts.push(attempt)
+        if (attempt.status !== 'network' && !NON_FINAL.has(attempt.status)) {
+          const atUnix = Math.floor(Date.now() / 1000)
+          const receipt = (answer as { receipt?: Receipt } | undefined)?.receipt
+          record.outcome =
+            attempt.status === 200 && receipt
+              ? { status: 200, receipt, atUnix }
+              : { status: attempt.status, code: attempt.code, atUnix }
+          return
+        }
+        await sleep(300 + random() * 700)
+      }
+    }
+    const buyerLoop = async (buyer: (typeof buyers)[number]) => {
+      while (Date.now() < loadEnd) {
+        const r = random()
+        if (r < 0.7) await pay(buyer)
+        else {
+          const kind = r < 0.85 ? 'unpaid' : 'preflight'
+          const { record } = await call(
+            kind,
+            pickInstance(),
+            kind === 'unpaid' ? PAID_PATH : FREE_PATH,
+            exampleBody(buyer.account.address, payTo),
+          )
+          others.push(record)
+        }
+        await sleep(200 + random() * 800)
+      }
+    }
+
+    // --- the storm ----------------------------------------------------------------------------
+    const faults = stormSchedule(o.seed, {
+      seconds: o.seconds,
+      instances: o.instances,
+      kills: o.kills,
+      dbCuts: o.dbCuts,
+      errorBursts: o.errorBursts,
+      hangBursts: o.hangBursts,
+      blackouts: o.blackouts,
+      blackoutMs: o.blackoutMs,
+    })
+    const rpcState = instances.map(() => ({
+      burst: undefined as undefined | { kind: 'error' | 'stall'; rate: number },
+    }))
+    let blackout = false
+    let healed = false
+    const applyRpc = (inst: Instance) => {
+      const state = rpcState[inst.index]
+      const error = { kind: 'error', code: -32603, message: 'soak: injected RPC failure' } as const
+      if (healed) inst.rpc.clear()
+      else if (blackout) inst.rpc.set('*', error, 1)
+      else if (state?.burst?.kind === 'stall')
+        inst.rpc.set('*', { kind: 'stall' }, state.burst.rate)
+      else if (state?.burst) inst.rpc.set('*', error, state.burst.rate)
+      else if (o.baselineErrorRate > 0) inst.rpc.set('*', error, o.baselineErrorRate)
+      else inst.rpc.clear()
+    }
+    for (const inst of instances) applyRpc(inst)
+    const injected: string[] = []
+    const killTimes: { instance: number; at: number }[] = []
+    const restarts: string[] = []
+    const restartOf = async (inst: Instance, downMs: number) => {
+      await sleep(downMs)
+      if (stopping) return
+      const spawned = Date.now()
+      const guard = spawnInstance(inst)
+      await listeningIn(guard, 180_000).then(
+        () => restarts.push(`#${inst.index} ${((Date.now() - spawned) / 1000).toFixed(1)} s`),
+        (error: Error) => log(`instance ${inst.index} restart: ${error.message.slice(0, 200)}`),
+      )
+    }
+    const runFault = async (f: Fault) => {
+      const at = `${((Date.now() - t0) / 1000).toFixed(1)} s`
+      switch (f.kind) {
+        case 'kill': {
+          // An instance still coming back from an earlier kill is spared for one that runs
+          // (so the kill scheduled inside the blackout lands inside it).
+          const inst =
+            instances.find((x) => x.index === f.instance && !x.restarting) ??
+            instances.find((x) => !x.restarting) ??
+            (instances[f.instance] as Instance)
+          await inst.restarting
+          const pid = inst.process?.child.pid
+          if (!pid || Date.now() >= loadEnd) return
+          const killedAt = `${((Date.now() - t0) / 1000).toFixed(1)} s`
+          inst.killedByUs = true
+          try {
+            process.kill(-pid, 'SIGKILL')
+          } catch {}
+          await inst.process?.exited
+          killTimes.push({ instance: inst.index, at: Date.now() - t0 })
+          injected.push(
+            `${killedAt} kill -9 instance ${inst.index}${blackout ? ' (in blackout)' : ''}`,
+          )
+          log(injected.at(-1) ?? '')
+          inst.restarting = restartOf(inst, f.downMs)
+          await inst.restarting
+          inst.restarting = undefined
+          return
+        }
+        case 'db-cut': {
+          const cut = f.instance === 'all' ? instances : [instances[f.instance] as Instance]
+          injected.push(`${at} database cut ${f.instance} for ${f.ms} ms`)
+          log(injected.at(-1) ?? '')
+          await Promise.all(cut.map((inst) => inst.db.down()))
+          await sleep(f.ms)
+          if (!healed) await Promise.all(cut.map((inst) => inst.db.up().catch(() => {})))
+          return
+        }
+        case 'rpc-errors':
+        case 'rpc-hangs': {
+          const inst = instances[f.instance] as Instance
+          const state = rpcState[f.instance]
+          if (!state) return
+          state.burst = { kind: f.kind === 'rpc-errors' ? 'error' : 'stall', rate: f.rate }
+          injected.push(
+            `${at} RPC ${f.kind === 'rpc-errors' ? 'errors' : 'hangs'} ${(f.rate * 100).toFixed(0)} % on instance ${f.instance} for ${f.ms} ms`,
+          )
+          log(injected.at(-1) ?? '')
+          applyRpc(inst)
+          await sleep(f.ms)
+          state.burst = undefined
+          applyRpc(inst)
+          return
+        }
+        case 'blackout': {
+          blackout = true
+          injected.push(`${at} RPC blackout (all instances) for ${f.ms} ms`)
+          log(injected.at(-1) ?? '')
+          for (const inst of instances) applyRpc(inst)
+          await sleep(f.ms)
+          blackout = false
+          for (const inst of instances) applyRpc(inst)
+          return
+        }
+      }
+    }
+    const storm = Promise.all(
+      faults.map(async (f) => {
+        await sleep(Math.max(0, t0 + f.at - Date.now()))
+        if (Date.now() < loadEnd) await runFault(f)
+      }),
+    )
+    log(`load: ${o.buyers} buyers for ${o.seconds} s, ${faults.length} faults scheduled`)
+    const progress = setInterval(() => {
+      const done = payments.filter((p) => p.outcome?.status === 200).length
+      log(
+        `  ${((Date.now() - t0) / 1000).toFixed(0)} s: ${payments.length} payments, ${done} answered 200`,
+      )
+    }, 15_000)
+    const load = Promise.all(buyers.map(buyerLoop))
+    await sleep(Math.max(0, loadEnd - Date.now()))
+
+    // --- heal, then recover -------------------------------------------------------------------
+    healed = true
+    for (const inst of instances) {
+      applyRpc(inst)
+      await inst.db.up().catch(() => {})
+    }
+    await storm
+    for (const inst of instances) await inst.db.up().catch(() => {})
+    log(
+      `healed at ${((Date.now() - t0) / 1000).toFixed(1)} s; recovering (<= ${o.recoverySeconds} s)`,
+    )
+    await load
+    clearInterval(progress)
+    const ledgerRows = async (): Promise<LedgerRow[]> => {
+      const db = new pg.Client({ connectionString: DATABASE_URL })
+      await db.connect()
+      try {
+        const { rows } = await db.query<{
+          payer: Address
+          nonce: Hex
+          status: string
+          amount: string
+          settlement_tx: Hex | null
+        }>(`SELECT payer, nonce, status, amount::text, settlement_tx FROM "${schema}".payments`)
+        return rows.map((r) => ({
+          payer: r.payer,
+          nonce: r.nonce,
+          status: r.status,
+          amount: BigInt(r.amount),
+          settlementTx: r.settlement_tx,
+        }))
+      } finally {
+        await db.end()
+      }
+    }
+    let ledger = await ledgerRows()
+    while (
+      Date.now() < recoveryEnd &&
+      ledger.some((r) => r.status !== 'settled' && r.status !== 'failed')
+    ) {
+      await sleep(1000)
+      ledger = await ledgerRows()
+    }
+    const recoveredAt = Date.now()
+    // One more block so the last settlement is mined and visible.
+    await sleep(2000)
+
+    // --- evidence ------------------------------------------------------------------------------
+    const [used, moved, payToAfter] = await Promise.all([
+      chain.getLogs({ address: USDC_ADDRESS, event: authorizationUsed, fromBlock: 0n }),
+      chain.getLogs({ address: USDC_ADDRESS, event: transferEvent, fromBlock: 0n }),
+      chain.readContract({
+        address: USDC_ADDRESS,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [payTo],
+      }),
+    ])
+    const transfers: ChainTransfer[] = used.map((log) => {
+      const transfer = moved.find(
+        (t) =>
+          t.transactionHash === log.transactionHash &&
+          t.args.from?.toLowerCase() === log.args.authorizer?.toLowerCase(),
+      )
+      return {
+        payer: log.args.authorizer as Address,
+        nonce: log.args.nonce as Hex,
+        tx: log.transactionHash,
+        value: transfer?.args.value ?? 0n,
+        to: transfer?.args.to ?? ('0x0000000000000000000000000000000000000000' as Address),
+      }
+    })
+    const health = await Promise.all(
+      instances.map(async (inst) => {
+        const status = (path: string) =>
+          fetch(`${inst.url}${path}`, { signal: AbortSignal.timeout(10_000) }).then(
+            (r) => r.status,
+            () => 'network' as const,
+          )
+        return {
+          instance: inst.index,
+          healthz: await status('/healthz'),
+          readyz: await status('/readyz'),
+        }
+      }),
+    )
+    const results = await checkInvariants({
+      payments,
+      others,
+      ledger,
+      transfers,
+      payToDelta: payToAfter - payToBefore,
+      payTo,
+      price: PRICE,
+      receiptSigners,
+      health,
+    })
+
+    // --- the report ------------------------------------------------------------------------------
+    const attempts = payments.flatMap((p) => p.attempts)
+    const latencies = attempts
+      .filter((a) => a.status === 200)
+      .map((a) => a.ms)
+      .sort((a, b) => a - b)
+    const answeredAt = (p: PaymentRecord) => {
+      const last = p.attempts.at(-1)
+      return last ? last.at + last.ms : 0
+    }
+    const toAnswer = payments
+      .filter((p) => p.outcome?.status === 200)
+      .map((p) => answeredAt(p) - (p.attempts[0]?.at ?? 0))
+      .sort((a, b) => a - b)
+    // A payment a kill cut off mid-request: how long after the kill it was answered 200.
+    let slowest: { ms: number; p: PaymentRecord } | undefined
+    const afterKill = killTimes.map((k) => {
+      let worst = 0
+      let held = 0
+      for (const p of payments) {
+        const cut = p.attempts.some(
+          (a) =>
+            a.instance === k.instance &&
+            a.status === 'network' &&
+            a.at <= k.at &&
+            a.at + a.ms >= k.at - 1000,
+        )
+        if (!cut || p.outcome?.status !== 200) continue
+        held++
+        worst = Math.max(worst, answeredAt(p) - k.at)
+        if (!slowest || answeredAt(p) - k.at > slowest.ms) slowest = { ms: answeredAt(p) - k.at, p }
+      }
+      return `#${k.instance} at ${(k.at / 1000).toFixed(1)} s: ${held} cut off, last answered ${(worst / 1000).toFixed(1)} s later`
+    })
+    const pct = (xs: number[], q: number) =>
+      xs.length ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] : 0
+    const statusCounts = new Map<string, number>()
+    for (const a of [...attempts, ...others]) {
+      const k = `${a.kind} ${a.status}${a.code ? ` ${a.code}` : ''}`
+      statusCounts.set(k, (statusCounts.get(k) ?? 0) + 1)
+    }
+    for (const inst of instances)
+      inst.errorLines += inst.process?.lines().filter((l) => Number(l.level) >= 50).length ?? 0
+    const ok = results.every((r) => r.ok)
+    const lines = [
+      `soak seed ${o.seed}: ${o.instances} instances, ${o.buyers} buyers, ${o.seconds} s load, recovery ${((recoveredAt - loadEnd) / 1000).toFixed(1)} s of <= ${o.recoverySeconds} s`,
+      `paid: ${payments.length} attempted (${attempts.length} requests), ${payments.filter((p) => p.outcome?.status === 200).length} answered 200, ${payments.filter((p) => p.outcome && p.outcome.status !== 200).length} refused, ${payments.filter((p) => !p.outcome).length} unanswered`,
+      `paid latency (200 requests): p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms; first try to 200: p50 ${pct(toAnswer, 0.5)} ms, p99 ${pct(toAnswer, 0.99)} ms, max ${toAnswer.at(-1) ?? 0} ms`,
+      `no answer: ${attempts.filter((a) => a.status === 'network').length} paid requests (${attempts.filter((a) => a.status === 'network' && a.ms >= 29_000).length} of them hung 30 s, the rest refused or cut by a kill)`,
+      `restarts, spawn to listening: ${restarts.join(', ') || 'none'}`,
+      `payments cut off by a kill: ${afterKill.join('; ') || 'none'}`,
+      `slowest of them: ${
+        slowest
+          ? slowest.p.attempts
+              .slice(-12)
+              .map(
+                (a) =>
+                  `#${a.instance} ${a.status}${a.code ? ` ${a.code}` : ''} at ${(a.at / 1000).toFixed(1)} s (${a.ms} ms)`,
+              )
+              .join(', ')
+          : 'none'
+      }`,
+      `other calls: ${others.filter((c) => c.kind === 'unpaid').length} unpaid, ${others.filter((c) => c.kind === 'preflight').length} read-only preflights`,
+      `answers: ${[...statusCounts]
+        .sort()
+        .map(([k, n]) => `${k}: ${n}`)
+        .join('; ')}`,
+      `faults injected (${injected.length}): ${injected.join('; ')}; baseline RPC errors ${(o.baselineErrorRate * 100).toFixed(0)} %`,
+      `instances: ${instances.map((i) => `#${i.index} ${i.unexpectedExits.length} exits on its own, ${i.errorLines} error log lines`).join('; ')}`,
+      ...instances.flatMap((i) =>
+        i.unexpectedExits.map((x) => `  #${i.index} ${x.replace(/\s+/g, ' ')}`),
+      ),
+      ...results.map(
+        (r) =>
+          `${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}${r.examples.length ? `\n    ${r.examples.join('\n    ')}` : ''}`,
+      ),
+      ok ? 'every invariant held' : 'INVARIANT BROKEN',
+    ]
+    stopping = true
+    return { ok, options: { ...o, log: undefined } as Omit<SoakOptions, 'log'>, results, lines }
+  } finally {
+    stopping = true
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {})
+    await anvil?.stop()
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+    const admin = new pg.Client({ connectionString: DATABASE_URL })
+    await admin.connect().then(
+      () => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.end()),
+      () => {},
+    )
+  }
+}

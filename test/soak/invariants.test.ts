@@ -1,0 +1,199 @@
+import type { Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import {
+  type CallRecord,
+  checkInvariants,
+  type PaymentRecord,
+  type SoakEvidence,
+} from '../../scripts/soak/invariants.js'
+import { newReceiptId, type Receipt, signReceipt } from '../../src/domain/receipt/receipt.js'
+
+// The soak's checker judged on small hand-made histories: a clean one passes every invariant,
+// and each way of breaking one (a refused valid payment, a charge without a receipt, a receipt
+// without a charge, a double charge, ledger != chain, a row left in flight, a 500, an instance
+// not ready) is caught by exactly the invariant it breaks.
+
+const signer = privateKeyToAccount(generatePrivateKey())
+const payTo = privateKeyToAddress(generatePrivateKey())
+const payer = privateKeyToAddress(generatePrivateKey())
+const PRICE = 10_000n
+const nonce = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+const tx = (n: number) => `0x${(n + 0xabc).toString(16).padStart(64, '0')}` as Hex
+const now = 1_800_000_000
+
+async function receiptFor(n: number, settlementTx: Hex = tx(n)): Promise<Receipt> {
+  return signReceipt(signer, {
+    id: newReceiptId(),
+    requestHash: nonce(1000 + n),
+    responseHash: nonce(2000 + n),
+    verdict: 'sign',
+    chainId: '8453',
+    blockNumber: '10',
+    blockHash: nonce(3000),
+    settlementTx,
+    payer,
+    payTo,
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    amount: PRICE.toString(),
+    network: 'eip155:8453',
+    issuedAt: String(now),
+  })
+}
+
+const attempt = (status: CallRecord['status'], code?: string): CallRecord => ({
+  kind: 'paid',
+  instance: 0,
+  at: 0,
+  ms: 10,
+  status,
+  code,
+  json: status !== 'network',
+  retryAfter: status === 503 || status === 502 ? '1' : null,
+})
+
+/** Two payments, each retried once through a 503 and then answered 200; ledger = chain. */
+async function cleanHistory(): Promise<SoakEvidence> {
+  const payments: PaymentRecord[] = []
+  for (const n of [1, 2]) {
+    payments.push({
+      payer,
+      nonce: nonce(n),
+      validBefore: now + 60,
+      attempts: [attempt(503, 'rpc_unavailable'), attempt(200)],
+      outcome: { status: 200, receipt: await receiptFor(n), atUnix: now },
+    })
+  }
+  return {
+    payments,
+    others: [{ ...attempt(402, 'payment_required'), kind: 'unpaid' }],
+    ledger: [1, 2].map((n) => ({
+      payer,
+      nonce: nonce(n),
+      status: 'settled',
+      amount: PRICE,
+      settlementTx: tx(n),
+    })),
+    transfers: [1, 2].map((n) => ({ payer, nonce: nonce(n), tx: tx(n), value: PRICE, to: payTo })),
+    payToDelta: 2n * PRICE,
+    payTo,
+    price: PRICE,
+    receiptSigners: [signer.address],
+    health: [{ instance: 0, healthz: 200, readyz: 200 }],
+  }
+}
+
+async function failing(evidence: SoakEvidence): Promise<string[]> {
+  return (await checkInvariants(evidence)).filter((r) => !r.ok).map((r) => r.name)
+}
+
+describe('the soak invariants', () => {
+  it('all hold on a clean history, with the numbers reported', async () => {
+    const results = await checkInvariants(await cleanHistory())
+    expect(results.filter((r) => !r.ok)).toEqual([])
+    expect(results.map((r) => r.detail)).toContain(
+      'ledger 2 settled / 20000, chain 2 transfers / 20000, payTo +20000',
+    )
+  })
+
+  it('a valid, funded payment refused with a final 402 breaks "answered 200"', async () => {
+    const e = await cleanHistory()
+    const p = e.payments[1] as PaymentRecord
+    p.outcome = { status: 402, code: 'invalid_signature', atUnix: now }
+    e.transfers.pop()
+    e.ledger[1] = { ...(e.ledger[1] as SoakEvidence['ledger'][number]), status: 'failed' }
+    e.payToDelta = PRICE
+    expect(await failing(e)).toEqual(['every valid, funded payment answered 200'])
+    // ...while a 402 after the authorization expired, unused, is the buyer's own doing.
+    p.outcome = { status: 402, code: 'payment_expired', atUnix: now + 61 }
+    expect(await failing(e)).toEqual([])
+  })
+
+  it('a payment never answered breaks "answered 200"', async () => {
+    const e = await cleanHistory()
+    e.payments.push({
+      payer,
+      nonce: nonce(9),
+      validBefore: now + 60,
+      attempts: [attempt('network')],
+    })
+    expect(await failing(e)).toEqual(['every valid, funded payment answered 200'])
+  })
+
+  it('a charge answered 503 forever breaks "every charge answered with a receipt"', async () => {
+    const e = await cleanHistory()
+    const p = e.payments[0] as PaymentRecord
+    p.attempts = [attempt(503, 'settlement_pending')]
+    delete p.outcome
+    expect(await failing(e)).toContain(
+      'every charge answered 200 with a verified receipt naming its transfer',
+    )
+  })
+
+  it('a receipt naming another transaction, or with a forged signature, is caught', async () => {
+    const e = await cleanHistory()
+    const p = e.payments[0] as PaymentRecord & { outcome: { receipt: Receipt } }
+    p.outcome.receipt = await receiptFor(1, tx(77))
+    expect(await failing(e)).toEqual([
+      'every charge answered 200 with a verified receipt naming its transfer',
+      'no 200 without a charge',
+    ])
+    const forged = await cleanHistory()
+    const q = forged.payments[0] as PaymentRecord & { outcome: { receipt: Receipt } }
+    q.outcome.receipt = { ...q.outcome.receipt, verdict: 'block' }
+    expect(await failing(forged)).toEqual([
+      'every charge answered 200 with a verified receipt naming its transfer',
+    ])
+  })
+
+  it('a 200 with nothing moved on chain breaks "no 200 without a charge" and ledger == chain', async () => {
+    const e = await cleanHistory()
+    e.transfers.pop()
+    e.payToDelta = PRICE
+    expect(await failing(e)).toEqual(['no 200 without a charge', 'ledger == chain'])
+  })
+
+  it('an authorization charged twice is caught', async () => {
+    const e = await cleanHistory()
+    e.transfers.push({ payer, nonce: nonce(1), tx: tx(50), value: PRICE, to: payTo })
+    e.payToDelta = 3n * PRICE
+    expect(await failing(e)).toContain('no authorization charged twice')
+    const rows = await cleanHistory()
+    rows.ledger.push({ ...(rows.ledger[0] as SoakEvidence['ledger'][number]), status: 'failed' })
+    expect(await failing(rows)).toEqual(['no authorization charged twice'])
+  })
+
+  it('a ledger that disagrees with the chain is caught (amount, transaction, balance)', async () => {
+    const amount = await cleanHistory()
+    amount.ledger[0] = { ...(amount.ledger[0] as SoakEvidence['ledger'][number]), amount: 1n }
+    expect(await failing(amount)).toEqual(['ledger == chain'])
+    const balance = await cleanHistory()
+    balance.payToDelta = PRICE
+    expect(await failing(balance)).toEqual(['ledger == chain'])
+  })
+
+  it('a row left settling after recovery is caught', async () => {
+    const e = await cleanHistory()
+    e.ledger.push({ payer, nonce: nonce(5), status: 'settling', amount: PRICE, settlementTx: null })
+    expect(await failing(e)).toEqual(['no ledger row left non-final'])
+  })
+
+  it('a 500, a non-JSON answer, an undocumented 503 or one without Retry-After is caught', async () => {
+    for (const bad of [
+      attempt(500, 'internal_error'),
+      { ...attempt(200), json: false },
+      attempt(503, 'invalid_signature'),
+      { ...attempt(503, 'rpc_unavailable'), retryAfter: null },
+    ]) {
+      const e = await cleanHistory()
+      e.others.push({ ...bad, kind: 'preflight' })
+      expect(await failing(e)).toEqual(['no 500, no non-JSON, 5xx only documented and retryable'])
+    }
+  })
+
+  it('an instance not ready at the end is caught', async () => {
+    const e = await cleanHistory()
+    e.health.push({ instance: 1, healthz: 200, readyz: 503 })
+    expect(await failing(e)).toEqual(['every instance healthy and ready'])
+  })
+})
