@@ -8,8 +8,8 @@ import {
   SimulationUnavailableError,
 } from '../preflight/preflight-sequence.js'
 import { chainFields, transactionReport } from '../preflight/run-preflight.js'
-import type { Finding, TransactionInput } from '../screen/context.js'
-import { compareFindings, verdictOf } from '../screen/screen-transaction.js'
+import type { TransactionInput } from '../screen/context.js'
+import { compareFindings, findingsOf, verdictOf } from '../screen/screen-transaction.js'
 import {
   callOutcomeOf,
   userOperationOutcome,
@@ -102,15 +102,7 @@ export async function runUserOperationPreflight(
       // The account the operation creates (or delegates) has no code yet at the pinned block.
       !(f.id === 'calldata-to-no-code' && (deploys || op.authorization !== undefined)),
   )
-  const own: Finding[] = USER_OPERATION_RULES.flatMap((rule) =>
-    rule.evaluate(facts).map((detail) => ({
-      id: rule.id,
-      severity: rule.severity,
-      title: rule.title,
-      detail,
-    })),
-  )
-  const findings = [...screened, ...own].sort(compareFindings)
+  const findings = [...screened, ...findingsOf(USER_OPERATION_RULES, facts)].sort(compareFindings)
   const report = transactionReport(sequence, first)
   const executed = outcome.stage === 'executed' ? outcome : undefined
   const validation = executed?.validation

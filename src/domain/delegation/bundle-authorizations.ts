@@ -3,7 +3,6 @@ import { recoverAuthorizationAddress } from 'viem/utils'
 import { checksummed } from '../evm/checksummed.js'
 import type { BlockRef } from '../preflight/chain-reader.js'
 import type { PreflightDeps } from '../preflight/preflight-sequence.js'
-import { recogniseCode } from '../protocols/known-code.js'
 import type { Finding, SignedAuthorizationInput, TransactionInput } from '../screen/context.js'
 import { delegateOf } from '../screen/screen-rule.js'
 import { DELEGATION_RULES, type DelegationFacts, type SignatureCheck } from './delegation-rules.js'
@@ -73,10 +72,6 @@ export async function judgeBundleAuthorizations(
     const sentBefore = txs
       .slice(0, t.i)
       .filter((tx) => tx.from.toLowerCase() === authority.toLowerCase()).length
-    const recognised =
-      r === undefined || r.delegateCode === '0x'
-        ? undefined
-        : recogniseCode(t.a.address, r.delegateCode)
     const facts: DelegationFacts = {
       authority,
       delegate: t.a.address,
@@ -87,7 +82,7 @@ export async function judgeBundleAuthorizations(
       authorityCode: r?.authorityCode ?? '0x',
       authorityNonce: (r?.authorityNonce ?? t.a.nonce) + BigInt(sentBefore),
       delegateCode: r?.delegateCode ?? '0x',
-      recognised: recognised?.kind === 'wallet-delegate' ? recognised : undefined,
+      recognised: r?.recognised,
       probe: r?.probe,
     }
     if (r !== undefined && appliesNow(facts, t.tx.from)) {

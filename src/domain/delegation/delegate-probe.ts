@@ -178,29 +178,47 @@ export function probeReport(simulated: SimulatedCall | undefined): ProbeReport {
   }
 }
 
+/** A delegate's code, whether it is a known wallet delegate, and its probe on `account`. */
+export interface DelegateReads {
+  code: Hex
+  recognised: { id: string; name: string } | undefined
+  probe: ProbeReport
+}
+
 /**
- * Reads a delegated sender's delegate and probes it on the sender itself (its real storage, its
- * code replaced by the copy for the probe only): two requests side by side.
+ * Reads a delegate's code and probes it on `account` (its real storage, its code replaced by the
+ * copy for the probe only): two requests side by side.
  */
-export async function readSenderDelegate(
+export async function readDelegate(
   chain: Pick<ChainReader, 'code' | 'simulate'>,
-  sender: Address,
+  account: Address,
   delegate: Address,
   at: BlockRef,
-): Promise<SenderDelegate> {
-  const plan = probePlan(sender, delegate)
+): Promise<DelegateReads> {
+  const plan = probePlan(account, delegate)
   const [code, simulation] = await Promise.all([
     chain.code(delegate, at),
     chain.simulate([plan.call], at, plan.overrides),
   ])
   const known = code === '0x' ? undefined : recogniseCode(delegate, code)
   return {
-    delegate,
+    code,
     recognised: known?.kind === 'wallet-delegate' ? { id: known.id, name: known.name } : undefined,
     probe: simulation.available
       ? probeReport(simulation.calls[0])
       : { ran: false, reason: simulation.reason },
   }
+}
+
+/** A delegated sender's delegate, read and probed on the sender ({@link readDelegate}). */
+export async function readSenderDelegate(
+  chain: Pick<ChainReader, 'code' | 'simulate'>,
+  sender: Address,
+  delegate: Address,
+  at: BlockRef,
+): Promise<SenderDelegate> {
+  const { recognised, probe } = await readDelegate(chain, sender, delegate, at)
+  return { delegate, recognised, probe }
 }
 
 /** True when the probe saw the delegate let assets leave the account. */

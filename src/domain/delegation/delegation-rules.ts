@@ -1,7 +1,6 @@
 import { type Address, formatEther, type Hex, zeroAddress } from 'viem'
-import type { KnownCode } from '../protocols/known-code.js'
 import { delegateOf, describeRule, type RuleDescription } from '../screen/screen-rule.js'
-import type { ProbeHit, ProbeReport } from './delegate-probe.js'
+import { type ProbeHit, type ProbeReport, probeFoundHarm } from './delegate-probe.js'
 
 /** How the authorization's signature stands. */
 export type SignatureCheck =
@@ -28,7 +27,7 @@ export interface DelegationFacts {
   /** The delegate's code at the pinned block. */
   delegateCode: Hex
   /** The delegate, when its code is a known wallet delegate. */
-  recognised: KnownCode | undefined
+  recognised: { id: string; name: string } | undefined
   /** The behaviour probe (not run when the authorization clears a delegation). */
   probe: ProbeReport | undefined
 }
@@ -238,11 +237,7 @@ export const delegateUnknown: DelegationRule = {
     if (delegateOf(f.delegateCode) !== undefined) return []
     const p = f.probe
     if (p === undefined || !p.ran) return []
-    const found =
-      p.byStranger.length > 0 ||
-      p.byHardCoded.length > 0 ||
-      (p.ethAccepted && p.ethKept < p.ethSent)
-    if (found) return []
+    if (probeFoundHarm(p)) return []
     return [
       `${f.delegate} is not a recognised wallet delegate; the probe (${p.selectors} selectors, ${p.hardCoded.length} hard-coded addresses) found nothing, which does not prove it safe.`,
     ]

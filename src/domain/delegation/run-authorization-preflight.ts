@@ -6,11 +6,10 @@ import { atLatestHead } from '../preflight/at-latest-head.js'
 import type { BlockRef } from '../preflight/chain-reader.js'
 import type { PreflightDeps } from '../preflight/preflight-sequence.js'
 import { chainFields } from '../preflight/run-preflight.js'
-import { recogniseCode } from '../protocols/known-code.js'
 import type { Finding } from '../screen/context.js'
 import { delegateOf } from '../screen/screen-rule.js'
-import { compareFindings, verdictOf } from '../screen/screen-transaction.js'
-import { type ProbeReport, probePlan, probeReport } from './delegate-probe.js'
+import { compareFindings, findingsOf, verdictOf } from '../screen/screen-transaction.js'
+import { type DelegateReads, type ProbeReport, readDelegate } from './delegate-probe.js'
 import { DELEGATION_RULES, type DelegationFacts, type SignatureCheck } from './delegation-rules.js'
 
 export type { AuthorizationResult } from '@pre-send-guard/client/schemas'
@@ -49,7 +48,10 @@ export async function checkSignature(input: AuthorizationInput): Promise<Signatu
 export interface AuthorizationReads {
   authorityCode: Hex
   authorityNonce: bigint
+  /** The delegate's code (`0x` when the authorization clears). */
   delegateCode: Hex
+  recognised: DelegateReads['recognised']
+  /** Undefined when the authorization clears a delegation (nothing to probe). */
   probe: ProbeReport | undefined
 }
 
@@ -64,20 +66,18 @@ export async function readAuthorization(
   at: BlockRef,
 ): Promise<AuthorizationReads> {
   const clearing = delegate.toLowerCase() === zeroAddress
-  const plan = clearing ? undefined : probePlan(authority, delegate)
-  const [authorityCode, authorityNonce, delegateCode, simulation] = await Promise.all([
+  const [authorityCode, authorityNonce, read] = await Promise.all([
     deps.chain.code(authority, at),
     deps.chain.nonce(authority, at),
-    clearing ? Promise.resolve('0x' as Hex) : deps.chain.code(delegate, at),
-    plan === undefined ? undefined : deps.chain.simulate([plan.call], at, plan.overrides),
+    clearing ? undefined : readDelegate(deps.chain, authority, delegate, at),
   ])
-  const probe =
-    simulation === undefined
-      ? undefined
-      : simulation.available
-        ? probeReport(simulation.calls[0])
-        : { ran: false as const, reason: simulation.reason }
-  return { authorityCode, authorityNonce: BigInt(authorityNonce), delegateCode, probe }
+  return {
+    authorityCode,
+    authorityNonce: BigInt(authorityNonce),
+    delegateCode: read?.code ?? '0x',
+    recognised: read?.recognised,
+    probe: read?.probe,
+  }
 }
 
 /** Runs every delegation rule over the facts: findings in the documented order, and a verdict. */
@@ -85,14 +85,7 @@ export function screenDelegation(facts: DelegationFacts): {
   verdict: AuthorizationResult['verdict']
   findings: Finding[]
 } {
-  const findings: Finding[] = DELEGATION_RULES.flatMap((rule) =>
-    rule.evaluate(facts).map((detail) => ({
-      id: rule.id,
-      severity: rule.severity,
-      title: rule.title,
-      detail,
-    })),
-  ).sort(compareFindings)
+  const findings = findingsOf(DELEGATION_RULES, facts).sort(compareFindings)
   return { verdict: verdictOf(findings), findings }
 }
 
@@ -112,8 +105,6 @@ export async function runAuthorizationPreflight(
     ),
     new Promise<void>((resolve) => setImmediate(resolve)).then(() => checkSignature(input)),
   ])
-  const recognised =
-    reads.delegateCode === '0x' ? undefined : recogniseCode(input.delegate, reads.delegateCode)
   const facts: DelegationFacts = {
     authority: input.authority,
     delegate: input.delegate,
@@ -124,7 +115,7 @@ export async function runAuthorizationPreflight(
     authorityCode: reads.authorityCode,
     authorityNonce: reads.authorityNonce,
     delegateCode: reads.delegateCode,
-    recognised: recognised?.kind === 'wallet-delegate' ? recognised : undefined,
+    recognised: reads.recognised,
     probe: reads.probe,
   }
   const { verdict, findings } = screenDelegation(facts)
@@ -166,10 +157,7 @@ export async function runAuthorizationPreflight(
     delegate: {
       codeSize: (reads.delegateCode.length - 2) / 2,
       codeHash: reads.delegateCode === '0x' ? null : keccak256(reads.delegateCode),
-      recognised:
-        facts.recognised === undefined
-          ? null
-          : { id: facts.recognised.id, name: facts.recognised.name },
+      recognised: facts.recognised ?? null,
     },
     probe:
       probe === undefined

@@ -19,6 +19,26 @@ export function verdictOf(findings: readonly Finding[]): Verdict {
   return 'sign'
 }
 
+/**
+ * The findings of rules that judge plain facts (delegations, user operations): one per detail a
+ * rule returns, in the rules' order (sort with {@link compareFindings}).
+ */
+export function findingsOf<F>(
+  rules: readonly (Pick<Finding, 'id' | 'severity' | 'title'> & {
+    evaluate(facts: F): string[]
+  })[],
+  facts: F,
+): Finding[] {
+  return rules.flatMap((rule) =>
+    rule.evaluate(facts).map((detail) => ({
+      id: rule.id,
+      severity: rule.severity,
+      title: rule.title,
+      detail,
+    })),
+  )
+}
+
 /** Orders findings by severity, id, path (top level first), then detail, so output is reproducible. */
 export function compareFindings(a: Finding, b: Finding): number {
   return (
