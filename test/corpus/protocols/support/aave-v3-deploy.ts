@@ -162,7 +162,9 @@ export function session(rpcUrl: string, account: LocalAccount) {
       value = 0n,
     ) {
       const data = encodeFunctionData({ abi, functionName, args } as never)
-      const hash = await walletClient.sendTransaction({ to, data, value })
+      // A fixed limit, not the node's estimate: anvil estimates at the latest block's timestamp,
+      // and a reserve's interest update runs only when the mined block is later than its last one.
+      const hash = await walletClient.sendTransaction({ to, data, value, gas: 6_000_000n })
       return wait(hash, `${functionName} on ${to}`)
     },
     /** Places `from`'s runtime code at `to` (and copies the given slots), then clears `from`. */

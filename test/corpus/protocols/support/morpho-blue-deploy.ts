@@ -70,7 +70,13 @@ export async function deployProtocol(
   return receipt.contractAddress
 }
 
-/** Sends a contract call from `account` and waits for a successful receipt. */
+/**
+ * Sends a contract call from `account` with a fixed gas limit and waits for a successful receipt.
+ * Not the node's estimate: anvil estimates at the latest block's timestamp, and Morpho accrues
+ * interest (an IRM call and several stores) only when the mined block's timestamp is later than
+ * the market's last update; a transaction estimated in one second and mined in the next ran out
+ * of gas.
+ */
 export async function send(
   rpcUrl: string,
   account: LocalAccount,
@@ -85,6 +91,7 @@ export async function send(
     abi,
     functionName,
     args: args as unknown[],
+    gas: 6_000_000n,
   })
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
   if (receipt.status !== 'success') throw new Error(`${functionName} reverted (${hash})`)
