@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import { createServiceMetrics, type ServiceMetrics } from './adapters/metrics/service-metrics.js'
 import type { DevnetDescription } from './domain/discovery/discovery-document.js'
 import type { PageReader } from './domain/evidence/page-reader.js'
+import type { PhishingList } from './domain/evidence/phishing-hosts.js'
 import { railReadiness } from './domain/payment/challenge.js'
 import type { PaidPreflightDeps } from './domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflight } from './domain/preflight/run-preflight.js'
@@ -42,6 +43,8 @@ export interface AppDeps {
   preflight: PreflightDeps
   /** Fetches public pages as markdown for the evidence route. */
   reader: PageReader
+  /** Known phishing hosts the evidence route refuses (loaded on first use). */
+  phishingList: () => Promise<PhishingList>
   /**
    * The paid route's rail, ledger and receipt key (the preflight comes from `preflight`).
    * Without it the paid route and `/receipts/{id}` are not mounted.
@@ -248,7 +251,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     preflight: () => deps.preflight,
   })
   const reader = observedReader(deps.reader, (outcome) => metrics.readerOutcomes.inc({ outcome }))
-  registerPublicPageEvidence(app, { maxBodyBytes: deps.maxBodyBytes, reader: () => reader })
+  registerPublicPageEvidence(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    reader: () => reader,
+    phishingList: deps.phishingList,
+  })
   if (payments) {
     const paid: PaidPreflightDeps = {
       ...payments,

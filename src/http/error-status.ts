@@ -34,6 +34,8 @@ export function statusForCode(
     // A user operation for an EntryPoint other than the canonical v0.6/v0.7/v0.8 ones.
     case 'unsupported_entry_point':
     case 'unsafe_url':
+    // A host MetaMask's phishing list flags: refused before anything is fetched.
+    case 'phishing_domain':
     case 'target_unreachable':
     // The reader reached the target and it answered an HTTP error (404, 500...). 422, not 502:
     // the reader is healthy and retrying the same URL will not turn an error page into evidence;

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
 import type { PaymentServices } from '../adapters/facilitator/payment-services.js'
 import type { OperationsSetup } from '../adapters/metrics/operations-setup.js'
+import { lazyMetaMaskPhishingList } from '../adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../adapters/reader/jina-reader.js'
 import { createApp } from '../app.js'
 import type { Config } from '../config.js'
@@ -39,6 +40,7 @@ export function buildApp(
       apiKey: config.READER_API_KEY,
       timeoutMs: config.READER_TIMEOUT_MS,
     }),
+    phishingList: lazyMetaMaskPhishingList(),
     payments: payments.payments,
     metrics: operations.metrics,
     ...(operations.rateLimits ? { rateLimits: operations.rateLimits } : {}),

@@ -31,6 +31,7 @@ import {
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import { createX402PaymentRail } from '../../src/adapters/facilitator/x402-payment-rail.js'
 import type { RpcObserver } from '../../src/adapters/http/observed-fetch.js'
+import { lazyMetaMaskPhishingList } from '../../src/adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
 import { type AppDeps, createApp } from '../../src/app.js'
@@ -46,6 +47,9 @@ import {
   TRANSFER_WITH_AUTHORIZATION_TYPES,
   USDC_DOMAIN,
 } from '../support/usdc-typed-data.js'
+
+/** One copy of the phishing list for every app a test builds (it is read-only). */
+const metaMaskPhishingList = lazyMetaMaskPhishingList()
 
 export const PAID_URL = 'http://localhost/simulate/transaction-preflight'
 export const PAY_TO = DEVNET_ACCOUNTS.payTo.address
@@ -138,6 +142,7 @@ export async function paidApp(options: {
       screen: DEFAULT_SCREEN_CONFIG,
     },
     reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
+    phishingList: metaMaskPhishingList,
     payments: {
       rail,
       ledger: options.ledger,

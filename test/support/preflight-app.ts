@@ -1,4 +1,5 @@
 import { pino } from 'pino'
+import { lazyMetaMaskPhishingList } from '../../src/adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
 import { type AppDeps, createApp } from '../../src/app.js'
@@ -6,6 +7,9 @@ import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { ScreenConfig } from '../../src/domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 import { contractChecked } from './openapi-contract.js'
+
+/** One copy of the phishing list for every app a test builds (it is read-only). */
+const metaMaskPhishingList = lazyMetaMaskPhishingList()
 
 /**
  * The real app over a real RPC URL, logging nothing; its answers are held to its OpenAPI unless
@@ -42,6 +46,7 @@ export function preflightApp(
     },
     // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
     reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
+    phishingList: metaMaskPhishingList,
     ...options.operations,
   })
   return options.contractChecked === false ? app : contractChecked(app)

@@ -4,6 +4,7 @@ import { boundText } from './bound-text.js'
 import { classifyTargetUrl, classifyUrlHost } from './classify-target-url.js'
 import { sha256Hex } from './hash-text.js'
 import type { PageReader } from './page-reader.js'
+import { describePhishingMatch, type PhishingList } from './phishing-hosts.js'
 
 /** Bounds of `max_chars` (spec section 8), in Unicode code points. */
 export const MIN_MAX_CHARS = 500
@@ -21,9 +22,10 @@ export interface EvidenceRequest {
   maxChars: number
 }
 
-/** What collecting evidence needs: a reader and a clock. */
+/** What collecting evidence needs: a reader, the phishing list and a clock. */
 export interface EvidenceDeps {
   reader: PageReader
+  phishingList: PhishingList
   now: () => Date
 }
 
@@ -32,8 +34,9 @@ export type { PageEvidence } from '@pre-send-guard/client/schemas'
 
 /**
  * Vets the URL, reads the page through the reader, bounds the markdown to `maxChars` code points
- * and hashes exactly what is returned. Only the normalised `url.href` reaches the reader.
- * @throws {AppError} `invalid_request` / `unsafe_url` for a refused URL, and whatever the reader
+ * and hashes exactly what is returned. Only the normalised `url.href` reaches the reader, and
+ * only when the phishing list does not flag its host (nor the host the reader was redirected to).
+ * @throws {AppError} `invalid_request` / `unsafe_url` / `phishing_domain` for a refused URL, and whatever the reader
  * throws (`reader_unavailable`, `target_error`, `target_unreachable`, `reader_refused`).
  */
 export async function collectPageEvidence(
@@ -48,10 +51,11 @@ export async function collectPageEvidence(
       issues: [{ path: 'url', message: verdict.detail }],
     })
   }
+  refusePhishingHost(deps.phishingList, verdict.url.hostname, 'url refused')
   const sourceUrl = verdict.url.href
   const page = await deps.reader.read(sourceUrl, options)
   const fetchedAt = deps.now().toISOString()
-  const finalUrl = vetFinalUrl(page.finalUrl)
+  const finalUrl = vetFinalUrl(page.finalUrl, deps.phishingList)
   const bounded = boundText(page.content, request.maxChars)
   return {
     markdown: bounded.text,
@@ -76,7 +80,7 @@ export async function collectPageEvidence(
  * with another scheme, with userinfo or longer than `MAX_URL_LENGTH` is reported as null, as
  * is one that does not parse at all.
  */
-function vetFinalUrl(reported: string | null): string | null {
+function vetFinalUrl(reported: string | null, phishingList: PhishingList): string | null {
   if (reported === null) return null
   let url: URL
   try {
@@ -90,9 +94,20 @@ function vetFinalUrl(reported: string | null): string | null {
       issues: [{ path: 'url', message: `redirected: ${host.detail}` }],
     })
   }
+  refusePhishingHost(phishingList, url.hostname, 'the target redirected to a phishing host')
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
   if (url.username !== '' || url.password !== '') return null
   return url.href.length > MAX_URL_LENGTH ? null : url.href
+}
+
+/** Throws `phishing_domain` when the list flags `host`, naming the list and its version. */
+function refusePhishingHost(list: PhishingList, host: string, context: string): void {
+  const match = list.check(host)
+  if (match === null) return
+  const detail = describePhishingMatch(host, match, list.info)
+  throw new AppError('phishing_domain', `${context} (phishing_domain): ${detail}`, {
+    issues: [{ path: 'url', message: detail }],
+  })
 }
 
 /** Well-formed, whitespace-collapsed, bounded; empty becomes null. */

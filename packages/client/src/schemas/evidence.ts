@@ -17,7 +17,7 @@ export const PageEvidenceSchema = z
     }),
     finalUrl: z.string().nullable().meta({
       description:
-        'The URL the reader reports it ended on (after redirects), normalised. Null when it reports none, or one that does not parse, is not http(s), carries a user name or password, or is longer than 4096 characters. A final URL whose host is not public (in any spelling, whatever its scheme, userinfo or port) or that has no host refuses the whole request with 422 `unsafe_url`.',
+        'The URL the reader reports it ended on (after redirects), normalised. Null when it reports none, or one that does not parse, is not http(s), carries a user name or password, or is longer than 4096 characters. A final URL whose host is not public (in any spelling, whatever its scheme, userinfo or port) or that has no host refuses the whole request with 422 `unsafe_url`, and one on a host the phishing list flags with 422 `phishing_domain`.',
     }),
     truncated: z
       .boolean()

@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'unsupported_chain',
   'unsupported_entry_point',
   'unsafe_url',
+  'phishing_domain',
   'target_unreachable',
   'target_error',
   'reader_refused',
