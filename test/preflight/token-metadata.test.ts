@@ -48,15 +48,35 @@ describe('token symbol', () => {
     expect(symbolOf(stringToHex('M\nR', { size: 32 }))).toBeNull()
   })
 
-  it('reads decimals and supply beside the symbol; a revert is null', () => {
+  it('reads decimals, supply and the name beside the symbol; a revert is null', () => {
     const [meta] = metadataFromResults(
       [TOKEN],
       [
         { status: 'reverted', revertData: '0x', message: 'execution reverted', gasUsed: 0n },
         ok(word(6n)),
         ok(word(5n)),
+        ok(encodeAbiParameters([{ type: 'string' }], ['USD Coin'])),
       ],
     ).values()
-    expect(meta).toEqual({ symbol: null, decimals: 6, totalSupply: 5n })
+    expect(meta).toEqual({
+      symbol: null,
+      decimals: 6,
+      totalSupply: 5n,
+      claimed: { symbol: null, name: 'USD Coin' },
+    })
+  })
+
+  it('keeps the symbol and name as claimed, invisible characters and all, for the look-alike check', () => {
+    const encoded = (s: string) => encodeAbiParameters([{ type: 'string' }], [s])
+    const [meta] = metadataFromResults(
+      [TOKEN],
+      [ok(encoded('US DC')), ok(word(6n)), ok(word(5n)), ok(encoded(`US\u200bD${'C'.repeat(80)}`))],
+    ).values()
+    // The display symbol refuses the space; the claimed one keeps it (cut to 64 code points).
+    expect(meta?.symbol).toBeNull()
+    expect(meta?.claimed).toEqual({
+      symbol: 'US DC',
+      name: `US\u200bD${'C'.repeat(60)}`,
+    })
   })
 })

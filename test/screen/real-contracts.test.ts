@@ -20,7 +20,7 @@ import {
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { clients, deploy, testAccount } from '../support/contracts.js'
+import { clients, deploy, loadArtifact, testAccount } from '../support/contracts.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 
 /**
@@ -286,7 +286,10 @@ beforeAll(async () => {
 
   // Tokens for the Safe's benign transfer and the pool.
   token = await deploy(devnet.rpcUrl, 'TestERC20', ['Real Token', 'RTK'], owner)
-  weth = await deploy(devnet.rpcUrl, 'TestWETH', [], owner)
+  // WETH at Base's WETH predeploy address, as on Base: a WETH anywhere else is a look-alike
+  // (token-impersonates-payment-token). The devnet's own WETH9 when it has one, else TestWETH's
+  // code (constants only, no constructor state) placed there.
+  weth = await canonicalWeth(devnet.rpcUrl)
   await send(token.address, token.abi, 'mint', [OWNER, parseEther('1000')])
   await send(token.address, token.abi, 'mint', [safe, parseEther('10')])
 
@@ -559,3 +562,21 @@ describe('the real Universal Router 2.1.0 (WETH, Uniswap v2 and v3 WETH/RTK pool
     expect(credited(answer)).toContain(OWNER.toLowerCase())
   })
 })
+
+/** WETH at 0x4200…0006: what the devnet has there, or TestWETH's runtime code placed there. */
+async function canonicalWeth(rpcUrl: string): Promise<{ address: Address; abi: Abi }> {
+  const address: Address = '0x4200000000000000000000000000000000000006'
+  const artifact = loadArtifact('TestWETH')
+  const rpc = async (method: string, params: unknown[]) => {
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+    return ((await res.json()) as { result: unknown }).result
+  }
+  if ((await rpc('eth_getCode', [address, 'latest'])) === '0x') {
+    await rpc('anvil_setCode', [address, artifact.deployedBytecode])
+  }
+  return { address, abi: artifact.abi }
+}

@@ -115,6 +115,11 @@ function executed(
     ...extra,
   })
 }
+/** A token at an address no token list carries. */
+const UNLISTED: Hex = '0x5555555555555555555555555555555555555555'
+/** A token book where UNLISTED claims `symbol` and `name` (what the look-alike rules read). */
+const claiming = (symbol: string, name: string) =>
+  new Map([[UNLISTED.toLowerCase(), { symbol, decimals: 18, claimed: { symbol, name } }]])
 const UNKNOWN_CALL = '0xb6b55f25' as Hex
 const CANONICAL_PERMIT2: Hex = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
 const MULTISEND_CALL_ONLY: Hex = '0x9641d764fc13c8B624c04430C7356C1C7C8102e2'
@@ -509,6 +514,40 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
       { to: SAFE, data: safeExec(MULTISEND_CALL_ONLY, encodeSig('multiSend(bytes)', ['0x']), 0) },
       {},
       { [MULTISEND_CALL_ONLY]: CONTRACT_CODE },
+    ),
+  },
+  // The sender receives a token that calls itself USDC; the twin's token calls itself EFT.
+  'token-impersonates-payment-token': {
+    fires: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, EOA, SENDER, 5n)],
+      {
+        tokens: claiming('USDC', 'USD Coin'),
+      },
+    ),
+    benign: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, EOA, SENDER, 5n)],
+      {
+        tokens: claiming('EFT', 'Effect Token'),
+      },
+    ),
+  },
+  // The sender receives a token that calls itself AERO; the twin only sends one away.
+  'token-impersonates-listed': {
+    fires: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, EOA, SENDER, 5n)],
+      {
+        tokens: claiming('AERO', 'Aerodrome Finance'),
+      },
+    ),
+    benign: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, SENDER, ROUTER, 5n)],
+      {
+        tokens: claiming('AERO', 'Aerodrome Finance'),
+      },
     ),
   },
   'address-checksum-mismatch': {

@@ -6,6 +6,12 @@ export interface TokenMetadata {
   decimals: number | null
   /** `totalSupply()` at the pinned block; absent when not read or unreadable. */
   totalSupply?: bigint
+  /**
+   * `symbol()` and `name()` as the token answers them (control and invisible characters kept,
+   * cut to 64 code points; `null` when unreadable): what a copy of a listed token is told by.
+   * Absent when not read.
+   */
+  claimed?: { symbol: string | null; name: string | null }
 }
 
 /** Token metadata by lower-case token address; a missing entry means "not read". */

@@ -27,21 +27,26 @@ export const EVERYDAY_TOKENS: readonly Address[] = [
 
 const ABI = parseAbi([
   'function symbol() view returns (string)',
+  'function name() view returns (string)',
   'function decimals() view returns (uint8)',
   'function totalSupply() view returns (uint256)',
 ])
 const SYMBOL = encodeFunctionData({ abi: ABI, functionName: 'symbol' })
+const NAME = encodeFunctionData({ abi: ABI, functionName: 'name' })
 const DECIMALS = encodeFunctionData({ abi: ABI, functionName: 'decimals' })
 const TOTAL_SUPPLY = encodeFunctionData({ abi: ABI, functionName: 'totalSupply' })
 const ZERO: Address = '0x0000000000000000000000000000000000000000'
 /** A symbol longer than this, or with control characters, is not shown: it is someone's trick. */
 const MAX_SYMBOL_CHARS = 32
+/** Longest symbol or name kept as claimed (for the impersonation check), in code points. */
+const MAX_CLAIMED_CHARS = 64
 
 const STRING_RESULT = [{ type: 'string' }] as const
 /** An ABI-encoded string: its offset word and its length word at least. */
 const MIN_STRING_HEX = 2 + 2 * 64
 
-function symbolOf(data: Hex): string | null {
+/** The string a `symbol()`/`name()` answer holds (ABI string or bytes32), undecodable: undefined. */
+function textOf(data: Hex): string | undefined {
   let text: string | undefined
   if (data.length >= MIN_STRING_HEX) {
     try {
@@ -55,6 +60,12 @@ function symbolOf(data: Hex): string | null {
     text = hexToString(data).replace(/\0+$/, '')
   }
   // Anything shorter cannot hold a string (an EOA answers `0x`): not worth a thrown error each.
+  return text
+}
+
+/** The symbol as shown in amounts: short, and free of control and spacing characters. */
+function symbolOf(data: Hex): string | null {
+  const text = textOf(data)
   if (text === undefined || text.length === 0 || text.length > MAX_SYMBOL_CHARS) return null
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   return /[\u0000-\u001f\u007f-\u009f\s]/.test(text) ? null : text
@@ -71,15 +82,25 @@ function supplyOf(data: Hex | undefined): bigint | undefined {
   return data !== undefined && data.length === 66 ? BigInt(data) : undefined
 }
 
+/** A symbol or name as the token claims it, cut to {@link MAX_CLAIMED_CHARS} code points. */
+function claimedOf(data: Hex | undefined): string | null {
+  const text = data === undefined ? undefined : textOf(data)
+  return text === undefined || text.length === 0
+    ? null
+    : [...text].slice(0, MAX_CLAIMED_CHARS).join('')
+}
+
 /** The metadata fields in the order {@link metadataCalls} asks for them. */
 function metadataOf(
   symbol: Hex | undefined,
   decimals: Hex | undefined,
   supply: Hex | undefined,
+  name: Hex | undefined,
 ): TokenMetadata {
   const meta: TokenMetadata = {
     symbol: symbol === undefined ? null : symbolOf(symbol),
     decimals: decimals === undefined ? null : decimalsOf(decimals),
+    claimed: { symbol: claimedOf(symbol), name: claimedOf(name) },
   }
   const totalSupply = supplyOf(supply)
   if (totalSupply !== undefined) meta.totalSupply = totalSupply
@@ -87,16 +108,21 @@ function metadataOf(
 }
 
 /**
- * The `symbol()`, `decimals()` and `totalSupply()` calls of each token, in that order, from the
- * zero address (the supply tells an allowance above it is unlimited in effect).
+ * The `symbol()`, `decimals()`, `totalSupply()` and `name()` calls of each token, in that order,
+ * from the zero address (the supply tells an allowance above it is unlimited in effect; symbol
+ * and name, as claimed, tell a copy of a listed token).
  */
 export function metadataCalls(tokens: readonly Address[]): CallRequest[] {
   return tokens.flatMap((to) => [
     { from: ZERO, to, data: SYMBOL, value: 0n },
     { from: ZERO, to, data: DECIMALS, value: 0n },
     { from: ZERO, to, data: TOTAL_SUPPLY, value: 0n },
+    { from: ZERO, to, data: NAME, value: 0n },
   ])
 }
+
+/** Calls {@link metadataCalls} makes per token. */
+const CALLS_PER_TOKEN = 4
 
 /** Metadata from the simulated results of {@link metadataCalls}; a failed call is `null`. */
 export function metadataFromResults(
@@ -110,7 +136,12 @@ export function metadataFromResults(
   return new Map(
     tokens.map((token, i) => [
       token.toLowerCase(),
-      metadataOf(data(3 * i), data(3 * i + 1), data(3 * i + 2)),
+      metadataOf(
+        data(CALLS_PER_TOKEN * i),
+        data(CALLS_PER_TOKEN * i + 1),
+        data(CALLS_PER_TOKEN * i + 2),
+        data(CALLS_PER_TOKEN * i + 3),
+      ),
     ]),
   )
 }
@@ -120,7 +151,7 @@ export function metadataFromResults(
  * revert or odd answer is `null`, never a failure; RPC trouble throws (503) like every read.
  * With `viaSimulate` (the node answered `eth_simulateV1` already) every read rides in one
  * `eth_simulateV1` request (view calls change no state, so each sees the pinned block's);
- * otherwise two `eth_call`s per token, in parallel.
+ * otherwise four `eth_call`s per token, in parallel.
  */
 export async function readTokenMetadata(
   chain: ChainReader,
@@ -140,12 +171,13 @@ export async function readTokenMetadata(
   }
   const read = await Promise.all(
     tokens.map(async (token): Promise<TokenMetadata> => {
-      const [symbol, decimals, supply] = await Promise.all([
+      const [symbol, decimals, supply, name] = await Promise.all([
         ask(token, SYMBOL),
         ask(token, DECIMALS),
         ask(token, TOTAL_SUPPLY),
+        ask(token, NAME),
       ])
-      return metadataOf(symbol, decimals, supply)
+      return metadataOf(symbol, decimals, supply, name)
     }),
   )
   return new Map(tokens.map((token, i) => [token.toLowerCase(), read[i] as TokenMetadata]))

