@@ -23,7 +23,7 @@ import { registerDiscovery } from './routes/discovery.js'
 import { registerMcp } from './routes/mcp.js'
 import { registerOpenApiDocument } from './routes/openapi-document.js'
 import { registerOperations } from './routes/operations.js'
-import { registerPages } from './routes/pages.js'
+import { notFoundPage, registerPages, wantsHtml } from './routes/pages.js'
 import {
   PUBLIC_PAGE_EVIDENCE_PATH,
   registerPublicPageEvidence,
@@ -166,7 +166,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     await next()
   })
   app.onError(onError(deps.logger))
-  app.notFound(notFound)
+  // A browser gets a small page; API clients keep the JSON error body.
+  app.notFound(async (c) =>
+    wantsHtml(c) ? c.html(await notFoundPage(c.req.path, deps.environment), 404) : notFound(c),
+  )
 
   const limits = deps.rateLimits
   if (limits) {
