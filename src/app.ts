@@ -112,7 +112,7 @@ function corsHeaders(): MiddlewareHandler {
   }
 }
 
-/** Free POST routes share this prefix (spec 9). */
+/** Free POST routes share this prefix (the API's versioned path, `/payanagent/v1`). */
 const FREE_ROUTES_PREFIX = '/payanagent/v1/'
 
 /** Anvil account #2, the devnet's payTo; only an example address when no rail is configured. */

@@ -3,7 +3,7 @@ import { publicBaseUrl } from '../http/base-url.js'
 
 export const OPENAPI_PATH = '/openapi.json'
 
-/** The OpenAPI document's identity (spec section 9). */
+/** The OpenAPI document's own version (`info.version`); it is OpenAPI 3.1.0. */
 export const OPENAPI_VERSION = '1.2.0'
 
 /** A JSON object of the document; its shape is only known where this module narrows it. */

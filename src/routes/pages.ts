@@ -16,7 +16,7 @@ import {
   playgroundScript,
 } from './playground.js'
 
-/** Paths of the informational pages (spec 4.5). */
+/** Paths of the informational pages: every one answers GET with HTML. */
 export const PAGE_PATHS = [
   '/start-here',
   '/first-unpaid-402',
