@@ -17,8 +17,8 @@ export function logStartupFailure(
   hint: string,
   fields: Record<string, unknown> = {},
 ): void {
-  const reason = oneLineReason(error)
-  logger.fatal({ ...fields, reason, hint }, `${what}: ${reason}`)
+  // The reason rides in the message itself: one line a person reads, then the hint.
+  logger.fatal({ ...fields, hint }, `${what}: ${oneLineReason(error)}`)
   logger.debug({ err: error }, `${what}: the error in full (LOG_LEVEL=debug)`)
 }
 

@@ -39,8 +39,9 @@ describe('a start-up failure says why in one line, with a hint', () => {
     expect(code).toBe(2)
     const fatal = lines.filter((l) => l.level === 60)
     expect(fatal).toHaveLength(1)
-    expect(fatal[0]?.msg).toBe(`port ${port} on 127.0.0.1 is already in use: ${fatal[0]?.reason}`)
-    expect(String(fatal[0]?.reason)).toMatch(/EADDRINUSE/)
+    expect(fatal[0]?.msg).toBe(
+      `port ${port} on 127.0.0.1 is already in use: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+    )
     expect(String(fatal[0]?.hint)).toMatch(/set PORT to a free one/)
     expect(fatal[0]).not.toHaveProperty('err')
     // No stack anywhere: not in a field, not on stderr.
