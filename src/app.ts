@@ -24,7 +24,7 @@ import { registerDiscovery } from './routes/discovery.js'
 import { registerMcp } from './routes/mcp.js'
 import { registerOpenApiDocument } from './routes/openapi-document.js'
 import { registerOperations } from './routes/operations.js'
-import { registerPages } from './routes/pages.js'
+import { notFoundPage, registerPages, wantsHtml } from './routes/pages.js'
 import {
   PUBLIC_PAGE_EVIDENCE_PATH,
   registerPublicPageEvidence,
@@ -115,7 +115,7 @@ function corsHeaders(): MiddlewareHandler {
   }
 }
 
-/** Free POST routes share this prefix (spec 9). */
+/** Free POST routes share this prefix (the API's versioned path, `/payanagent/v1`). */
 const FREE_ROUTES_PREFIX = '/payanagent/v1/'
 
 /** Anvil account #2, the devnet's payTo; only an example address when no rail is configured. */
@@ -169,7 +169,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     await next()
   })
   app.onError(onError(deps.logger))
-  app.notFound(notFound)
+  // A browser gets a small page; API clients keep the JSON error body.
+  app.notFound(async (c) =>
+    wantsHtml(c) ? c.html(await notFoundPage(c.req.path, deps.environment), 404) : notFound(c),
+  )
 
   const limits = deps.rateLimits
   if (limits) {

@@ -107,6 +107,9 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>
 
+/** The name of every environment variable the service reads (docs/configuration.md lists each). */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as readonly (keyof Env)[]
+
 /** Parsed configuration. `mode` is `devnet` when no `BASE_RPC_URL` is set. */
 export type Config = Env & { mode: 'devnet' | 'mainnet' }
 

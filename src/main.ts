@@ -6,6 +6,7 @@ import { startEmbeddedAnvil } from './service/devnet-node.js'
 import { openLedger } from './service/ledger.js'
 import { createLifecycle, stopOnSignals } from './service/lifecycle.js'
 import { startupClock } from './service/startup-clock.js'
+import { oneLineReason, wantsStacks } from './service/startup-failure.js'
 
 /**
  * The service, start to finish. Three things start at once and run beside each other: the
@@ -14,9 +15,13 @@ import { startupClock } from './service/startup-clock.js'
  * settlement lease and has started its reconciler, so a second instance on the same key is
  * refused first.
  */
+/** Whether a failure below prints its stack: only at LOG_LEVEL=debug (known once config is read). */
+let printStacks = false
+
 async function main(): Promise<void> {
   const clock = startupClock()
   const config = readConfig()
+  printStacks = wantsStacks(config.LOG_LEVEL)
   const logger = startLogging(config)
   boundHeapGrowth(config.HEAP_GROWING_PERCENT)
   const lifecycle = createLifecycle(logger)
@@ -66,7 +71,11 @@ async function main(): Promise<void> {
 
 await main().catch((error: unknown) => {
   // Before the logger exists (or if main itself failed): still never print a configured secret.
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
-  process.stderr.write(`pre-send-guard: ${redactSecrets(text)}\n`)
+  // One line and a hint; the stack only when asked for.
+  const stack = printStacks && error instanceof Error && error.stack ? `\n${error.stack}` : ''
+  process.stderr.write(
+    `pre-send-guard: cannot start: ${redactSecrets(oneLineReason(error) + stack)}\n` +
+      (printStacks ? '' : 'pre-send-guard: LOG_LEVEL=debug prints the full error\n'),
+  )
   process.exit(1)
 })

@@ -39,7 +39,7 @@ export function statusForCode(
     case 'target_unreachable':
     // The reader reached the target and it answered an HTTP error (404, 500...). 422, not 502:
     // the reader is healthy and retrying the same URL will not turn an error page into evidence;
-    // 502 stays reserved for reader trouble a client should retry (spec section 7).
+    // 502 stays reserved for reader trouble a client should retry (the reader itself unavailable).
     case 'target_error':
     // The reader declined the URL itself (its 451 for non-public or blocked targets).
     case 'reader_refused':

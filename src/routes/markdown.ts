@@ -141,3 +141,24 @@ export function renderMarkdown(source: string): string {
   }
   return out.join('\n')
 }
+
+/**
+ * A table of contents for a fragment {@link renderMarkdown} produced: one entry per `<h2>`, and
+ * under each the `<h3>`s of its section, linked by their ids. Reads only the headings the
+ * renderer wrote (ids and inner markup already escaped), so it adds no markup of the document's.
+ */
+export function tableOfContents(renderedHtml: string): string {
+  const sections: { link: string; children: string[] }[] = []
+  for (const match of renderedHtml.matchAll(/<h([23]) id="([^"]*)">(.*?)<\/h\1>/g)) {
+    const [, level, id, inner] = match
+    const link = `<a href="#${id}">${inner}</a>`
+    if (level === '2') sections.push({ link, children: [] })
+    else sections.at(-1)?.children.push(link)
+  }
+  if (sections.length === 0) return ''
+  const items = sections.map(
+    ({ link, children }) =>
+      `<li>${link}${children.length > 0 ? `<ol>${children.map((c) => `<li>${c}</li>`).join('')}</ol>` : ''}</li>`,
+  )
+  return `<nav class="toc" aria-label="contents"><strong>Contents</strong><ol>${items.join('')}</ol></nav>`
+}

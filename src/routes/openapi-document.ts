@@ -3,10 +3,31 @@ import { publicBaseUrl } from '../http/base-url.js'
 
 export const OPENAPI_PATH = '/openapi.json'
 
-/** The OpenAPI document's identity (spec section 9). */
+/** The OpenAPI document's own version (`info.version`); it is OpenAPI 3.1.0. */
 export const OPENAPI_VERSION = '1.2.0'
 
-type Json = Record<string, any>
+/** A JSON object of the document; its shape is only known where this module narrows it. */
+type Json = Record<string, unknown>
+
+/** One response of an operation, as far as this module edits it. */
+interface DocResponse {
+  headers?: Json
+  [key: string]: unknown
+}
+
+/** One operation, as far as this module edits it. */
+interface DocOperation {
+  responses: Record<string, DocResponse>
+  'x-payment-info'?: unknown
+  [key: string]: unknown
+}
+
+/** The generated document, as far as this module edits it. */
+interface Doc {
+  paths?: Record<string, Record<string, DocOperation>>
+  components?: { headers?: Json; [key: string]: unknown }
+  [key: string]: unknown
+}
 
 /** Headers the service sets, described once and referenced from every response that carries them. */
 const HEADERS: Json = {
@@ -58,7 +79,7 @@ function rateLimited(path: string, method: string): boolean {
  * (X-Request-Id everywhere, Retry-After on retryable failures, RateLimit where limits apply,
  * PAYMENT-REQUIRED and PAYMENT-RESPONSE on the paid route) and `servers`.
  */
-export function completeDocument(doc: Json, serverUrl: string): Json {
+export function completeDocument(doc: Doc, serverUrl: string): Doc {
   doc.servers = [{ url: serverUrl, description: 'This instance.' }]
   // No route needs credentials: the paid one is paid per call with x402 (PAYMENT-SIGNATURE),
   // not authenticated; only /metrics may ask for the operator's token.
@@ -74,8 +95,8 @@ export function completeDocument(doc: Json, serverUrl: string): Json {
       },
     },
   }
-  for (const [path, item] of Object.entries((doc.paths ?? {}) as Json)) {
-    for (const [method, operation] of Object.entries(item as Json)) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item)) {
       // What the server and the first middleware answer on every route, before the route runs.
       operation.responses['408'] ??= errorResponse(
         "`request_timeout`: the headers or the body did not arrive within the server's timeouts.",
@@ -84,7 +105,7 @@ export function completeDocument(doc: Json, serverUrl: string): Json {
         '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
       )
       operation.responses = sortedByStatus(operation.responses)
-      for (const [status, response] of Object.entries((operation.responses ?? {}) as Json)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
         const headers: Json = { 'X-Request-Id': ref('XRequestId'), ...response.headers }
         if (['429', '502', '503'].includes(status)) headers['Retry-After'] = ref('RetryAfter')
         if (rateLimited(path, method)) {
@@ -110,14 +131,14 @@ export function completeDocument(doc: Json, serverUrl: string): Json {
   return doc
 }
 
-function errorResponse(description: string): Json {
+function errorResponse(description: string): DocResponse {
   return {
     description,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   }
 }
 
-function sortedByStatus(responses: Json): Json {
+function sortedByStatus(responses: Record<string, DocResponse>): Record<string, DocResponse> {
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
 }
 
@@ -159,6 +180,7 @@ export function registerOpenApiDocument(
         { name: 'operations', description: 'Liveness, readiness and metrics, for operators.' },
       ],
     })
-    return c.json(completeDocument(doc as Json, baseUrl))
+    // The generator's own type is stricter than what this module edits (extensions, headers).
+    return c.json(completeDocument(doc as unknown as Doc, baseUrl))
   })
 }

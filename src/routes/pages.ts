@@ -7,7 +7,7 @@ import type { HtmlEscapedString } from 'hono/utils/html'
 import { publicBaseUrl } from '../http/base-url.js'
 import { BASE_TRANSACTION_PREFLIGHT_PATH } from './base-transaction-preflight.js'
 import { CHECKER_SCRIPT_PATH, registerBrowserChecker } from './browser-checker.js'
-import { renderMarkdown } from './markdown.js'
+import { renderMarkdown, tableOfContents } from './markdown.js'
 import { OPENAPI_VERSION } from './openapi-document.js'
 import {
   PLAYGROUND_PATH,
@@ -16,7 +16,7 @@ import {
   playgroundScript,
 } from './playground.js'
 
-/** Paths of the informational pages (spec 4.5). */
+/** Paths of the informational pages: every one answers GET with HTML. */
 export const PAGE_PATHS = [
   '/start-here',
   '/first-unpaid-402',
@@ -27,6 +27,83 @@ export const PAGE_PATHS = [
   '/proof',
   '/artifact-index',
 ] as const
+
+/** Every route the service answers, as /start-here lists them (a test holds it to the OpenAPI document). */
+export const ROUTES: readonly {
+  method: 'GET' | 'POST'
+  path: string
+  what: string
+  link?: string
+}[] = [
+  {
+    method: 'POST',
+    path: '/payanagent/v1/base-transaction-preflight',
+    what: 'read-only preflight of one transaction: revert, gas, fees, effects and a verdict (sign, review or block)',
+    link: '/playground',
+  },
+  {
+    method: 'POST',
+    path: '/payanagent/v1/base-bundle-preflight',
+    what: 'up to 8 transactions simulated in order (approve, then swap), one verdict',
+  },
+  {
+    method: 'POST',
+    path: '/payanagent/v1/base-typed-data-preflight',
+    what: 'EIP-712 typed data (permits, Permit2, EIP-3009, Seaport, Safe) judged before it is signed',
+  },
+  {
+    method: 'POST',
+    path: '/payanagent/v1/base-user-operation-preflight',
+    what: 'an ERC-4337 user operation simulated and judged before it goes to a bundler',
+  },
+  {
+    method: 'POST',
+    path: '/payanagent/v1/base-authorization-preflight',
+    what: 'an EIP-7702 authorization judged, with a behaviour probe of the delegate',
+  },
+  {
+    method: 'POST',
+    path: '/payanagent/v1/public-page-evidence',
+    what: 'one public URL as bounded, hashed, LLM-ready markdown',
+  },
+  {
+    method: 'POST',
+    path: '/simulate/transaction-preflight',
+    what: 'the transaction preflight sold per call under x402 v2, with a signed PRE_SEND_PROOF_RECEIPT',
+    link: '/first-unpaid-402',
+  },
+  { method: 'POST', path: '/mcp', what: 'the same tools for MCP clients (Streamable HTTP)' },
+  {
+    method: 'GET',
+    path: '/.well-known/x402',
+    what: 'discovery: the offer, the receipt signer, the free routes',
+    link: '/.well-known/x402',
+  },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    what: 'the OpenAPI 3.1 document of every route',
+    link: '/openapi.json',
+  },
+  { method: 'GET', path: '/receipts/{id}', what: 'a stored proof receipt', link: '/proof' },
+  {
+    method: 'GET',
+    path: '/receipts/by-authorization/{payer}/{nonce}',
+    what: 'the receipt of a payment, found from the payment itself',
+  },
+  { method: 'GET', path: '/healthz', what: 'liveness: the process answers', link: '/healthz' },
+  {
+    method: 'GET',
+    path: '/readyz',
+    what: 'readiness: RPC with a recent block, ledger, payment rail',
+    link: '/readyz',
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    what: 'Prometheus metrics (behind a bearer token when the operator sets one)',
+  },
+]
 
 /** The example payload every page and the browser demo use: a 0-value transfer, buyer -> payTo. */
 export function examplePayload(payTo: string) {
@@ -60,7 +137,19 @@ export const QUICKSTART_PACKAGES = [
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>
 
-const NAV = PAGE_PATHS.map((p) => html`<a href="${p}">${p.slice(1)}</a>`)
+/** What a person reads in the navigation for each page. */
+export const PAGE_LABELS: Record<(typeof PAGE_PATHS)[number], string> = {
+  '/start-here': 'Start here',
+  '/first-unpaid-402': 'Your first unpaid 402',
+  '/quickstart': 'Quickstart',
+  '/integrations': 'Integrations',
+  '/recipes': 'Recipes',
+  '/examples': 'Examples',
+  '/proof': 'Proof receipts',
+  '/artifact-index': 'Artifact index',
+}
+
+const NAV = PAGE_PATHS.map((p) => html`<a href="${p}">${PAGE_LABELS[p]}</a>`)
 
 /** The service's version, as the OpenAPI document and package.json state it. */
 const VERSION = OPENAPI_VERSION
@@ -82,7 +171,10 @@ form.tx button{margin-top:.8rem;padding:.4rem 1.2rem;font-size:1rem}
 .findings{list-style:none;padding:0}.finding{border-left:.4rem solid #999;padding:.3rem .6rem;margin:.4rem 0;background:#fafafa}
 .finding .sev{text-transform:uppercase;font-size:.8em;font-weight:700}.sev-critical{border-color:#b00020}.sev-critical .sev{color:#b00020}
 .sev-warning{border-color:#b36b00}.sev-warning .sev{color:#b36b00}.sev-info{border-color:#0b5394}.sev-info .sev{color:#0b5394}
-.detail{font-size:.92em;color:#333}li.in{color:#1e7e34}li.out{color:#b00020}`
+.detail{font-size:.92em;color:#333}li.in{color:#1e7e34}li.out{color:#b00020}
+.amount{display:flex;gap:.4rem}form.tx .amount input{flex:1;min-width:0}form.tx .amount select{width:auto}
+.hint{font-size:.88em;color:#555;margin:.2rem 0}.hint.bad{color:#a00}.optional{font-weight:400;color:#555}
+nav.toc{background:#f7f7f7;border:1px solid #ddd;padding:.4rem .9rem;margin:1rem 0}nav.toc ol{margin:.2rem 0;padding-left:1.2rem}nav.toc ol ol{font-size:.9em;display:flex;flex-wrap:wrap;gap:0 .9rem;list-style:none;padding:0}`
 
 function layout(
   title: string,
@@ -116,14 +208,40 @@ const pages: Record<
   '/start-here': (base, deps) => [
     'Start here',
     html`<p>Pre-Send Guard checks an EVM transaction on Base <em>before</em> your agent signs it: will it revert, what will it cost (L2 execution + L1 data fee), and is anything about it dangerous? It simulates and judges; it never broadcasts.</p>
-<h2>The recommended first run</h2>
+<h2 id="try-it">Try it</h2>
+<ul>
+<li><a href="${PLAYGROUND_PATH}"><strong>The playground</strong></a>: paste a transaction (or pick an example) and see the verdict, the findings, the fees and what moves, in this browser. Free, nothing signed or paid.</li>
+<li><strong>The demo</strong>, from the project's checkout while it runs: <code>npm run demo</code>. It walks the whole paid flow below on ${deps.environment === 'devnet' ? 'this devnet' : 'the devnet of a local checkout'}: discovery, the unpaid 402 checked against it, one paid call by the demo buyer, its settlement and its receipt verified.</li>
+<li><a href="/first-unpaid-402?autorun=1"><strong>Your first unpaid 402</strong></a>, run in this browser (no wallet).</li>
+<li><a href="/rules"><strong>The rule catalogue</strong></a>: every finding the screen can give, what it checks and why.</li>
+</ul>
+<h2 id="first-run">The recommended first run</h2>
 <ol>
 <li>Fetch the discovery document: <a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a>.</li>
 <li>Send the example payload <em>without</em> payment and confirm the 402 challenge (no wallet needed): <a href="/first-unpaid-402?autorun=1">run it in this browser</a>.</li>
 <li>Only if the challenge's route, network and price match discovery, make exactly one paid call with an x402 buyer wallet holding a little USDC and gas on Base. Expect one HTTP 200, one settlement transaction hash, one matching wallet debit and one <code>PRE_SEND_PROOF_RECEIPT</code>.</li>
 <li>If anything does not match, stop before funding a wallet.</li>
 </ol>
-<p>Free routes: <code>POST /payanagent/v1/base-transaction-preflight</code> (read-only preflight with a verdict), <code>POST /payanagent/v1/base-user-operation-preflight</code> (ERC-4337 user operations), <code>POST /payanagent/v1/base-authorization-preflight</code> (EIP-7702 authorizations, with a behaviour probe of the delegate) and <code>POST /payanagent/v1/public-page-evidence</code> (one public URL to bounded, hashed markdown). Paid: <code>POST /simulate/transaction-preflight</code>, $0.01 in USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>.</p>`,
+<h2 id="routes">Every route</h2>
+<div class="table-wrap"><table><thead><tr><th>route</th><th>what it does</th><th>cost</th></tr></thead><tbody>
+${ROUTES.map(
+  (r) =>
+    html`<tr><td><code>${r.method} ${r.path}</code></td><td>${r.what}${r.link ? html` (<a href="${r.link}">open</a>)` : ''}</td><td>${r.path === '/simulate/transaction-preflight' ? html`$0.01 USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>` : 'free'}</td></tr>`,
+)}
+</tbody></table></div>
+<p>Every request and answer shape is in <a href="/openapi.json">the OpenAPI 3.1 document</a>.</p>
+<h2 id="pages">Pages</h2>
+<ul>
+<li><a href="${PLAYGROUND_PATH}">Playground</a> and <a href="/rules">the rule catalogue</a></li>
+${PAGE_PATHS.filter((p) => p !== '/start-here').map((p) => html`<li><a href="${p}">${PAGE_LABELS[p]}</a></li>`)}
+</ul>
+<h2 id="background">Background</h2>
+<ul>
+<li><a href="https://www.x402.org/">x402</a>: HTTP 402 payments, the protocol the paid route speaks (v2).</li>
+<li><a href="https://docs.base.org/">Base</a>: the Ethereum L2 the guard simulates against (chain id 8453).</li>
+<li><a href="https://modelcontextprotocol.io/">Model Context Protocol</a>: how agents call the guard's tools at <code>POST /mcp</code>.</li>
+<li><a href="https://viem.sh/">viem</a>: the TypeScript Ethereum library the buyer kit's wallet guard wraps.</li>
+</ul>`,
   ],
   '/first-unpaid-402': (base, deps) => [
     'Your first unpaid 402',
@@ -293,11 +411,37 @@ function playgroundPage(): Html {
 <label for="example">Example</label><select id="example"></select>
 <label for="tx-from">from</label><input id="tx-from" name="from" autocomplete="off" spellcheck="false">
 <label for="tx-to">to</label><input id="tx-to" name="to" autocomplete="off" spellcheck="false">
-<label for="tx-value">value (wei, hex or decimal)</label><input id="tx-value" name="value" autocomplete="off" spellcheck="false">
-<label for="tx-data">data</label><textarea id="tx-data" name="data" rows="4" spellcheck="false"></textarea>
+<label for="tx-value">value</label>
+<div class="amount"><input id="tx-value" name="value" autocomplete="off" spellcheck="false" inputmode="decimal" placeholder="0.01" aria-describedby="value-hint"><select id="tx-value-unit" aria-label="unit of the value"><option value="eth">ETH</option><option value="gwei">gwei</option><option value="wei">wei</option></select></div>
+<p class="hint" id="value-hint" aria-live="polite">An amount in the unit chosen (0.01 ETH, or a whole number of wei); 0x… is hex wei. It is sent to the API as hex wei.</p>
+<label for="tx-data">data <span class="optional">(optional: leave empty for a plain ETH transfer)</span></label><textarea id="tx-data" name="data" rows="4" spellcheck="false" placeholder="0x"></textarea>
 <button type="submit" id="check">Check</button>
 </form>
 <div id="result" aria-live="polite"></div>`
+}
+
+/**
+ * Whether the request is a browser navigating (its Accept header asks for HTML before JSON):
+ * such a request for an unknown path gets {@link notFoundPage}; API clients (curl's and fetch's
+ * `*\/*`, `application/json`) keep the JSON error body.
+ */
+export function wantsHtml(c: Context): boolean {
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return false
+  const accept = c.req.header('accept') ?? ''
+  const htmlAt = accept.indexOf('text/html')
+  if (htmlAt < 0) return false
+  const jsonAt = accept.indexOf('application/json')
+  return jsonAt < 0 || htmlAt < jsonAt
+}
+
+/** The small page a browser gets for a path the service does not serve (status 404). */
+export function notFoundPage(path: string, environment: 'devnet' | 'mainnet'): Html {
+  return layout(
+    'Page not found',
+    environment,
+    html`<p>There is no page at <code>${path}</code>.</p>
+<p>Try <a href="/start-here">Start here</a> (every page and route), <a href="${PLAYGROUND_PATH}">the playground</a> or <a href="/rules">the rule catalogue</a>. API clients asking for JSON get the error body <code>{"error":"not_found",...}</code> instead of this page.</p>`,
+  )
 }
 
 /** Mounts the informational GET pages, the playground, the rule catalogue and the favicon. */
@@ -317,7 +461,14 @@ export function registerPages(app: OpenAPIHono, deps: PagesDeps): void {
   )
   app.get('/rules', (c) => {
     // The document's own first heading is the page title; the layout prints it once.
-    rulesHtml ??= renderMarkdown(readDoc('rules.md').replace(/^# .*\n/, ''))
+    if (rulesHtml === undefined) {
+      const rendered = renderMarkdown(readDoc('rules.md').replace(/^# .*\n/, ''))
+      // The contents go after the introduction, before the first section.
+      const first = rendered.indexOf('<h2 ')
+      const toc = tableOfContents(rendered)
+      rulesHtml =
+        first < 0 ? toc + rendered : rendered.slice(0, first) + toc + rendered.slice(first)
+    }
     return c.html(layout('Rule catalogue', deps.environment, html`${raw(rulesHtml)}`))
   })
   registerBrowserChecker(app)

@@ -64,7 +64,7 @@ export function paidRouteExtensions(
   }
 }
 
-/** The paid route's path (spec 4.1). */
+/** The paid route's path, as discovery's `route` names it. */
 export const TRANSACTION_PREFLIGHT_PATH = PAID_PREFLIGHT_PATH
 
 /** Builds the route definition. */

@@ -8,6 +8,7 @@ import type { ChainReader } from '../domain/preflight/chain-reader.js'
 import { publicOrigin } from '../secrets.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { StartupWait } from './starting.js'
+import { logStartupFailure } from './startup-failure.js'
 
 const BASE_CHAIN_ID = 8453
 
@@ -47,9 +48,11 @@ export async function connectChain(
       const { prepareAnvil } = await import('../adapters/devnet/devnet.js')
       devnet = await prepareAnvil(await anvil)
     } catch (error) {
-      logger.fatal(
-        { err: error },
-        'cannot start the embedded devnet (anvil from @foundry-rs/anvil-linux-amd64, Linux x86-64 only); set BASE_RPC_URL to use a Base RPC instead',
+      logStartupFailure(
+        logger,
+        'cannot start the embedded devnet',
+        error,
+        'the devnet runs anvil from @foundry-rs/anvil-linux-amd64 (Linux x86-64 only; a full `npm install` puts it there); set BASE_RPC_URL to use a Base RPC instead',
       )
       return lifecycle.exit(1)
     }
@@ -76,9 +79,12 @@ export async function connectChain(
   // one that answers another chain is a configuration error. The devnet's anvil is our own.
   const chainId = devnet
     ? await reader.chainId().catch((error: unknown) => {
-        logger.fatal(
-          { err: error, rpcUrl: publicOrigin(rpcUrl) },
-          'cannot reach the Base RPC at start-up',
+        logStartupFailure(
+          logger,
+          'cannot reach the embedded devnet at start-up',
+          error,
+          'its anvil started but does not answer; try again, or set BASE_RPC_URL to use a Base RPC instead',
+          { rpcUrl: publicOrigin(rpcUrl) },
         )
         return undefined
       })

@@ -6,6 +6,7 @@ import { publicOrigin } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { StartupClock } from './startup-clock.js'
+import { logStartupFailure } from './startup-failure.js'
 
 /**
  * Start-up's listen step: serves `fetch` on HOST:PORT with the configured limits and says
@@ -57,11 +58,16 @@ export function listen(
     },
   })
   server.on('error', (error: NodeJS.ErrnoException) => {
-    logger.fatal(
-      { err: error, host: config.HOST, port: config.PORT },
+    logStartupFailure(
+      logger,
       error.code === 'EADDRINUSE'
-        ? `port ${config.PORT} on ${config.HOST} is already in use; set PORT to a free one`
-        : 'cannot listen',
+        ? `port ${config.PORT} on ${config.HOST} is already in use`
+        : `cannot listen on ${config.HOST}:${config.PORT}`,
+      error,
+      error.code === 'EADDRINUSE'
+        ? "set PORT to a free one, or stop what listens there (another guard says where in its 'listening' line)"
+        : 'check HOST and PORT',
+      { host: config.HOST, port: config.PORT },
     )
     void lifecycle.exit(2)
   })

@@ -16,6 +16,7 @@ import type { ChainConnection } from './chain.js'
 import { openLedger } from './ledger.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { StartupWait } from './starting.js'
+import { logStartupFailure } from './startup-failure.js'
 
 /**
  * Start-up's payments step: checks mainnet's payment settings (exit 2 naming each missing or
@@ -59,7 +60,12 @@ export async function startPayments(
       process.stderr.write(`pre-send-guard: ${redactSecrets(error.message)}\n`)
       return lifecycle.exit(2)
     }
-    logger.fatal({ err: error }, 'cannot start the payment rail (ledger storage or facilitator)')
+    logStartupFailure(
+      logger,
+      'cannot start the payment rail (ledger storage or facilitator)',
+      error,
+      'check DATABASE_URL (or DATA_DIR) and the facilitator settings (FACILITATOR, FACILITATOR_URL, CDP_API_KEY_ID/CDP_API_KEY_SECRET); LOG_LEVEL=debug prints the full error',
+    )
     return lifecycle.exit(1)
   }
   lifecycle.onStop('payments', () => services.close())

@@ -5,6 +5,7 @@ import type { Config } from '../config.js'
 import type { ErrorBody } from '../errors.js'
 import { startHttpServer } from '../http/server.js'
 import type { Lifecycle } from './lifecycle.js'
+import { logStartupFailure } from './startup-failure.js'
 
 /**
  * What start-up waits for while a dependency is down (mainnet only: the devnet's anvil and
@@ -54,11 +55,16 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
       onListening: () => listened(),
     })
     server.on('error', (error: NodeJS.ErrnoException) => {
-      logger.fatal(
-        { err: error, host: config.HOST, port: config.PORT },
+      logStartupFailure(
+        logger,
         error.code === 'EADDRINUSE'
-          ? `port ${config.PORT} on ${config.HOST} is already in use; set PORT to a free one`
-          : 'cannot listen',
+          ? `port ${config.PORT} on ${config.HOST} is already in use`
+          : `cannot listen on ${config.HOST}:${config.PORT}`,
+        error,
+        error.code === 'EADDRINUSE'
+          ? "set PORT to a free one, or stop what listens there (another guard says where in its 'listening' line)"
+          : 'check HOST and PORT',
+        { host: config.HOST, port: config.PORT },
       )
       void lifecycle.exit(2)
     })

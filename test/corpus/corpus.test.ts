@@ -43,8 +43,10 @@ interface Answer {
 const PROTOCOLS: { file: string; setup: CorpusSetup }[] = []
 for (const name of readdirSync(new URL('./protocols/', import.meta.url)).sort()) {
   if (!name.endsWith('.ts')) continue
-  const module = (await import(`./protocols/${name}`)) as { setup: CorpusSetup }
-  PROTOCOLS.push({ file: name.replace(/\.ts$/, ''), setup: module.setup })
+  const file = name.replace(/\.ts$/, '')
+  // The extension in the import's static part, as vite's dynamic-import-vars wants it (no warning).
+  const module = (await import(`./protocols/${file}.ts`)) as { setup: CorpusSetup }
+  PROTOCOLS.push({ file, setup: module.setup })
 }
 
 let devnet: Devnet

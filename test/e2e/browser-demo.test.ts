@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, requireChromium } from '../support/chromium.js'
+import { chromiumTitle, launchChromium, requireChromium } from '../support/chromium.js'
 import {
   discoveryRewritingProxy,
   type ServedGuard,
@@ -30,9 +30,12 @@ const ALL_CHECKS = [
 
 const executablePath = requireChromium('the browser demo test')
 
-// Outside CI a machine without chromium skips this file (say `apt-get install chromium` to run it).
+// Outside CI a machine without chromium skips this file, and says so with how to install it.
 describe.skipIf(!executablePath)(
-  'the browser demo (/first-unpaid-402?autorun=1) in headless Chromium',
+  chromiumTitle(
+    'the browser demo (/first-unpaid-402?autorun=1) in headless Chromium',
+    executablePath,
+  ),
   () => {
     let guard: ServedGuard
     let browser: Browser

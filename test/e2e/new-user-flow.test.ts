@@ -14,7 +14,7 @@ import { contractFetch } from '../support/openapi-contract.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
 /**
- * The recommended new-user flow of spec 1.5 over real HTTP: discovery -> an unpaid 402 that
+ * The recommended new-user flow (the one /start-here lists) over real HTTP: discovery -> an unpaid 402 that
  * matches it -> exactly one paid call with a stock x402 buyer -> one settlement, one wallet
  * debit, one PRE_SEND_PROOF_RECEIPT that verifies against the signer discovery publishes.
  */

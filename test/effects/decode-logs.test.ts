@@ -1,7 +1,7 @@
 import { encodeAbiParameters, getAddress, type Hex, pad, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { decodeLogs, PERMIT2_ADDRESS } from '../../src/domain/effects/decode-logs.js'
-import { summarize } from '../../src/domain/effects/effects-report.js'
+import { effectsReport, summarize } from '../../src/domain/effects/effects-report.js'
 import { executionEffects } from '../../src/domain/effects/execution-effects.js'
 import { groupedUnits, tokenAmountText } from '../../src/domain/effects/token-amount.js'
 import type { SimulatedLog } from '../../src/domain/preflight/chain-reader.js'
@@ -119,9 +119,44 @@ describe('net changes and amounts', () => {
     expect(groupedUnits(1_250_500_000n, 6)).toBe('1,250.5')
     expect(groupedUnits(1n, 18)).toBe('0.000000000000000001')
     const book = new Map([[TOKEN, { symbol: 'USDC', decimals: 6 }]])
-    expect(tokenAmountText(2n ** 256n - 1n, TOKEN, book, 2n ** 128n)).toMatch(/^unlimited USDC \(/)
+    expect(tokenAmountText(2n ** 256n - 1n, TOKEN, book, 2n ** 128n)).toBe(
+      'unlimited USDC (the maximum uint256)',
+    )
+    expect(tokenAmountText(2n ** 200n, TOKEN, book, 2n ** 128n)).toBe(
+      `unlimited USDC (${2n ** 200n} raw units)`,
+    )
     expect(tokenAmountText(250_000_000n, TOKEN, book)).toBe('250 USDC (250000000 raw units)')
     expect(tokenAmountText(7n, BOB, book)).toBe('7 (raw units)')
+  })
+
+  it('shows the largest allowance a token can hold as unlimited, in token units', () => {
+    const PERMIT2 = getAddress(PERMIT2_ADDRESS)
+    const book = new Map([[TOKEN, { symbol: 'USDC', decimals: 6 }]])
+    const effects = executionEffects(
+      [
+        log(TOKEN, [T.approval, topic(ALICE), topic(BOB)], topic(2n ** 256n - 1n)),
+        log(TOKEN, [T.approval, topic(ALICE), topic(BOB)], topic(2n ** 256n - 2n)),
+        log(TOKEN, [T.approval, topic(ALICE), topic(BOB)], topic(1_500_000n)),
+        log(
+          PERMIT2,
+          [T.permit2Approval, topic(ALICE), topic(TOKEN), topic(BOB)],
+          encodeAbiParameters([{ type: 'uint160' }, { type: 'uint48' }], [2n ** 160n - 1n, 1]),
+        ),
+        log(BOB, [T.approval, topic(ALICE), topic(TOKEN)], topic(2n ** 256n - 1n)),
+      ],
+      ALICE,
+    )
+    const report = effectsReport(effects, ALICE, 'eth_simulateV1', book, { limit: 16, omitted: 0 })
+    if (!report.available) throw new Error('effects unavailable')
+    expect(report.approvalChanges.map((a) => a.display)).toEqual([
+      'unlimited USDC',
+      // One below the maximum is a real number: shown exactly, grouped.
+      `${groupedUnits(2n ** 256n - 2n, 6)} USDC`,
+      '1.5 USDC',
+      'unlimited USDC',
+      // A token whose symbol could not be read: still unlimited, not 78 digits.
+      'unlimited',
+    ])
   })
 
   it('summarizes what goes out first, raw when units are unknown', () => {

@@ -558,7 +558,7 @@ describe('the issue examples', () => {
       ['unlimited-allowance', 'warning'],
     ])
     expect(bad.findings[0]?.detail).toBe(
-      `approve lets ${PERSON} spend unlimited SCR (${maxUint256} raw units) of token ${getAddress(token.address)}; ${PERSON} has no code.`,
+      `approve lets ${PERSON} spend unlimited SCR (the maximum uint256) of token ${getAddress(token.address)}; ${PERSON} has no code.`,
     )
   })
 

@@ -86,6 +86,9 @@ export function contractChecker(doc: Json): ContractChecker {
         if (UNDOCUMENTED.some((pattern) => pattern.test(pathname))) return []
         // Unknown routes, wrong methods and what the first middleware refuses (headers too
         // large) answer the error body; anything else is an undocumented route.
+        // A browser asking for an unknown page gets a small HTML page instead (not API).
+        const type = response.headers.get('content-type') ?? ''
+        if (response.status === 404 && type.startsWith('text/html')) return []
         if ([404, 405, 408, 431].includes(response.status)) {
           return checkBody(where, 'Error', { $ref: '#/components/schemas/Error' }, response)
         }

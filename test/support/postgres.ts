@@ -21,5 +21,13 @@ export async function postgresReachable(): Promise<boolean> {
  * suite instead of skipping it; elsewhere they run when the server is reachable.
  */
 export async function postgresAvailable(): Promise<boolean> {
-  return process.env.CI ? true : postgresReachable()
+  if (process.env.CI) return true
+  const reachable = await postgresReachable()
+  if (!reachable) {
+    // Never a silent skip: say what is missing and how to run them.
+    console.warn(
+      `SKIPPED the PostgreSQL tests: nothing answers at ${new URL(DATABASE_URL).host}; start PostgreSQL there (database test) or set TEST_DATABASE_URL`,
+    )
+  }
+  return reachable
 }

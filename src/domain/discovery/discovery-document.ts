@@ -12,7 +12,7 @@ import {
 import type { RailReadiness } from '../payment/payment-rail.js'
 import type { ReceiptVerification } from '../receipt/receipt.js'
 
-/** Who the service is for (spec 2.7). */
+/** Who the service is for, as discovery's `primaryPersona` states it. */
 export const PRIMARY_PERSONA = 'programmatic EVM agent builders'
 
 /** What discovery says about the embedded devnet, so a newcomer can point a wallet at it. */

@@ -5,10 +5,10 @@ import type {
   ChangeReport,
   EffectsReport,
 } from '@pre-send-guard/client/schemas'
-import type { Address } from 'viem'
+import { type Address, maxUint160, maxUint256 } from 'viem'
 import type { ApprovalChange, Asset } from './decode-logs.js'
 import type { AccountChanges, ExecutionEffects, NetChange } from './execution-effects.js'
-import { groupedUnits, humanAmount, type TokenBook } from './token-amount.js'
+import { groupedUnits, humanAmount, type TokenBook, type TokenMetadata } from './token-amount.js'
 
 // The `effects` answer shapes are declared with the other answers, in the client package's
 // schemas; this module builds them.
@@ -106,8 +106,21 @@ function approvalReport(a: ApprovalChange, sender: Address, book: TokenBook): Ap
     revoke: a.revoke,
     ownerIsSender: a.owner.toLowerCase() === sender.toLowerCase(),
     via: a.via,
-    display: a.amount === 'all' || a.kind === 'erc721' ? null : humanAmount(a.amount, meta),
+    display: a.amount === 'all' || a.kind === 'erc721' ? null : allowanceDisplay(a, meta),
   }
+}
+
+/**
+ * An allowance in units a person reads. The largest value the allowance can hold (uint256 for
+ * an ERC-20, uint160 for Permit2) is what wallets call unlimited: it is shown as `unlimited
+ * USDC` (or `unlimited` when the symbol is unreadable), never as a 78-digit number.
+ */
+function allowanceDisplay(a: ApprovalChange, meta: TokenMetadata | undefined): string | null {
+  if (a.amount === 'all') return null
+  if (a.amount === maxUint256 || (a.kind === 'permit2' && a.amount === maxUint160)) {
+    return meta?.symbol ? `unlimited ${meta.symbol}` : 'unlimited'
+  }
+  return humanAmount(a.amount, meta)
 }
 
 /** The `effects` field for one transaction (or a bundle's net, with the bundle's first sender). */

@@ -1,4 +1,4 @@
-import { formatUnits } from 'viem'
+import { formatUnits, maxUint256 } from 'viem'
 
 /** An ERC-20's `symbol` and `decimals` at the pinned block; each `null` when unreadable. */
 export interface TokenMetadata {
@@ -34,7 +34,8 @@ export function humanAmount(raw: bigint, meta: TokenMetadata | undefined): strin
 
 /**
  * An amount of a token for a finding's text: `250 EFT (250000000000000000000 raw units)`,
- * `unlimited USDC (… raw units)` at or above `unlimited`, or `… (raw units)` when the token's
+ * `unlimited USDC (… raw units)` at or above `unlimited` (`unlimited USDC (the maximum uint256)`
+ * for 2^256 - 1), or `… (raw units)` when the token's
  * units are not known.
  */
 export function tokenAmountText(
@@ -46,7 +47,8 @@ export function tokenAmountText(
   const meta = token === undefined ? undefined : book?.get(token.toLowerCase())
   const symbol = meta?.symbol ?? null
   if (symbol !== null && unlimited !== undefined && raw >= unlimited) {
-    return `unlimited ${symbol} (${raw} raw units)`
+    // The 78-digit maximum says nothing a person can read; name it instead.
+    return `unlimited ${symbol} (${raw === maxUint256 ? 'the maximum uint256' : `${raw} raw units`})`
   }
   const human = humanAmount(raw, meta)
   return human === null ? `${raw} (raw units)` : `${human} (${raw} raw units)`

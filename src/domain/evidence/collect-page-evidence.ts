@@ -6,7 +6,7 @@ import { sha256Hex } from './hash-text.js'
 import type { PageReader } from './page-reader.js'
 import { describePhishingMatch, type PhishingList } from './phishing-hosts.js'
 
-/** Bounds of `max_chars` (spec section 8), in Unicode code points. */
+/** Bounds of `max_chars` (500..20000, default 20000), in Unicode code points. */
 export const MIN_MAX_CHARS = 500
 export const MAX_MAX_CHARS = 20_000
 /** Longest URL accepted in a request or reported as `finalUrl`; no public page needs more. */

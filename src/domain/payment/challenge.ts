@@ -9,7 +9,7 @@ export const FIRST_CHECK_PATH = '/first-unpaid-402'
 export const QUICKSTART_PATH = '/quickstart'
 export const BROWSER_DEMO_PATH = '/first-unpaid-402#browser-demo'
 
-/** The 402 body of the paid route (spec 2.6), declared once in the client package's schemas. */
+/** The 402 body of the paid route (`error: payment_required`, product, price, network, the first-check, quickstart and demo URLs, `settlement.railReadiness`), declared once in the client package's schemas. */
 export type { PaymentChallenge as ChallengeBody } from '@pre-send-guard/client/schemas'
 
 /** Absolute URLs of the onboarding pages on `baseUrl` (no trailing slash). */

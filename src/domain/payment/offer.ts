@@ -1,9 +1,9 @@
 import type { PaymentRequirements, ResourceInfo } from '@x402/core/types'
 import type { Address } from 'viem'
 
-/** The product sold on the paid route (spec 2.6). */
+/** The product sold on the paid route (the 402 body's `product`). */
 export const PRODUCT = 'evm-transaction-preflight'
-/** Price per call, as advertised (spec 2.6, 5.1). */
+/** Price per call, as the 402 body and discovery advertise it. */
 export const PRICE = '$0.01'
 /** CAIP-2 id of Base mainnet: the only network payments are taken on. */
 export const PAYMENT_NETWORK = 'eip155:8453'

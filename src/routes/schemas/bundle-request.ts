@@ -69,7 +69,7 @@ export const BundleRequestSchema = z
       .min(1)
       .max(MAX_BUNDLE_TRANSACTIONS)
       .openapi({
-        description: `1 to ${MAX_BUNDLE_TRANSACTIONS} transactions (spec 2.1 bodies, without chainId), simulated in this order.`,
+        description: `1 to ${MAX_BUNDLE_TRANSACTIONS} transactions (transaction request bodies, without chainId), simulated in this order.`,
       }),
     stateOverrides: z
       .record(

@@ -5,7 +5,7 @@ import {
   MIN_MAX_CHARS,
 } from '../../domain/evidence/collect-page-evidence.js'
 
-/** Request body of `POST /payanagent/v1/public-page-evidence` (spec 2.2): no other properties. */
+/** Request body of `POST /payanagent/v1/public-page-evidence` (`url`, optional `max_chars` 500..20000): no other properties. */
 export const EvidenceRequestSchema = z
   .strictObject({
     url: z.string().min(1).max(MAX_URL_LENGTH).openapi({

@@ -8,7 +8,7 @@ const address = (description: string) =>
     .regex(/^0x[a-fA-F0-9]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
     .openapi({ description, example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })
 
-/** Fields shared by both preflight routes (spec 2.1). */
+/** Fields shared by both transaction preflight routes, the free one and the paid one. */
 export const fields = {
   chainId: z
     .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })

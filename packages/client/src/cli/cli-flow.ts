@@ -61,7 +61,7 @@ export async function flowCommand(
     print.result(
       { ok: false, paid: false, refused: 'challenge_mismatch', ...summary },
       () =>
-        'REFUSED: the unpaid challenge does not match discovery. Nothing was paid (spec 1.5 step 4).',
+        'REFUSED: the unpaid challenge does not match discovery. Nothing was paid: do not fund a wallet for this guard.',
     )
     return EXIT.refused
   }
