@@ -157,6 +157,8 @@ async function startOnce(variant: Variant, idleMs = 0, dataDir?: string): Promis
       PORT: String(port),
       DATA_DIR: scratch,
       LOG_LEVEL: 'silent',
+      // Never recorded where the user's CLI looks for a running guard.
+      PRE_SEND_GUARD_INSTANCES: '',
       ...variant.env,
     },
     detached: true,
