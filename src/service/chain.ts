@@ -49,13 +49,27 @@ export async function connectChain(
     } catch (error) {
       logger.fatal(
         { err: error },
-        'cannot start the embedded devnet (anvil from @foundry-rs/anvil-linux-amd64, Linux x86-64 only); set BASE_RPC_URL to use a Base RPC instead',
+        config.DEVNET_FORK_URL
+          ? 'cannot start the embedded devnet forking DEVNET_FORK_URL (is that RPC reachable, and Base?)'
+          : config.DEVNET_PORT !== undefined
+            ? `cannot start the embedded devnet on DEVNET_PORT ${config.DEVNET_PORT} (in use?); unset it for a free port`
+            : 'cannot start the embedded devnet (anvil from @foundry-rs/anvil-linux-amd64, Linux x86-64 only); set BASE_RPC_URL to use a Base RPC instead',
       )
       return lifecycle.exit(1)
     }
     // Stopped on the way out by the step that started its anvil (devnet-node.ts).
     rpcUrl = devnet.rpcUrl
-    logger.info({ anvilPid: devnet.pid, rpcUrl }, 'embedded devnet started (anvil, chain id 8453)')
+    logger.info(
+      {
+        anvilPid: devnet.pid,
+        rpcUrl,
+        origin:
+          devnet.origin.kind === 'fork'
+            ? `fork of ${publicOrigin(devnet.origin.url)}`
+            : devnet.origin.kind,
+      },
+      'embedded devnet started (anvil, chain id 8453)',
+    )
     devnet.onExit((info) => {
       if (lifecycle.stopping || info.expected) return
       logger.fatal(info, 'the embedded devnet (anvil) exited unexpectedly; stopping the service')

@@ -23,6 +23,8 @@ export function preflightApp(
     operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds'>
     /** Check every answer against the app's OpenAPI document (default true). */
     contractChecked?: boolean
+    /** Mounts `POST /devnet/faucet` over this faucet. */
+    devnetFaucet?: AppDeps['devnetFaucet']
   } = {},
 ) {
   const chain = createViemChainReader({
@@ -43,6 +45,7 @@ export function preflightApp(
     // Nothing listens on the discard port: a test that does not pass a reader never reads pages.
     reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
     ...options.operations,
+    ...(options.devnetFaucet ? { devnetFaucet: options.devnetFaucet } : {}),
   })
   return options.contractChecked === false ? app : contractChecked(app)
 }
