@@ -83,9 +83,9 @@ const V4_POSITION_MANAGER: Address = '0x7C5f5A4bBd8fD63184577525326123B519429bDc
 export const WETH_USDC_V3_FEE = 500
 /** USDC per ETH the pools start at. */
 export const DEVNET_ETH_PRICE_USDC = 3000n
-/** What each pool holds at start: 100 ETH and 300,000 USDC. */
+/** What each pool (the v2 pair, the v3 pool) holds at start: 100 ETH and 300,000 USDC. */
 const POOL_ETH = parseEther('100')
-const POOL_USDC = parseUnits('300000', 6)
+export const POOL_USDC = parseUnits('300000', 6)
 const balanceOfAbi = parseAbi(['function balanceOf(address) view returns (uint256)'])
 const MIN_TICK = -887270
 const MAX_TICK = 887270
