@@ -239,6 +239,21 @@ describe('the devnet holds Base infrastructure', () => {
   })
 })
 
+describe("a test's opt-out", () => {
+  it("world: 'minimal' is an empty anvil with only the payment side's contracts", async () => {
+    const minimal = await startDevnet({ world: 'minimal' })
+    try {
+      expect(minimal.origin).toEqual({ kind: 'empty' })
+      const rpc = createPublicClient({ chain: base, transport: http(minimal.rpcUrl) })
+      expect((await rpc.getCode({ address: BASE_CONTRACTS.usdc }))?.length).toBeGreaterThan(2)
+      expect(await rpc.getCode({ address: BASE_CONTRACTS.universalRouter })).toBeUndefined()
+      expect(await rpc.getCode({ address: BASE_CONTRACTS.weth9 })).toBeUndefined()
+    } finally {
+      await minimal.stop()
+    }
+  })
+})
+
 describe('DEVNET_FORK_URL: a fork of another RPC', () => {
   let upstream: AnvilInstance
   let fork: Devnet
