@@ -37,6 +37,7 @@ async function startupOnce(): Promise<number> {
       PORT: String(port),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'silent',
+      PRE_SEND_GUARD_INSTANCES: '',
     },
     detached: true,
     stdio: 'ignore',

@@ -134,7 +134,11 @@ function bundleService(outdir) {
   const { buildSync } = require('esbuild')
   buildSync({
     absWorkingDir: ROOT,
-    entryPoints: ['src/main.ts', 'src/adapters/storage/pglite-files.ts'],
+    entryPoints: [
+      'src/main.ts',
+      'src/adapters/storage/pglite-files.ts',
+      'src/adapters/devnet/devnet-state.ts',
+    ],
     outbase: '.',
     outdir,
     bundle: true,
@@ -229,6 +233,30 @@ export function prepareLedgerTemplate() {
   }
 }
 
+/**
+ * Builds the devnet's state file (Base's infrastructure placed on an anvil, dumped; see
+ * src/adapters/devnet/devnet-state.ts) with the compiled code, so that `npm start` loads it
+ * instead of placing the world (seconds). A no-op when it is current; a failure is only a
+ * note (the service builds it when missing).
+ */
+export function prepareDevnetState() {
+  const module = join(TARGETS.service.dist, 'src', 'adapters', 'devnet', 'devnet-state.js')
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `await (await import(${JSON.stringify(pathToFileURL(module).href)})).ensureDevnetState((m) => process.stderr.write('pre-send-guard: ' + m + '\\n'))`,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  )
+  if (result.status !== 0) {
+    process.stderr.write(
+      'pre-send-guard: could not build the devnet state now; the first devnet start builds it\n',
+    )
+  }
+}
+
 /** Compiles the client package when stale (the buyer CLI and the MCP server need only it). */
 export function ensureClientBuilt({ optional = false } = {}) {
   return buildTarget(TARGETS.client, optional)
@@ -247,7 +275,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     const optional = process.argv.includes('--if-possible')
     if (process.argv.includes('--client')) ensureClientBuilt({ optional })
-    else if (ensureBuilt({ optional })) prepareLedgerTemplate()
+    else if (ensureBuilt({ optional })) {
+      prepareLedgerTemplate()
+      prepareDevnetState()
+    }
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
     process.exit(1)

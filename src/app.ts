@@ -20,6 +20,7 @@ import { registerBaseBundlePreflight } from './routes/base-bundle-preflight.js'
 import { registerBaseTransactionPreflight } from './routes/base-transaction-preflight.js'
 import { registerBaseTypedDataPreflight } from './routes/base-typed-data-preflight.js'
 import { registerBaseUserOperationPreflight } from './routes/base-user-operation-preflight.js'
+import { type DevnetFaucet, registerDevnetFaucet } from './routes/devnet-faucet.js'
 import { registerDiscovery } from './routes/discovery.js'
 import { registerMcp } from './routes/mcp.js'
 import { registerOpenApiDocument } from './routes/openapi-document.js'
@@ -59,6 +60,8 @@ export interface AppDeps {
    * discovery; shown on the devnet quickstart only, so its paid-call snippet runs as pasted.
    */
   devnetBuyerKey?: `0x${string}`
+  /** The devnet faucet (`POST /devnet/faucet`); absent on mainnet, where the route is a 404. */
+  devnetFaucet?: DevnetFaucet
   /** Prometheus metrics (`main.ts` shares them with the RPC client); a fresh set when absent. */
   metrics?: ServiceMetrics
   /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`. */
@@ -284,6 +287,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       receiptSigner: payments.receiptSigner,
       devnet: deps.devnet,
     })
+  }
+  if (deps.environment === 'devnet' && deps.devnetFaucet) {
+    registerDevnetFaucet(app, { maxBodyBytes: deps.maxBodyBytes, faucet: deps.devnetFaucet })
   }
   registerMcp(app, { maxBodyBytes: deps.maxBodyBytes, paid: payments !== undefined })
   registerPages(app, {

@@ -39,6 +39,16 @@ const envSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000, MAX_TIMEOUT_MS),
 
   BASE_RPC_URL: optionalUrl,
+  /** Devnet only: anvil forks this RPC (a Base RPC) instead of loading the built devnet state. */
+  DEVNET_FORK_URL: optionalUrl,
+  /** Devnet only: the port of the devnet's RPC (anvil, on 127.0.0.1); unset: a free port. */
+  DEVNET_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * Where this instance records itself (pid, URL, start time) while it serves, for the buyer
+   * CLI to find (see src/service/instance-record.ts). `npm start` sets it to the checkout's
+   * node_modules/.cache/pre-send-guard/instances; unset (tests, other launchers): no record.
+   */
+  PRE_SEND_GUARD_INSTANCES: z.string().min(1).optional(),
   RPC_TIMEOUT_MS: positiveInt(5000, MAX_TIMEOUT_MS),
   /** Background poll of the chain head (ms); unset: 250 on mainnet, 1000 on the devnet; 0: off. */
   RPC_HEAD_POLL_MS: z.coerce.number().int().min(0).max(MAX_TIMEOUT_MS).optional(),
@@ -148,6 +158,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (cfg.FACILITATOR === 'cdp' && !(cfg.CDP_API_KEY_ID && cfg.CDP_API_KEY_SECRET)) {
     problems.push('CDP_API_KEY_ID/CDP_API_KEY_SECRET: required when FACILITATOR=cdp')
+  }
+  if (cfg.BASE_RPC_URL && (cfg.DEVNET_FORK_URL || cfg.DEVNET_PORT !== undefined)) {
+    problems.push(
+      'DEVNET_FORK_URL/DEVNET_PORT: devnet only; unset them, or unset BASE_RPC_URL for the devnet',
+    )
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return { ...cfg, mode: cfg.BASE_RPC_URL ? 'mainnet' : 'devnet' }

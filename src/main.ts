@@ -26,7 +26,12 @@ async function main(): Promise<void> {
   boundHeapGrowth(config.HEAP_GROWING_PERCENT)
   const lifecycle = createLifecycle(logger)
   stopOnSignals(lifecycle, logger)
-  const anvil = config.BASE_RPC_URL ? undefined : clock.time('anvil', startEmbeddedAnvil(lifecycle))
+  const anvil = config.BASE_RPC_URL
+    ? undefined
+    : clock.time(
+        'anvil',
+        startEmbeddedAnvil(lifecycle, config, (message) => logger.info(message)),
+      )
   // Mainnet opens its ledger after its payment settings are checked (no DATA_DIR on a refusal).
   const ledger =
     config.mode === 'devnet'

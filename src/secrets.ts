@@ -21,6 +21,7 @@ const SECRET_PARAMETER = /key|token|secret|pass|auth|sig|credential|session/i
 /** URLs whose userinfo, key-like path segments and query values are secrets. */
 const SECRET_URL_VARIABLES = [
   'BASE_RPC_URL',
+  'DEVNET_FORK_URL',
   'FACILITATOR_URL',
   'READER_BASE_URL',
   'DATABASE_URL',

@@ -36,6 +36,23 @@ describe('configuration', () => {
     expect(loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' }).mode).toBe('mainnet')
   })
 
+  it('takes the devnet options on the devnet only', () => {
+    expect(
+      loadConfig({ DEVNET_FORK_URL: 'https://base.example/v2/key', DEVNET_PORT: '8545' }),
+    ).toMatchObject({
+      mode: 'devnet',
+      DEVNET_FORK_URL: 'https://base.example/v2/key',
+      DEVNET_PORT: 8545,
+    })
+    expect(() => loadConfig({ DEVNET_PORT: '70000' })).toThrow(/DEVNET_PORT/)
+    expect(() => loadConfig({ DEVNET_FORK_URL: 'ftp://x.example' })).toThrow(/DEVNET_FORK_URL/)
+    expect(() =>
+      loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org', DEVNET_PORT: '8545' }),
+    ).toThrow(/DEVNET_FORK_URL\/DEVNET_PORT: devnet only/)
+    // Empty: `npm start` records nothing (a test's setting).
+    expect(loadConfig({ PRE_SEND_GUARD_INSTANCES: '' }).PRE_SEND_GUARD_INSTANCES).toBeUndefined()
+  })
+
   it('treats empty and blank strings as unset', () => {
     expect(loadConfig({ BASE_RPC_URL: '', PORT: '' })).toMatchObject({ mode: 'devnet', PORT: 8402 })
     expect(loadConfig({ PORT: '   ', HOST: ' ' })).toMatchObject({ PORT: 8402, HOST: '127.0.0.1' })

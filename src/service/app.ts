@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
+import { createDevnetFaucet } from '../adapters/devnet/faucet.js'
 import type { PaymentServices } from '../adapters/facilitator/payment-services.js'
 import type { OperationsSetup } from '../adapters/metrics/operations-setup.js'
 import { lazyMetaMaskPhishingList } from '../adapters/phishing/metamask-phishing-list.js'
@@ -49,5 +50,6 @@ export function buildApp(
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
     ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
     ...(devnet ? { devnetBuyerKey: devnet.accounts.buyer.privateKey } : {}),
+    ...(devnet ? { devnetFaucet: createDevnetFaucet(devnet.rpcUrl) } : {}),
   })
 }

@@ -50,15 +50,33 @@ export async function connectChain(
     } catch (error) {
       logStartupFailure(
         logger,
-        'cannot start the embedded devnet',
+        config.DEVNET_FORK_URL
+          ? 'cannot start the embedded devnet forking DEVNET_FORK_URL'
+          : config.DEVNET_PORT !== undefined
+            ? `cannot start the embedded devnet on DEVNET_PORT ${config.DEVNET_PORT}`
+            : 'cannot start the embedded devnet',
         error,
-        'the devnet runs anvil from @foundry-rs/anvil-linux-amd64 (Linux x86-64 only; a full `npm install` puts it there); set BASE_RPC_URL to use a Base RPC instead',
+        config.DEVNET_FORK_URL
+          ? 'is that RPC reachable, and is it Base? unset DEVNET_FORK_URL for a fresh devnet'
+          : config.DEVNET_PORT !== undefined
+            ? 'is the port in use? unset DEVNET_PORT for a free port'
+            : 'the devnet runs anvil from @foundry-rs/anvil-linux-amd64 (Linux x86-64 only; a full `npm install` puts it there); set BASE_RPC_URL to use a Base RPC instead',
       )
       return lifecycle.exit(1)
     }
     // Stopped on the way out by the step that started its anvil (devnet-node.ts).
     rpcUrl = devnet.rpcUrl
-    logger.info({ anvilPid: devnet.pid, rpcUrl }, 'embedded devnet started (anvil, chain id 8453)')
+    logger.info(
+      {
+        anvilPid: devnet.pid,
+        rpcUrl,
+        origin:
+          devnet.origin.kind === 'fork'
+            ? `fork of ${publicOrigin(devnet.origin.url)}`
+            : devnet.origin.kind,
+      },
+      'embedded devnet started (anvil, chain id 8453)',
+    )
     devnet.onExit((info) => {
       if (lifecycle.stopping || info.expected) return
       logger.fatal(info, 'the embedded devnet (anvil) exited unexpectedly; stopping the service')

@@ -1,15 +1,31 @@
 import { type AnvilInstance, startAnvil } from '../adapters/devnet/anvil.js'
+import type { Config } from '../config.js'
 import type { Lifecycle } from './lifecycle.js'
 
 /**
  * Start-up's first step on the devnet: spawns the embedded anvil at once, before the service's
- * code has loaded, so the node boots (another process) while this one loads. Preparing it
- * (contracts, balances) needs viem and is the chain step's job (`connectChain`). If
- * start-up stops before that, the anvil is stopped with it. A failure to start is reported
- * by the chain step, where the promise is awaited.
+ * code has loaded, so the node boots (another process) while this one loads. It starts from
+ * the devnet state file (Base's infrastructure, built once: see devnet-state.ts), or forks
+ * `DEVNET_FORK_URL`; `DEVNET_PORT` fixes its port. Preparing a fork needs viem and is the
+ * chain step's job (`connectChain`). If start-up stops before that, the anvil is stopped with
+ * it. A failure to start is reported by the chain step, where the promise is awaited.
  */
-export function startEmbeddedAnvil(lifecycle: Lifecycle): Promise<AnvilInstance> {
-  const starting = startAnvil()
+export function startEmbeddedAnvil(
+  lifecycle: Lifecycle,
+  config: Pick<Config, 'DEVNET_FORK_URL' | 'DEVNET_PORT'>,
+  log: (message: string) => void,
+): Promise<AnvilInstance> {
+  const starting = (async () => {
+    const forkUrl = config.DEVNET_FORK_URL
+    const loadStatePath = forkUrl
+      ? undefined
+      : await (await import('../adapters/devnet/devnet-state.js')).ensureDevnetState(log)
+    return startAnvil({
+      ...(config.DEVNET_PORT !== undefined ? { port: config.DEVNET_PORT } : {}),
+      ...(forkUrl ? { forkUrl } : {}),
+      ...(loadStatePath ? { loadStatePath } : {}),
+    })
+  })()
   starting.catch(() => undefined) // awaited by the chain step; not an unhandled rejection meanwhile
   lifecycle.onStop('devnet', () =>
     starting.then(

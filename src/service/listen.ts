@@ -4,6 +4,7 @@ import type { Config } from '../config.js'
 import { startHttpServer } from '../http/server.js'
 import { publicOrigin } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
+import { recordInstance } from './instance-record.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { StartupClock } from './startup-clock.js'
 import { logStartupFailure } from './startup-failure.js'
@@ -34,6 +35,22 @@ export function listen(
     },
     onListening: (info) => {
       const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`
+      if (config.PRE_SEND_GUARD_INSTANCES) {
+        // Listening on every interface: the CLI on this machine reaches it over loopback.
+        const reachable =
+          info.address === '0.0.0.0' ? '127.0.0.1' : info.address === '::' ? '[::1]' : undefined
+        recordInstance(
+          config.PRE_SEND_GUARD_INSTANCES,
+          {
+            pid: process.pid,
+            url: reachable ? `http://${reachable}:${info.port}` : url,
+            startedAt: new Date().toISOString(),
+            environment,
+          },
+          lifecycle,
+          logger,
+        )
+      }
       if (devnet) {
         logger.warn(
           {

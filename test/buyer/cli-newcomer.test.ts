@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { runCli } from '../../packages/client/src/cli/cli.js'
 import { DEFAULT_URL, guardUrl } from '../../packages/client/src/cli/cli-args.js'
 import { EXIT } from '../../packages/client/src/cli/cli-output.js'
+import type { RunningGuard } from '../../packages/client/src/cli/running-guards.js'
 import { freePort } from '../support/net.js'
 import { type FakeGuard, startFakeGuard } from './fake-guard.js'
 
@@ -22,7 +23,7 @@ async function fakeGuard(): Promise<FakeGuard> {
 async function run(
   args: string[],
   env: Record<string, string> = {},
-  recordedUrl: string | undefined = undefined,
+  running: RunningGuard | undefined = undefined,
 ) {
   const out: string[] = []
   const err: string[] = []
@@ -30,49 +31,68 @@ async function run(
     stdout: (t) => out.push(t),
     stderr: (t) => err.push(t),
     env,
-    recordedUrl: () => recordedUrl,
+    runningGuard: async () => running,
   })
   return { code, stdout: out.join(''), stderr: err.join('') }
 }
 
 describe('which guard the CLI asks', () => {
-  const none = () => undefined
-  it('takes --url, then PRE_SEND_GUARD_URL, then PORT, then what npm start recorded', () => {
+  const none = async () => undefined
+  const instance = {
+    url: 'http://127.0.0.1:9002',
+    pid: 4242,
+    startedAt: '2026-01-01T00:00:00.000Z',
+  }
+  it('takes --url, then PRE_SEND_GUARD_URL, then PORT, then the running npm start', async () => {
     const env = { PRE_SEND_GUARD_URL: 'http://guard.test:1', PORT: '9001' }
-    const recorded = () => 'http://127.0.0.1:9002\n'
-    expect(guardUrl('http://flag.test', env, recorded)).toEqual({
+    let asked = 0
+    const running = async () => {
+      asked++
+      return instance
+    }
+    expect(await guardUrl('http://flag.test', env, running)).toEqual({
       url: 'http://flag.test',
       from: '--url',
     })
-    expect(guardUrl(undefined, env, recorded)).toEqual({
+    expect(await guardUrl(undefined, env, running)).toEqual({
       url: 'http://guard.test:1',
       from: 'PRE_SEND_GUARD_URL',
     })
-    expect(guardUrl(undefined, { PORT: '9001' }, recorded)).toEqual({
+    expect(await guardUrl(undefined, { PORT: '9001' }, running)).toEqual({
       url: 'http://127.0.0.1:9001',
       from: 'PORT',
     })
-    expect(guardUrl(undefined, {}, recorded)).toEqual({
+    // The records are read (and their URLs probed) only when nothing before them named a guard.
+    expect(asked).toBe(0)
+    expect(await guardUrl(undefined, {}, running)).toEqual({
       url: 'http://127.0.0.1:9002',
       from: 'npm start',
+      instance,
     })
-    expect(guardUrl(undefined, {}, none)).toEqual({ url: DEFAULT_URL, from: 'default' })
+    expect(asked).toBe(1)
+    expect(await guardUrl(undefined, {}, none)).toEqual({ url: DEFAULT_URL, from: 'default' })
     // A PORT the service would refuse is not a guess worth making.
-    expect(guardUrl(undefined, { PORT: 'eighty' }, none).from).toBe('default')
-    expect(guardUrl(undefined, {}, () => 'not a url').from).toBe('default')
+    expect((await guardUrl(undefined, { PORT: 'eighty' }, none)).from).toBe('default')
   })
 
-  it('finds a guard from PRE_SEND_GUARD_URL, PORT or the recorded URL', async () => {
+  it('finds a guard from PRE_SEND_GUARD_URL, PORT or the running instance, and says which', async () => {
     const fake = await fakeGuard()
     const port = new URL(fake.baseUrl).port
-    for (const [env, recorded] of [
+    for (const [env, running] of [
       [{ PRE_SEND_GUARD_URL: fake.baseUrl }, undefined],
       [{ PORT: port }, undefined],
-      [{}, `${fake.baseUrl}\n`],
+      [{}, { ...instance, url: fake.baseUrl }],
     ] as const) {
-      const result = await run(['discover', '--json'], { ...env }, recorded)
+      const result = await run(['discover', '--json'], { ...env }, running)
       expect(result.code, result.stderr).toBe(EXIT.ok)
       expect(JSON.parse(result.stdout).route).toBe('/simulate/transaction-preflight')
+      if (running) {
+        expect(result.stderr).toContain(
+          `guard: ${fake.baseUrl} (the newest running \`npm start\` here: pid 4242, started 2026-01-01T00:00:00.000Z)`,
+        )
+      } else {
+        expect(result.stderr).toBe('')
+      }
     }
   })
 })

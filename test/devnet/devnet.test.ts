@@ -16,6 +16,7 @@ import { estimateL1Fee } from 'viem/op-stack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CANONICAL_DEPLOYMENTS } from '../../src/adapters/devnet/account-abstraction.js'
 import { ANVIL_TEST_MNEMONIC } from '../../src/adapters/devnet/anvil.js'
+import { POOL_USDC } from '../../src/adapters/devnet/base-world.js'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import {
   BUYER_INITIAL_USDC,
@@ -199,7 +200,8 @@ describe('startDevnet', () => {
           abi: usdcAbi,
           functionName: 'totalSupply',
         }),
-      ).toBe(BUYER_INITIAL_USDC)
+        // Besides the buyer's, only the two WETH/USDC pools' USDC exists (base-world.ts).
+      ).toBe(BUYER_INITIAL_USDC + 2n * POOL_USDC)
       expect(await pub.getBalance({ address: DEVNET_ACCOUNTS.buyer.address })).toBeGreaterThan(0n)
     } finally {
       await fresh.stop()

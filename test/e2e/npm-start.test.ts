@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../packages/client/src/cli/cli.js'
-import { RECORDED_URL_FILE } from '../../packages/client/src/cli/cli-args.js'
 import { EXIT } from '../../packages/client/src/cli/cli-output.js'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt } from '../../scripts/build.mjs'
@@ -68,7 +67,13 @@ interface Service {
 
 /** Spawns `npm start` in its own process group with only a fresh shell's environment plus `extra`. */
 function spawnService(extra: Record<string, string>): Service {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...extra }
+  // No instance record in the checkout (the user's CLI must never find a test's guard).
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    PRE_SEND_GUARD_INSTANCES: '',
+    ...extra,
+  }
   const child = spawn('npm', ['start', '--silent'], {
     cwd: ROOT,
     env,
@@ -106,6 +111,7 @@ describe('npm start, as a new user runs it', () => {
   // source); do it here, outside the tests' own time bounds. Afterwards it is a no-op.
   beforeAll(() => ensureBuilt(), 180_000)
   const dataDir = mkdtempSync(join(tmpdir(), 'psg-start-'))
+  const instancesDir = join(dataDir, 'instances')
   let child: ChildProcess | undefined
   afterAll(() => {
     if (child?.pid && alive(child.pid)) process.kill(-child.pid, 'SIGKILL')
@@ -115,7 +121,11 @@ describe('npm start, as a new user runs it', () => {
   it('comes up on the devnet with no configuration, answers a preflight, and stops cleanly', async () => {
     const port = await freePort()
     // A fresh shell plus a free port and a scratch data dir, so parallel runs don't collide.
-    const service = spawnService({ PORT: String(port), DATA_DIR: dataDir })
+    const service = spawnService({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      PRE_SEND_GUARD_INSTANCES: instancesDir,
+    })
     child = service.child
     const { lines } = service
     const devnetLine = await waitForLog(
@@ -155,15 +165,16 @@ describe('npm start, as a new user runs it', () => {
     const body = (await res.json()) as { verdict: string; environment: string }
     expect(body).toMatchObject({ verdict: 'sign', environment: 'devnet' })
 
-    // `PORT=x npm start`, then the CLI in another shell (no PORT, no --url) finds it.
-    expect(readFileSync(RECORDED_URL_FILE, 'utf8').trim()).toBe(base)
+    // `PORT=x npm start`, then the CLI in another shell (no PORT, no --url) finds it through
+    // the instance records (here in a scratch directory, never the checkout's own).
     const out: string[] = []
     const err: string[] = []
     const found = await runCli(['discover', '--json'], {
       stdout: (t) => out.push(t),
       stderr: (t) => err.push(t),
-      env: {},
+      env: { PRE_SEND_GUARD_INSTANCES: instancesDir },
     })
+    expect(err.join('')).toContain(`guard: ${base} (the newest running`)
     expect(found, err.join('')).toBe(EXIT.ok)
     expect(JSON.parse(out.join('')).environment).toBe('devnet')
 
@@ -183,7 +194,11 @@ describe('npm start, as a new user runs it', () => {
 
   it('stops with a clear message when its anvil crashes', async () => {
     const port = await freePort()
-    const service = spawnService({ PORT: String(port), DATA_DIR: dataDir })
+    const service = spawnService({
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      PRE_SEND_GUARD_INSTANCES: instancesDir,
+    })
     child = service.child
     const devnetLine = await waitForLog(
       child,
@@ -239,7 +254,11 @@ describe('npm start, as a new user runs it', () => {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
     const port = (busy.address() as net.AddressInfo).port
     try {
-      const service = spawnService({ PORT: String(port), DATA_DIR: dataDir })
+      const service = spawnService({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        PRE_SEND_GUARD_INSTANCES: instancesDir,
+      })
       child = service.child
       expect(await service.exited).toBe(2)
       const fatal = service.lines.find((l) => l.level === 60)

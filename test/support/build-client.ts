@@ -3,7 +3,11 @@
 // pack and MCP tests run the package's compiled executables, as a user would.
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureClientBuilt } from '../../scripts/build.mjs'
+import { ensureDevnetState } from '../../src/adapters/devnet/devnet-state.js'
 
-export default function setup(): void {
+// The devnet state (Base's infrastructure, see src/adapters/devnet/devnet-state.ts) is built
+// here too when missing, once, rather than by the first test files that start a devnet at once.
+export default async function setup(): Promise<void> {
   ensureClientBuilt()
+  await ensureDevnetState((message) => process.stderr.write(`${message}\n`))
 }

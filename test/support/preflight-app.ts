@@ -27,6 +27,8 @@ export function preflightApp(
     operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds'>
     /** Check every answer against the app's OpenAPI document (default true). */
     contractChecked?: boolean
+    /** Mounts `POST /devnet/faucet` over this faucet. */
+    devnetFaucet?: AppDeps['devnetFaucet']
   } = {},
 ) {
   const chain = createViemChainReader({
@@ -48,6 +50,7 @@ export function preflightApp(
     reader: options.reader ?? createJinaReader({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 }),
     phishingList: metaMaskPhishingList,
     ...options.operations,
+    ...(options.devnetFaucet ? { devnetFaucet: options.devnetFaucet } : {}),
   })
   return options.contractChecked === false ? app : contractChecked(app)
 }

@@ -17,7 +17,14 @@ export type StartAnvilOptions = {
   port?: number
   /** Path of the anvil binary; the one shipped in `@foundry-rs/anvil-linux-amd64` by default. */
   binaryPath?: string
-  /** How long to wait for anvil to answer `eth_chainId`, in ms (default 10 000). */
+  /**
+   * A state file anvil starts from (`--load-state`): the devnet's prepared Base world (see
+   * devnet-state.ts). Ignored with `forkUrl`.
+   */
+  loadStatePath?: string
+  /** An RPC anvil forks (`--fork-url`), e.g. Base mainnet; its state is read on demand. */
+  forkUrl?: string
+  /** How long to wait for anvil to answer `eth_chainId`, in ms (default 10 000; 60 000 forking). */
   readyTimeoutMs?: number
   logger?: DevnetLogger
 }
@@ -38,6 +45,8 @@ export type AnvilInstance = {
   /** PID of the anvil process itself (not of a wrapper). */
   pid: number
   chainId: number
+  /** What it started from: a state file, a fork of another RPC, or an empty chain. */
+  origin: { kind: 'state'; path: string } | { kind: 'fork'; url: string } | { kind: 'empty' }
   /** SIGTERM, then SIGKILL after a bounded wait; resolves once the process is gone. Idempotent. */
   stop(): Promise<void>
   /** Calls `listener` once when anvil exits (at once if it already has); returns an unsubscribe. */
@@ -60,6 +69,8 @@ export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test
 
 const DEFAULT_CHAIN_ID = 8453
 const DEFAULT_READY_TIMEOUT_MS = 10_000
+/** A fork first asks its upstream for the chain head: a slow provider takes its time. */
+const FORK_READY_TIMEOUT_MS = 60_000
 const POLL_INTERVAL_MS = 20
 const STOP_GRACE_MS = 3_000
 const OUTPUT_TAIL_CHARS = 4_096
@@ -87,7 +98,13 @@ export function resolveAnvilBinary(): string {
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilInstance> {
   const chainId = opts.chainId ?? DEFAULT_CHAIN_ID
   const binary = opts.binaryPath ?? resolveAnvilBinary()
-  const readyTimeoutMs = opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS
+  const readyTimeoutMs =
+    opts.readyTimeoutMs ?? (opts.forkUrl ? FORK_READY_TIMEOUT_MS : DEFAULT_READY_TIMEOUT_MS)
+  const origin: AnvilInstance['origin'] = opts.forkUrl
+    ? { kind: 'fork', url: opts.forkUrl }
+    : opts.loadStatePath
+      ? { kind: 'state', path: opts.loadStatePath }
+      : { kind: 'empty' }
   // A port picked by us can be taken by someone else before anvil binds it; retry with a
   // fresh one. A caller-chosen port is not retried: the caller asked for exactly that one.
   const attempts = opts.port === undefined ? PORT_ATTEMPTS : 1
@@ -95,7 +112,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const port = opts.port ?? (await findFreePort())
     try {
-      const instance = await launch({ binary, port, chainId, readyTimeoutMs })
+      const instance = await launch({ binary, port, chainId, readyTimeoutMs, origin })
       opts.logger?.info({ pid: instance.pid, port, chainId }, 'anvil started')
       return instance
     } catch (error) {
@@ -123,9 +140,15 @@ async function findFreePort(): Promise<number> {
   })
 }
 
-type LaunchParams = { binary: string; port: number; chainId: number; readyTimeoutMs: number }
+type LaunchParams = {
+  binary: string
+  port: number
+  chainId: number
+  readyTimeoutMs: number
+  origin: AnvilInstance['origin']
+}
 
-async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
+async function launch({ binary, port, chainId, readyTimeoutMs, origin }: LaunchParams) {
   const args = [
     '--chain-id',
     String(chainId),
@@ -136,6 +159,8 @@ async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
     '--mnemonic',
     ANVIL_TEST_MNEMONIC,
     '--silent',
+    ...(origin.kind === 'fork' ? ['--fork-url', origin.url] : []),
+    ...(origin.kind === 'state' ? ['--load-state', origin.path] : []),
   ]
   // Detached into its own process group: a terminal's Ctrl+C reaches only the service, which
   // owns shutdown and stops anvil by PID. Otherwise anvil could die first and look like a crash.
@@ -203,6 +228,7 @@ async function launch({ binary, port, chainId, readyTimeoutMs }: LaunchParams) {
     port,
     pid,
     chainId,
+    origin,
     stop,
     onExit(listener: (exit: AnvilExit) => void): () => void {
       if (exited) {

@@ -21,8 +21,9 @@ import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' wi
 import { deployCanonicalAccountAbstraction } from './account-abstraction.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 
-/** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
-export const USDC_ADDRESS: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+import { USDC_ADDRESS } from './usdc.js'
+
+export { USDC_ADDRESS }
 /** Canonical Multicall3 address (same on Base mainnet). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 /** OP-stack GasPriceOracle predeploy. */
@@ -57,35 +58,51 @@ function clients(rpcUrl: string) {
   return { test, minter }
 }
 
+/** Options for {@link prepareDevnet}. */
+export interface PrepareDevnetOptions {
+  /**
+   * Leave code already at USDC, Multicall3 and the GasPriceOracle (a fork of Base holds the
+   * real ones): then a kept USDC gets no minter and the buyer no USDC here (see usdc.ts).
+   */
+  keepExisting?: boolean
+}
+
 /**
  * Makes an anvil node Base-mainnet-shaped: DevnetUSDC at the USDC address, Multicall3 and the
  * GasPriceOracle at their canonical addresses, the USDC minter set, role accounts funded, the
  * ERC-4337 EntryPoints v0.6/v0.7/v0.8 and Simple7702Account deployed where Base has them.
  * Idempotent: re-running tops the buyer up to {@link BUYER_INITIAL_USDC} (never burns) and
- * resets role ETH balances to {@link ROLE_INITIAL_ETH}.
+ * resets role ETH balances to {@link ROLE_INITIAL_ETH}. The devnet the service and
+ * `startDevnet` run holds more (base-world.ts), loaded from a state file built once.
  */
-export async function prepareDevnet(rpcUrl: string): Promise<void> {
+export async function prepareDevnet(
+  rpcUrl: string,
+  options: PrepareDevnetOptions = {},
+): Promise<void> {
   const { test } = clients(rpcUrl)
-  await Promise.all([
-    test.setCode({ address: USDC_ADDRESS, bytecode: usdcArtifact.deployedBytecode as Hex }),
-    test.setCode({
-      address: MULTICALL3_ADDRESS,
-      bytecode: multicall3Artifact.deployedBytecode as Hex,
-    }),
-    test.setCode({
-      address: GAS_PRICE_ORACLE_ADDRESS,
-      bytecode: gasPriceOracleArtifact.deployedBytecode as Hex,
-    }),
-    test.setStorageAt({
-      address: USDC_ADDRESS,
-      index: DEVNET_USDC_MINTER_SLOT,
-      value: pad(DEVNET_ACCOUNTS.usdcMinter.address),
-    }),
+  const place = async (address: Address, bytecode: Hex): Promise<boolean> => {
+    if (options.keepExisting) {
+      const code = await test.getCode({ address })
+      if (code !== undefined && code !== '0x') return false
+    }
+    await test.setCode({ address, bytecode })
+    return true
+  }
+  const [usdcPlaced] = await Promise.all([
+    place(USDC_ADDRESS, usdcArtifact.deployedBytecode as Hex),
+    place(MULTICALL3_ADDRESS, multicall3Artifact.deployedBytecode as Hex),
+    place(GAS_PRICE_ORACLE_ADDRESS, gasPriceOracleArtifact.deployedBytecode as Hex),
     ...Object.values(DEVNET_ACCOUNTS).map((account) =>
       test.setBalance({ address: account.address, value: ROLE_INITIAL_ETH }),
     ),
   ])
   await deployCanonicalAccountAbstraction(test)
+  if (!usdcPlaced) return
+  await test.setStorageAt({
+    address: USDC_ADDRESS,
+    index: DEVNET_USDC_MINTER_SLOT,
+    value: pad(DEVNET_ACCOUNTS.usdcMinter.address),
+  })
   const balance = await test.readContract({
     address: USDC_ADDRESS,
     abi: mintAbi,

@@ -3,39 +3,39 @@ import type { Address, Hex } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { PUBLIC_BASE_RPC } from './cli-chain.js'
 import { UsageError } from './cli-output.js'
+import type { RunningGuard } from './running-guards.js'
 
 /** What the buyer CLI reads from its command line, and the help that says so. */
 
 /** The guard the CLI asks when nothing names another (see {@link guardUrl}). */
 export const DEFAULT_URL = 'http://127.0.0.1:8402'
 
-/** Where `npm start` records the URL it serves on, relative to the project (see scripts/start.mjs). */
-export const RECORDED_URL_FILE = 'node_modules/.cache/pre-send-guard/url'
-
 /** The guard's URL and what named it (said when nothing answers there). */
 export interface GuardUrl {
   url: string
   from: '--url' | 'PRE_SEND_GUARD_URL' | 'PORT' | 'npm start' | 'default'
+  /** With `from: 'npm start'`: the running instance it is. */
+  instance?: RunningGuard
 }
 
 /**
  * Which guard the CLI asks, first found: `--url`, `PRE_SEND_GUARD_URL`, `PORT` (the same
  * variable `npm start` listens on, so `PORT=9000 npm start` and `PORT=9000 npm run demo` meet),
- * the URL the last `npm start` in this project recorded (so a plain `npm run demo` in another
- * shell finds a guard started with another PORT), else http://127.0.0.1:8402.
+ * the newest live guard `npm start` runs in this project (`running`, asked only when nothing
+ * before it named one: see {@link findRunningGuard}), else http://127.0.0.1:8402.
  */
-export function guardUrl(
+export async function guardUrl(
   flag: string | undefined,
   env: Record<string, string | undefined>,
-  recorded: () => string | undefined,
-): GuardUrl {
+  running: () => Promise<RunningGuard | undefined>,
+): Promise<GuardUrl> {
   if (flag) return { url: flag, from: '--url' }
   if (env.PRE_SEND_GUARD_URL) return { url: env.PRE_SEND_GUARD_URL, from: 'PRE_SEND_GUARD_URL' }
   if (env.PORT && /^[1-9][0-9]{0,4}$/.test(env.PORT)) {
     return { url: `http://127.0.0.1:${env.PORT}`, from: 'PORT' }
   }
-  const url = recorded()?.trim()
-  if (url && /^https?:\/\/\S+$/.test(url)) return { url, from: 'npm start' }
+  const instance = await running()
+  if (instance) return { url: instance.url, from: 'npm start', instance }
   return { url: DEFAULT_URL, from: 'default' }
 }
 
@@ -74,8 +74,8 @@ Commands:
   evidence <url> [--max-chars N]         public-page evidence: bounded, hashed markdown
 
 Options:
-  --url URL        the guard (else PRE_SEND_GUARD_URL, else PORT, else the URL npm start
-                   recorded, else ${DEFAULT_URL})
+  --url URL        the guard (else PRE_SEND_GUARD_URL, else PORT, else the newest running
+                   npm start of this project, else ${DEFAULT_URL})
   --json           one JSON object on stdout, for machines
   --rpc-url URL    flow: the chain RPC for balances (default: BASE_RPC_URL, else ${PUBLIC_BASE_RPC};
                    for the devnet demo buyer, discovery's devnet RPC). Printed as its origin only.

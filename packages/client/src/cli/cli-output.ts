@@ -5,6 +5,7 @@ import { GuardError } from '../client/guard-error.js'
 import type { Discovery, PreflightResult } from '../client/guard-responses.js'
 import type { ReceiptVerification } from '../client/verify-receipt.js'
 import type { GuardUrl } from './cli-args.js'
+import type { RunningGuard } from './running-guards.js'
 
 /** How the buyer CLI talks to people and machines: exit codes, output, error reports. */
 
@@ -29,8 +30,8 @@ export interface CliIo {
   stdout: (text: string) => void
   stderr: (text: string) => void
   env: Record<string, string | undefined>
-  /** What `npm start` recorded (tests); read from the project when absent. */
-  recordedUrl?: () => string | undefined
+  /** The running guard `npm start` recorded (tests); found in the project when absent. */
+  runningGuard?: () => Promise<RunningGuard | undefined>
   fetch?: typeof globalThis.fetch
 }
 

@@ -1,7 +1,7 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createGuardClient } from '../client/guard-client.js'
-import { guardUrl, parseCliArgs, RECORDED_URL_FILE, required, USAGE } from './cli-args.js'
+import { guardUrl, parseCliArgs, required, USAGE } from './cli-args.js'
 import { checkAuthorizationCommand } from './cli-authorization.js'
 import {
   challengeCommand,
@@ -14,6 +14,7 @@ import { flowCommand } from './cli-flow.js'
 import { type CliIo, EXIT, printer, UsageError } from './cli-output.js'
 import { checkTypedCommand } from './cli-typed-data.js'
 import { checkUserOperationCommand } from './cli-user-operation.js'
+import { findRunningGuard } from './running-guards.js'
 
 /**
  * Runs one CLI command and resolves to its exit code ({@link EXIT}).
@@ -36,8 +37,15 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
     return command === undefined && !values.help ? EXIT.error : EXIT.ok
   }
   const json = values.json ?? false
-  const target = guardUrl(values.url, io.env, () => recordedUrl(io))
+  const target = await guardUrl(values.url, io.env, () => runningGuard(io))
   const print = printer(io, json, target)
+  if (target.instance) {
+    // Say which guard: a checkout may run several (the newest live one is asked).
+    const { pid, startedAt } = target.instance
+    io.stderr(
+      `guard: ${target.url} (the newest running \`npm start\` here: pid ${pid}, started ${startedAt})\n`,
+    )
+  }
   const guard = createGuardClient({
     baseUrl: target.url,
     ...(io.fetch ? { fetch: io.fetch } : {}),
@@ -70,14 +78,14 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   }
 }
 
-/** The URL `npm start` recorded in this project, if any (never an error: it is a hint). */
-function recordedUrl(io: CliIo): string | undefined {
-  if (io.recordedUrl) return io.recordedUrl()
-  try {
-    return readFileSync(RECORDED_URL_FILE, 'utf8')
-  } catch {
-    return undefined
-  }
+/** The newest live guard `npm start` runs in this project, if any (never an error: a hint). */
+function runningGuard(io: CliIo) {
+  if (io.runningGuard) return io.runningGuard()
+  const dir = io.env.PRE_SEND_GUARD_INSTANCES
+  return findRunningGuard({
+    ...(dir ? { dir } : {}),
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+  })
 }
 
 function processIo(): CliIo {
