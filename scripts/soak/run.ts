@@ -14,6 +14,7 @@ const { values } = parseArgs({
     'db-cuts': { type: 'string' },
     'recovery-seconds': { type: 'string' },
     'base-port': { type: 'string' },
+    'log-dir': { type: 'string' },
   },
 })
 const int = (value: string | undefined, fallback: number, name: string) => {
@@ -33,6 +34,7 @@ const options = {
   dbCuts: int(values['db-cuts'], LONG_SOAK.dbCuts, 'db-cuts'),
   recoverySeconds: int(values['recovery-seconds'], LONG_SOAK.recoverySeconds, 'recovery-seconds'),
   basePort: int(values['base-port'], LONG_SOAK.basePort, 'base-port'),
+  ...(values['log-dir'] ? { logDir: values['log-dir'] } : {}),
   log: (line: string) => console.info(line),
 }
 const report = await runSoak(options)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
@@ -30,8 +30,11 @@ import {
   type CallRecord,
   type ChainTransfer,
   checkInvariants,
+  checkKillRecovery,
   type InvariantResult,
+  type KillRecord,
   type LedgerRow,
+  type OutageRecord,
   type PaymentRecord,
 } from './invariants.js'
 import { type Fault, mulberry32, stormSchedule } from './schedule.js'
@@ -55,6 +58,16 @@ export interface SoakOptions {
   recoverySeconds: number
   /** First of 60 loopback ports the run uses (anvil, instances, proxies). */
   basePort: number
+  /** Each instance's owner lease, `PAYMENT_LEASE_MS` (ms). */
+  leaseMs: number
+  /**
+   * Slack on top of one lease and one block for a cut-off payment's answer: the paid call's
+   * own work once it takes the payment over (verify, preflight, settle, confirm) and the
+   * buyer's pause before its retry (ms; see docs/soak.md).
+   */
+  workMs: number
+  /** Where each instance's log is written at the end (default: nowhere). */
+  logDir?: string
   /** Progress lines (default: none). */
   log?: (line: string) => void
 }
@@ -74,6 +87,8 @@ export const LONG_SOAK: SoakOptions = {
   baselineErrorRate: 0.02,
   recoverySeconds: 90,
   basePort: 18800,
+  leaseMs: 15_000,
+  workMs: 3_000,
 }
 
 /** A run's outcome: the counts, the faults injected, each invariant's verdict. */
@@ -95,6 +110,9 @@ const transferEvent = parseAbiItem(
   'event Transfer(address indexed from, address indexed to, uint256 value)',
 )
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** anvil's block interval in the storm (ms): a block every second. */
+const BLOCK_MS = 1_000
 
 /** A body with the devnet buyer's 0-value transfer: always a "sign" verdict. */
 function exampleBody(from: Address, to: Address) {
@@ -134,6 +152,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       rpc: Awaited<ReturnType<typeof startFaultyRpc>>
       db: TcpProxy
       process?: GuardProcess
+      /** stdout of every process this instance ran, for `logDir`. */
+      logs: string[]
       killedByUs: boolean
       restarting: Promise<void> | undefined
       unexpectedExits: string[]
@@ -169,6 +189,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         url: `http://127.0.0.1:${port}`,
         rpc,
         db,
+        logs: [],
         killedByUs: false,
         restarting: undefined,
         unexpectedExits: [],
@@ -185,6 +206,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           DATA_DIR: dataDir,
           INSTANCE_ID: `soak-${i}`,
           RATE_LIMIT_PER_MINUTE: '0',
+          PAYMENT_LEASE_MS: String(o.leaseMs),
           LOG_LEVEL: 'info',
         },
       })
@@ -212,6 +234,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       inst.process = guard
       void guard.exited.then(async (code) => {
         inst.errorLines += guard.lines().filter((l) => Number(l.level) >= 50).length
+        inst.logs.push(guard.stdout())
         if (inst.killedByUs || inst.process !== guard || stopping) return
         inst.unexpectedExits.push(`exit ${code}: ${guard.stderr().slice(-300)}`)
         log(`instance ${inst.index} exited on its own (${code}); respawning`)
@@ -403,7 +426,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     for (const inst of instances) applyRpc(inst)
     const injected: string[] = []
-    const killTimes: { instance: number; at: number }[] = []
+    const killTimes: KillRecord[] = []
+    const outages: OutageRecord[] = []
     const restarts: string[] = []
     const restartOf = async (inst: Instance, downMs: number) => {
       await sleep(downMs)
@@ -428,13 +452,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           await inst.restarting
           const pid = inst.process?.child.pid
           if (!pid || Date.now() >= loadEnd) return
-          const killedAt = `${((Date.now() - t0) / 1000).toFixed(1)} s`
+          const killAt = Date.now() - t0
+          const killedAt = `${(killAt / 1000).toFixed(1)} s`
           inst.killedByUs = true
           try {
             process.kill(-pid, 'SIGKILL')
           } catch {}
+          killTimes.push({ instance: inst.index, at: killAt })
           await inst.process?.exited
-          killTimes.push({ instance: inst.index, at: Date.now() - t0 })
           injected.push(
             `${killedAt} kill -9 instance ${inst.index}${blackout ? ' (in blackout)' : ''}`,
           )
@@ -448,9 +473,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           const cut = f.instance === 'all' ? instances : [instances[f.instance] as Instance]
           injected.push(`${at} database cut ${f.instance} for ${f.ms} ms`)
           log(injected.at(-1) ?? '')
+          const from = Date.now() - t0
           await Promise.all(cut.map((inst) => inst.db.down()))
           await sleep(f.ms)
           if (!healed) await Promise.all(cut.map((inst) => inst.db.up().catch(() => {})))
+          outages.push({ kind: `database cut ${f.instance}`, from, to: Date.now() - t0 })
           return
         }
         case 'rpc-errors':
@@ -471,12 +498,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }
         case 'blackout': {
           blackout = true
+          const from = Date.now() - t0
           injected.push(`${at} RPC blackout (all instances) for ${f.ms} ms`)
           log(injected.at(-1) ?? '')
           for (const inst of instances) applyRpc(inst)
           await sleep(f.ms)
           blackout = false
           for (const inst of instances) applyRpc(inst)
+          outages.push({ kind: 'RPC blackout', from, to: Date.now() - t0 })
           return
         }
       }
@@ -583,7 +612,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }
       }),
     )
+    const recoveryBoundMs = o.leaseMs + BLOCK_MS + o.workMs
     const results = await checkInvariants({
+      kills: killTimes,
+      outages,
+      recoveryBoundMs,
       payments,
       others,
       ledger,
@@ -609,26 +642,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       .filter((p) => p.outcome?.status === 200)
       .map((p) => answeredAt(p) - (p.attempts[0]?.at ?? 0))
       .sort((a, b) => a - b)
-    // A payment a kill cut off mid-request: how long after the kill it was answered 200.
+    // The payments each kill cut off: how long after the kill each got its answer.
+    const { perKill } = checkKillRecovery(payments, killTimes, outages, recoveryBoundMs)
+    const byKey = new Map(payments.map((p) => [`${p.payer}:${p.nonce}`.toLowerCase(), p]))
     let slowest: { ms: number; p: PaymentRecord } | undefined
-    const afterKill = killTimes.map((k) => {
-      let worst = 0
-      let held = 0
-      for (const p of payments) {
-        const cut = p.attempts.some(
-          (a) =>
-            a.instance === k.instance &&
-            a.status === 'network' &&
-            a.at <= k.at &&
-            a.at + a.ms >= k.at - 1000,
-        )
-        if (!cut || p.outcome?.status !== 200) continue
-        held++
-        worst = Math.max(worst, answeredAt(p) - k.at)
-        if (!slowest || answeredAt(p) - k.at > slowest.ms) slowest = { ms: answeredAt(p) - k.at, p }
+    for (const k of perKill)
+      for (const c of k.payments) {
+        const p = byKey.get(c.key)
+        if (p && (!slowest || (c.ms ?? Infinity) > slowest.ms))
+          slowest = { ms: c.ms ?? Infinity, p }
       }
-      return `#${k.instance} at ${(k.at / 1000).toFixed(1)} s: ${held} cut off, last answered ${(worst / 1000).toFixed(1)} s later`
-    })
+    const afterKill = perKill.map(
+      (k) =>
+        `#${k.kill.instance} at ${(k.kill.at / 1000).toFixed(1)} s${k.overlapping.length ? ` (overlapping ${k.overlapping.map((x) => `${x.kind} ${(x.from / 1000).toFixed(1)}-${(x.to / 1000).toFixed(1)} s`).join(', ')})` : ''}: bound ${((k.deadline - k.kill.at) / 1000).toFixed(1)} s, ${k.payments.length} cut off, answered after ${
+          k.payments
+            .map((c) => (c.ms === undefined ? 'never' : (c.ms / 1000).toFixed(1)))
+            .join(', ') || '-'
+        } s`,
+    )
     const pct = (xs: number[], q: number) =>
       xs.length ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] : 0
     const statusCounts = new Map<string, number>()
@@ -645,7 +676,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       `paid latency (200 requests): p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms; first try to 200: p50 ${pct(toAnswer, 0.5)} ms, p99 ${pct(toAnswer, 0.99)} ms, max ${toAnswer.at(-1) ?? 0} ms`,
       `no answer: ${attempts.filter((a) => a.status === 'network').length} paid requests (${attempts.filter((a) => a.status === 'network' && a.ms >= 29_000).length} of them hung 30 s, the rest refused or cut by a kill)`,
       `restarts, spawn to listening: ${restarts.join(', ') || 'none'}`,
-      `payments cut off by a kill: ${afterKill.join('; ') || 'none'}`,
+      `payments cut off by a kill (${(recoveryBoundMs / 1000).toFixed(0)} s bound: lease ${o.leaseMs / 1000} s + block ${BLOCK_MS / 1000} s + work ${o.workMs / 1000} s):`,
+      ...(afterKill.length ? afterKill.map((l) => `  ${l}`) : ['  none']),
       `slowest of them: ${
         slowest
           ? slowest.p.attempts
@@ -674,6 +706,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ok ? 'every invariant held' : 'INVARIANT BROKEN',
     ]
     stopping = true
+    if (o.logDir) {
+      mkdirSync(o.logDir, { recursive: true })
+      for (const inst of instances)
+        writeFileSync(
+          join(o.logDir, `instance-${inst.index}.log`),
+          [...inst.logs, inst.process?.stdout() ?? ''].join(''),
+        )
+      writeFileSync(join(o.logDir, 'payments.json'), JSON.stringify(payments, null, 1))
+    }
     return { ok, options: { ...o, log: undefined } as Omit<SoakOptions, 'log'>, results, lines }
   } finally {
     stopping = true

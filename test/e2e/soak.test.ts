@@ -27,6 +27,8 @@ describe.runIf(havePostgres)('a short seeded storm under paid load', () => {
       recoverySeconds: 40,
       // 18900-18959: apart from the long soak's 18800-18859.
       basePort: 18900,
+      leaseMs: 15_000,
+      workMs: 3_000,
     })
     console.info(report.lines.join('\n'))
     expect(
