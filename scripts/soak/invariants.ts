@@ -337,7 +337,13 @@ export interface KillRecovery {
   /** The outages that pushed the deadline past `kill.at + boundMs`. */
   overlapping: OutageRecord[]
   /** Each cut-off payment: ms from the kill to its final answer (undefined: none came). */
-  payments: { key: string; ms: number | undefined; status: number | undefined }[]
+  payments: {
+    key: string
+    ms: number | undefined
+    status: number | undefined
+    /** A later kill cut it off again: it is judged from that one. */
+    laterKill?: KillRecord
+  }[]
 }
 
 /**
@@ -386,7 +392,9 @@ export function recoveryDeadline(
 /**
  * The promise of issue 28: a payment held by a killed instance is answered within one owner
  * lease plus a block (and the answer's own work, in `boundMs`) after the kill, or after the
- * end of an outage that overlaps it. A cut-off payment answered later, or never, breaks it.
+ * end of an outage that overlaps it. A payment cut off again by a later kill (the instance
+ * that took it over was killed in turn) is judged from that later kill. A cut-off payment
+ * answered later, or never, breaks it.
  */
 export function checkKillRecovery(
   payments: PaymentRecord[],
@@ -395,27 +403,36 @@ export function checkKillRecovery(
   boundMs: number,
 ): { result: InvariantResult; perKill: KillRecovery[] } {
   const bad: string[] = []
-  const perKill = kills.map((kill): KillRecovery => {
-    const { deadline, overlapping } = recoveryDeadline(kill.at, outages, boundMs)
+  const windows = kills.map((kill) => ({ kill, ...recoveryDeadline(kill.at, outages, boundMs) }))
+  // The last kill that cut each payment off, and its deadline.
+  const lastCut = new Map<PaymentRecord, (typeof windows)[number]>()
+  for (const w of windows)
+    for (const p of cutOffBy(w.kill, payments)) {
+      const before = lastCut.get(p)
+      if (!before || before.kill.at < w.kill.at) lastCut.set(p, w)
+    }
+  const perKill = windows.map(({ kill, deadline, overlapping }): KillRecovery => {
     const cut = cutOffBy(kill, payments).map((p) => {
       const last = p.attempts.at(-1)
       const answeredAt = p.outcome && last ? last.at + last.ms : undefined
       const k = key(p.payer, p.nonce)
       const ms = answeredAt === undefined ? undefined : answeredAt - kill.at
-      if (answeredAt === undefined || answeredAt > deadline)
+      const judge = lastCut.get(p)
+      const laterKill = judge && judge.kill !== kill ? judge.kill : undefined
+      if (!laterKill && (answeredAt === undefined || answeredAt > deadline))
         bad.push(
           `${k}: cut off by the kill of #${kill.instance} at ${kill.at} ms, ${ms === undefined ? 'never answered' : `answered ${ms} ms later`}, bound ${deadline - kill.at} ms`,
         )
-      return { key: k, ms, status: p.outcome?.status }
+      return { key: k, ms, status: p.outcome?.status, ...(laterKill ? { laterKill } : {}) }
     })
     return { kill, deadline, overlapping, payments: cut }
   })
-  const cutOff = perKill.reduce((n, k) => n + k.payments.length, 0)
+  const cutOff = new Set(perKill.flatMap((k) => k.payments.map((p) => p.key))).size
   return {
     result: {
       name: 'every payment a kill cut off answered within the lease plus a block',
       ok: bad.length === 0,
-      detail: `${kills.length} kills cut off ${cutOff} payments, ${bad.length} answered late or never (bound ${boundMs} ms after the kill or an overlapping outage's end)`,
+      detail: `${kills.length} kills cut off ${cutOff} payments, ${bad.length} answered late or never (bound ${boundMs} ms after the last kill that cut it off, or an overlapping outage's end)`,
       examples: bad.slice(0, 5),
     },
     perKill,

@@ -656,7 +656,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       (k) =>
         `#${k.kill.instance} at ${(k.kill.at / 1000).toFixed(1)} s${k.overlapping.length ? ` (overlapping ${k.overlapping.map((x) => `${x.kind} ${(x.from / 1000).toFixed(1)}-${(x.to / 1000).toFixed(1)} s`).join(', ')})` : ''}: bound ${((k.deadline - k.kill.at) / 1000).toFixed(1)} s, ${k.payments.length} cut off, answered after ${
           k.payments
-            .map((c) => (c.ms === undefined ? 'never' : (c.ms / 1000).toFixed(1)))
+            .map(
+              (c) =>
+                `${c.ms === undefined ? 'never' : (c.ms / 1000).toFixed(1)}${c.laterKill ? ` (cut again at ${(c.laterKill.at / 1000).toFixed(1)} s)` : ''}`,
+            )
             .join(', ') || '-'
         } s`,
     )

@@ -267,4 +267,27 @@ describe('the soak invariants', () => {
     )
     expect(perKill[0]?.payments).toEqual([])
   })
+
+  it('a payment cut off again by a later kill is judged from that kill', async () => {
+    const e = await cleanHistory()
+    const p = e.payments[0] as PaymentRecord
+    // Instance 0 took it over and was killed in turn at 17 s; answered 30 s after the first kill.
+    p.attempts = [
+      { ...attempt('network'), instance: 1, at: 1_000, ms: 2_000 },
+      { ...attempt('network'), instance: 0, at: 12_000, ms: 5_500 },
+      { ...attempt(200), at: 18_000, ms: 14_500 },
+    ]
+    expect(await failing(e)).toEqual([
+      'every payment a kill cut off answered within the lease plus a block',
+    ])
+    e.kills.push({ instance: 0, at: 17_000 })
+    expect(await failing(e)).toEqual([])
+    const { perKill } = checkKillRecovery(e.payments, e.kills, e.outages, BOUND_MS)
+    expect(perKill[0]?.payments[0]?.laterKill).toEqual({ instance: 0, at: 17_000 })
+    // ...but it still must be answered within the later kill's bound.
+    p.attempts[2] = { ...attempt(200), at: 18_000, ms: 18_500 }
+    expect(await failing(e)).toEqual([
+      'every payment a kill cut off answered within the lease plus a block',
+    ])
+  })
 })
