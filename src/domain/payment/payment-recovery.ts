@@ -46,14 +46,24 @@ export function ownerGone(record: PaymentRecord, nowMs = Date.now()): boolean {
 
 /**
  * True when a payment's owner died before anything could be sent (`verifying` or `verified`,
- * lease run out): a new claim takes it over and works on it from the start.
+ * lease run out), or the reconciler already marked it so ({@link ABANDONED_CODE}): a new
+ * claim takes it over and works on it from the start.
  */
 export function ownerAbandoned(record: PaymentRecord, nowMs = Date.now()): boolean {
+  if (record.status === 'failed') {
+    return record.failure?.kind === 'error' && record.failure.code === ABANDONED_CODE
+  }
   return (
     (record.status === 'verifying' || record.status === 'verified') &&
     record.leaseUntil.getTime() <= nowMs
   )
 }
+
+/**
+ * The failure the reconciler records on a payment whose owner died before settling (nothing
+ * was charged; a retry claims it again).
+ */
+export const ABANDONED_CODE = 'payment_in_progress'
 
 /**
  * Takes over payment `id` when its owner's lease ran out and resolves it from the chain at
