@@ -6,6 +6,10 @@ import type { FacilitatorClient } from '@x402/core/server'
 export interface FacilitatorFaults {
   /** Settle, then hold the answer back this long (a lost/slow answer after broadcast). */
   settleDelayMs?: number
+  /** Stall this long before settling, then settle anyway (a facilitator that hangs). */
+  settleStallMs?: number
+  /** Stall this long before verifying (a facilitator that hangs past the caller's timeout). */
+  verifyStallMs?: number
   /** Drop the connection on /settle without settling (the facilitator died mid-request). */
   dropSettle?: number
   /** Answer /verify with this raw body (garbage). */
@@ -42,6 +46,7 @@ export async function startHttpFacilitator(
       }
       if (req.method === 'POST' && req.url === '/verify') {
         calls.verify++
+        if (faults.verifyStallMs) await new Promise((r) => setTimeout(r, faults.verifyStallMs))
         if (faults.verifyBody !== undefined) return reply(200, faults.verifyBody)
         return reply(200, await inner.verify(body.paymentPayload, body.paymentRequirements))
       }
@@ -60,6 +65,7 @@ export async function startHttpFacilitator(
             payer: body.paymentPayload.payload.authorization.from,
           })
         }
+        if (faults.settleStallMs) await new Promise((r) => setTimeout(r, faults.settleStallMs))
         const result = await inner.settle(body.paymentPayload, body.paymentRequirements)
         if (faults.settleDelayMs) await new Promise((r) => setTimeout(r, faults.settleDelayMs))
         if (faults.settleThenAnswer) {
