@@ -21,7 +21,9 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'vi
 import { base } from 'viem/chains'
 import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { mintDevnetUsdc, prepareDevnet, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
 import type { Receipt } from '../../src/domain/receipt/receipt.js'
+import { startHttpFacilitator } from '../../test/payment/http-facilitator.js'
 import { startFaultyRpc } from '../../test/support/faulty-rpc.js'
 import { type GuardProcess, spawnGuard } from '../../test/support/guard-process.js'
 import { DATABASE_URL } from '../../test/support/postgres.js'
@@ -52,6 +54,14 @@ export interface SoakOptions {
   hangBursts: number
   blackouts: number
   blackoutMs: number
+  /**
+   * The last this many instances pay through a facilitator at a URL (a separate HTTP service,
+   * `FACILITATOR=url`, the built-in facilitator behind it with its own settlement key) instead
+   * of their own built-in one (default 0).
+   */
+  httpFacilitatorInstances?: number
+  /** Bursts (8 s) in which that facilitator stalls 30 % of its calls past the timeout. */
+  facilitatorStalls?: number
   /** Share of every RPC call that errors during the load, outside bursts and blackouts. */
   baselineErrorRate: number
   /** Bound on the recovery after the storm heals, in seconds. */
@@ -84,6 +94,8 @@ export const LONG_SOAK: SoakOptions = {
   hangBursts: 2,
   blackouts: 1,
   blackoutMs: 10_000,
+  httpFacilitatorInstances: 1,
+  facilitatorStalls: 2,
   baselineErrorRate: 0.02,
   recoverySeconds: 90,
   basePort: 18800,
@@ -113,6 +125,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** anvil's block interval in the storm (ms): a block every second. */
 const BLOCK_MS = 1_000
+/** FACILITATOR_TIMEOUT_MS of the instances on the HTTP facilitator; its stalls last longer. */
+const FACILITATOR_TIMEOUT_MS = 3_000
+const FACILITATOR_STALL_MS = 5_000
 
 /** A body with the devnet buyer's 0-value transfer: always a "sign" verdict. */
 function exampleBody(from: Address, to: Address) {
@@ -161,6 +176,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     const instances: Instance[] = []
     const receiptSigners: Address[] = []
+    // The facilitator at a URL: a separate HTTP service (in this process), its own settler.
+    const viaHttp = Math.min(o.instances, o.httpFacilitatorInstances ?? 0)
+    const facilitatorFaults: Parameters<typeof startHttpFacilitator>[1] = {}
+    let facilitatorCalls: Awaited<ReturnType<typeof startHttpFacilitator>>['calls'] | undefined
+    let facilitatorUrl: string | undefined
+    if (viaHttp > 0) {
+      const settler = generatePrivateKey()
+      await test.setBalance({ address: privateKeyToAddress(settler), value: 10n ** 21n })
+      const remote = await startHttpFacilitator(
+        createFacilitator({
+          kind: 'builtin',
+          settlementPrivateKey: settler,
+          rpcUrl,
+          rpcTimeoutMs: 5_000,
+          confirmationTimeoutMs: 10_000,
+          pollingIntervalMs: 100,
+        }).client,
+        facilitatorFaults,
+        o.basePort + 49,
+      )
+      cleanups.push(() => remote.close())
+      facilitatorCalls = remote.calls
+      facilitatorUrl = `${remote.url}/`
+    }
     for (let i = 0; i < o.instances; i++) {
       const settlementKey = generatePrivateKey()
       const receiptKey = generatePrivateKey()
@@ -198,8 +237,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           PORT: String(port),
           BASE_RPC_URL: rpc.url,
           PAY_TO_ADDRESS: payTo,
-          FACILITATOR: 'builtin',
-          SETTLEMENT_PRIVATE_KEY: settlementKey,
+          ...(i >= o.instances - viaHttp && facilitatorUrl
+            ? {
+                FACILITATOR: 'url',
+                FACILITATOR_URL: facilitatorUrl,
+                FACILITATOR_TIMEOUT_MS: String(FACILITATOR_TIMEOUT_MS),
+              }
+            : { FACILITATOR: 'builtin', SETTLEMENT_PRIVATE_KEY: settlementKey }),
           RECEIPT_PRIVATE_KEY: receiptKey,
           DATABASE_URL: viaProxy.href,
           DATABASE_SCHEMA: schema,
@@ -407,6 +451,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       hangBursts: o.hangBursts,
       blackouts: o.blackouts,
       blackoutMs: o.blackoutMs,
+      facilitatorStalls: viaHttp > 0 ? (o.facilitatorStalls ?? 0) : 0,
     })
     const rpcState = instances.map(() => ({
       burst: undefined as undefined | { kind: 'error' | 'stall'; rate: number },
@@ -496,6 +541,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           applyRpc(inst)
           return
         }
+        case 'facilitator-stall': {
+          injected.push(
+            `${at} facilitator stalls ${(f.rate * 100).toFixed(0)} % of its calls ${FACILITATOR_STALL_MS} ms (timeout ${FACILITATOR_TIMEOUT_MS} ms) for ${f.ms} ms`,
+          )
+          log(injected.at(-1) ?? '')
+          facilitatorFaults.stall = { rate: f.rate, ms: FACILITATOR_STALL_MS, random }
+          await sleep(f.ms)
+          delete facilitatorFaults.stall
+          return
+        }
         case 'blackout': {
           blackout = true
           const from = Date.now() - t0
@@ -528,6 +583,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     // --- heal, then recover -------------------------------------------------------------------
     healed = true
+    delete facilitatorFaults.stall
     for (const inst of instances) {
       applyRpc(inst)
       await inst.db.up().catch(() => {})
@@ -698,6 +754,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         .map(([k, n]) => `${k}: ${n}`)
         .join('; ')}`,
       `faults injected (${injected.length}): ${injected.join('; ')}; baseline RPC errors ${(o.baselineErrorRate * 100).toFixed(0)} %`,
+      ...(facilitatorCalls
+        ? [
+            `HTTP facilitator (instance${viaHttp > 1 ? 's' : ''} ${instances
+              .slice(o.instances - viaHttp)
+              .map((i) => `#${i.index}`)
+              .join(
+                ', ',
+              )}): ${facilitatorCalls.verify} verify, ${facilitatorCalls.settle} settle, ${facilitatorCalls.stalled} stalled ${FACILITATOR_STALL_MS} ms`,
+          ]
+        : []),
       `instances: ${instances.map((i) => `#${i.index} ${i.unexpectedExits.length} exits on its own, ${i.errorLines} error log lines`).join('; ')}`,
       ...instances.flatMap((i) =>
         i.unexpectedExits.map((x) => `  #${i.index} ${x.replace(/\s+/g, ' ')}`),
