@@ -71,6 +71,11 @@ export interface SoakOptions {
   /** Each instance's owner lease, `PAYMENT_LEASE_MS` (ms). */
   leaseMs: number
   /**
+   * The lease the instances are really given, when it must differ from `leaseMs` (which the
+   * kill bound assumes): to show the bound bites, run with a longer one (docs/soak.md).
+   */
+  instanceLeaseMs?: number
+  /**
    * Slack on top of one lease and one block for a cut-off payment's answer: the paid call's
    * own work once it takes the payment over (verify, preflight, settle, confirm) and the
    * buyer's pause before its retry (ms; see docs/soak.md).
@@ -250,7 +255,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           DATA_DIR: dataDir,
           INSTANCE_ID: `soak-${i}`,
           RATE_LIMIT_PER_MINUTE: '0',
-          PAYMENT_LEASE_MS: String(o.leaseMs),
+          PAYMENT_LEASE_MS: String(o.instanceLeaseMs ?? o.leaseMs),
           LOG_LEVEL: 'info',
         },
       })
