@@ -329,6 +329,30 @@ export interface OutageRecord {
   to: number
 }
 
+/**
+ * The windows in which every instance was down at once (killed, not yet listening again), from
+ * each instance's down intervals: nobody could take a payment over then, so they count as
+ * outages for the kill bound.
+ */
+export function everyInstanceDown(downs: { from: number; to: number }[][]): OutageRecord[] {
+  const [first, ...rest] = downs
+  if (!first) return []
+  let common = first.map((d) => ({ from: d.from, to: d.to }))
+  for (const other of rest) {
+    const next: { from: number; to: number }[] = []
+    for (const a of common)
+      for (const b of other) {
+        const from = Math.max(a.from, b.from)
+        const to = Math.min(a.to, b.to)
+        if (from < to) next.push({ from, to })
+      }
+    common = next
+  }
+  return common
+    .sort((a, b) => a.from - b.from)
+    .map((w) => ({ kind: 'every instance down', from: w.from, to: w.to }))
+}
+
 /** How long after a kill the payments it cut off were answered, against the bound. */
 export interface KillRecovery {
   kill: KillRecord

@@ -33,6 +33,7 @@ import {
   type ChainTransfer,
   checkInvariants,
   checkKillRecovery,
+  everyInstanceDown,
   type InvariantResult,
   type KillRecord,
   type LedgerRow,
@@ -174,6 +175,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       process?: GuardProcess
       /** stdout of every process this instance ran, for `logDir`. */
       logs: string[]
+      /** When it was down: from a kill to listening again (ms since the load started). */
+      downs: { from: number; to: number }[]
       killedByUs: boolean
       restarting: Promise<void> | undefined
       unexpectedExits: string[]
@@ -234,6 +237,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         rpc,
         db,
         logs: [],
+        downs: [],
         killedByUs: false,
         restarting: undefined,
         unexpectedExits: [],
@@ -485,7 +489,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const spawned = Date.now()
       const guard = spawnInstance(inst)
       await listeningIn(guard, 180_000).then(
-        () => restarts.push(`#${inst.index} ${((Date.now() - spawned) / 1000).toFixed(1)} s`),
+        () => {
+          const down = inst.downs.at(-1)
+          if (down) down.to = Date.now() - t0
+          restarts.push(`#${inst.index} ${((Date.now() - spawned) / 1000).toFixed(1)} s`)
+        },
         (error: Error) => log(`instance ${inst.index} restart: ${error.message.slice(0, 200)}`),
       )
     }
@@ -509,6 +517,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             process.kill(-pid, 'SIGKILL')
           } catch {}
           killTimes.push({ instance: inst.index, at: killAt })
+          inst.downs.push({ from: killAt, to: Number.POSITIVE_INFINITY })
           await inst.process?.exited
           injected.push(
             `${killedAt} kill -9 instance ${inst.index}${blackout ? ' (in blackout)' : ''}`,
@@ -673,7 +682,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }
       }),
     )
-    const recoveryBoundMs = o.leaseMs + BLOCK_MS + o.workMs
+    // The work allowance: at least `workMs`, or a paid call's p99 on this run (a loaded machine).
+    const paid200 = payments
+      .flatMap((p) => p.attempts)
+      .filter((a) => a.status === 200)
+      .map((a) => a.ms)
+      .sort((a, b) => a - b)
+    const workMs = Math.max(
+      o.workMs,
+      paid200[Math.min(paid200.length - 1, Math.floor(0.99 * paid200.length))] ?? 0,
+    )
+    const recoveryBoundMs = o.leaseMs + BLOCK_MS + workMs
+    const evidenceAt = Date.now() - t0
+    outages.push(
+      ...everyInstanceDown(
+        instances.map((i) => i.downs.map((d) => ({ ...d, to: Math.min(d.to, evidenceAt) }))),
+      ),
+    )
     const results = await checkInvariants({
       kills: killTimes,
       outages,
@@ -740,7 +765,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       `paid latency (200 requests): p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms; first try to 200: p50 ${pct(toAnswer, 0.5)} ms, p99 ${pct(toAnswer, 0.99)} ms, max ${toAnswer.at(-1) ?? 0} ms`,
       `no answer: ${attempts.filter((a) => a.status === 'network').length} paid requests (${attempts.filter((a) => a.status === 'network' && a.ms >= 29_000).length} of them hung 30 s, the rest refused or cut by a kill)`,
       `restarts, spawn to listening: ${restarts.join(', ') || 'none'}`,
-      `payments cut off by a kill (${(recoveryBoundMs / 1000).toFixed(0)} s bound: lease ${o.leaseMs / 1000} s + block ${BLOCK_MS / 1000} s + work ${o.workMs / 1000} s):`,
+      `payments cut off by a kill (${(recoveryBoundMs / 1000).toFixed(1)} s bound: lease ${o.leaseMs / 1000} s + block ${BLOCK_MS / 1000} s + work ${(workMs / 1000).toFixed(1)} s, the larger of ${o.workMs / 1000} s and a paid call's p99):`,
       ...(afterKill.length ? afterKill.map((l) => `  ${l}`) : ['  none']),
       `slowest of them: ${
         slowest

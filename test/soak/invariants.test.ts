@@ -5,6 +5,7 @@ import {
   type CallRecord,
   checkInvariants,
   checkKillRecovery,
+  everyInstanceDown,
   type PaymentRecord,
   recoveryDeadline,
   type SoakEvidence,
@@ -289,5 +290,26 @@ describe('the soak invariants', () => {
     expect(await failing(e)).toEqual([
       'every payment a kill cut off answered within the lease plus a block',
     ])
+  })
+
+  it('finds the windows in which every instance was down at once', () => {
+    // Instance 0 down 10-20 s and 50-60 s; instance 1 down 15-30 s and 58-70 s.
+    expect(
+      everyInstanceDown([
+        [
+          { from: 10_000, to: 20_000 },
+          { from: 50_000, to: 60_000 },
+        ],
+        [
+          { from: 15_000, to: 30_000 },
+          { from: 58_000, to: 70_000 },
+        ],
+      ]),
+    ).toEqual([
+      { kind: 'every instance down', from: 15_000, to: 20_000 },
+      { kind: 'every instance down', from: 58_000, to: 60_000 },
+    ])
+    // One instance never down: never every instance.
+    expect(everyInstanceDown([[{ from: 10_000, to: 20_000 }], []])).toEqual([])
   })
 })
