@@ -69,6 +69,11 @@ export interface SoakEvidence {
   receiptSigners: Address[]
   /** Each instance's `/healthz` and `/readyz` status at the end. */
   health: { instance: number; healthz: number | 'network'; readyz: number | 'network' }[]
+  /** The kills the storm made, and the outages that may overlap them. */
+  kills: KillRecord[]
+  outages: OutageRecord[]
+  /** One owner lease, plus a block, plus a paid call's work (ms); see docs/soak.md. */
+  recoveryBoundMs: number
 }
 
 /** One invariant's verdict, with the numbers that back it. */
@@ -279,6 +284,9 @@ export async function checkInvariants(e: SoakEvidence): Promise<InvariantResult[
       `${e.health.length - bad.length}/${e.health.length} ready`,
     )
   }
+
+  // 9. A payment a kill cut off was answered within the lease plus a block.
+  results.push(checkKillRecovery(e.payments, e.kills, e.outages, e.recoveryBoundMs).result)
   return results
 }
 
@@ -302,5 +310,155 @@ export async function receiptVerifies(receipt: Receipt): Promise<boolean> {
     })
   } catch {
     return false
+  }
+}
+
+/** A `kill -9` the storm made: the instance, and when the signal went (ms since the load started). */
+export interface KillRecord {
+  instance: number
+  at: number
+}
+
+/**
+ * A window in which no instance could finish a payment on its own account: a database cut
+ * (one instance's or all) or an RPC blackout (ms since the load started).
+ */
+export interface OutageRecord {
+  kind: string
+  from: number
+  to: number
+}
+
+/**
+ * The windows in which every instance was down at once (killed, not yet listening again), from
+ * each instance's down intervals: nobody could take a payment over then, so they count as
+ * outages for the kill bound.
+ */
+export function everyInstanceDown(downs: { from: number; to: number }[][]): OutageRecord[] {
+  const [first, ...rest] = downs
+  if (!first) return []
+  let common = first.map((d) => ({ from: d.from, to: d.to }))
+  for (const other of rest) {
+    const next: { from: number; to: number }[] = []
+    for (const a of common)
+      for (const b of other) {
+        const from = Math.max(a.from, b.from)
+        const to = Math.min(a.to, b.to)
+        if (from < to) next.push({ from, to })
+      }
+    common = next
+  }
+  return common
+    .sort((a, b) => a.from - b.from)
+    .map((w) => ({ kind: 'every instance down', from: w.from, to: w.to }))
+}
+
+/** How long after a kill the payments it cut off were answered, against the bound. */
+export interface KillRecovery {
+  kill: KillRecord
+  /** When every payment it cut off had to be answered (ms since the load started). */
+  deadline: number
+  /** The outages that pushed the deadline past `kill.at + boundMs`. */
+  overlapping: OutageRecord[]
+  /** Each cut-off payment: ms from the kill to its final answer (undefined: none came). */
+  payments: {
+    key: string
+    ms: number | undefined
+    status: number | undefined
+    /** A later kill cut it off again: it is judged from that one. */
+    laterKill?: KillRecord
+  }[]
+}
+
+/**
+ * The payments a kill cut off: those with a request in flight on the killed instance when the
+ * signal went (it answered nothing: the connection dropped).
+ */
+export function cutOffBy(kill: KillRecord, payments: PaymentRecord[]): PaymentRecord[] {
+  return payments.filter((p) =>
+    p.attempts.some(
+      (a) =>
+        a.instance === kill.instance &&
+        a.status === 'network' &&
+        a.at <= kill.at &&
+        a.at + a.ms >= kill.at,
+    ),
+  )
+}
+
+/**
+ * When a payment a kill cut off must be answered by: `boundMs` after the kill, or, when an
+ * outage overlaps that window, `boundMs` after the outage's end (repeated while another
+ * outage overlaps the extended window): while the database is cut or the RPC is dark nobody
+ * can take the payment over, so the lease's clock only counts once both are back.
+ */
+export function recoveryDeadline(
+  killAt: number,
+  outages: OutageRecord[],
+  boundMs: number,
+): { deadline: number; overlapping: OutageRecord[] } {
+  let deadline = killAt + boundMs
+  const overlapping: OutageRecord[] = []
+  for (let changed = true; changed; ) {
+    changed = false
+    for (const o of outages) {
+      if (overlapping.includes(o) || o.to < killAt || o.from > deadline) continue
+      overlapping.push(o)
+      if (o.to + boundMs > deadline) {
+        deadline = o.to + boundMs
+        changed = true
+      }
+    }
+  }
+  return { deadline, overlapping }
+}
+
+/**
+ * The promise of issue 28: a payment held by a killed instance is answered within one owner
+ * lease plus a block (and the answer's own work, in `boundMs`) after the kill, or after the
+ * end of an outage that overlaps it. A payment cut off again by a later kill (the instance
+ * that took it over was killed in turn) is judged from that later kill. A cut-off payment
+ * answered later, or never, breaks it.
+ */
+export function checkKillRecovery(
+  payments: PaymentRecord[],
+  kills: KillRecord[],
+  outages: OutageRecord[],
+  boundMs: number,
+): { result: InvariantResult; perKill: KillRecovery[] } {
+  const bad: string[] = []
+  const windows = kills.map((kill) => ({ kill, ...recoveryDeadline(kill.at, outages, boundMs) }))
+  // The last kill that cut each payment off, and its deadline.
+  const lastCut = new Map<PaymentRecord, (typeof windows)[number]>()
+  for (const w of windows)
+    for (const p of cutOffBy(w.kill, payments)) {
+      const before = lastCut.get(p)
+      if (!before || before.kill.at < w.kill.at) lastCut.set(p, w)
+    }
+  const perKill = windows.map(({ kill, deadline, overlapping }): KillRecovery => {
+    const cut = cutOffBy(kill, payments).map((p) => {
+      const last = p.attempts.at(-1)
+      const answeredAt = p.outcome && last ? last.at + last.ms : undefined
+      const k = key(p.payer, p.nonce)
+      const ms = answeredAt === undefined ? undefined : answeredAt - kill.at
+      const judge = lastCut.get(p)
+      const laterKill = judge && judge.kill !== kill ? judge.kill : undefined
+      if (!laterKill && (answeredAt === undefined || answeredAt > deadline))
+        bad.push(
+          `${k}: cut off by the kill of #${kill.instance} at ${kill.at} ms, ${ms === undefined ? 'never answered' : `answered ${ms} ms later`}, bound ${deadline - kill.at} ms`,
+        )
+      return { key: k, ms, status: p.outcome?.status, ...(laterKill ? { laterKill } : {}) }
+    })
+    return { kill, deadline, overlapping, payments: cut }
+  })
+  const cutOff = new Set(perKill.flatMap((k) => k.payments.map((p) => p.key))).size
+  return {
+    result: {
+      name: 'every payment a kill cut off answered within the lease plus a block',
+      ok: bad.length === 0,
+      detail: `${kills.length} kills cut off ${cutOff} payments, ${bad.length} answered late or never (bound ${boundMs} ms after the last kill that cut it off, or an overlapping outage's end)`,
+      examples: bad.slice(0, 5),
+    },
+    perKill,
   }
 }

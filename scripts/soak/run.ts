@@ -14,6 +14,9 @@ const { values } = parseArgs({
     'db-cuts': { type: 'string' },
     'recovery-seconds': { type: 'string' },
     'base-port': { type: 'string' },
+    'log-dir': { type: 'string' },
+    'http-facilitator-instances': { type: 'string' },
+    'facilitator-stalls': { type: 'string' },
   },
 })
 const int = (value: string | undefined, fallback: number, name: string) => {
@@ -33,6 +36,17 @@ const options = {
   dbCuts: int(values['db-cuts'], LONG_SOAK.dbCuts, 'db-cuts'),
   recoverySeconds: int(values['recovery-seconds'], LONG_SOAK.recoverySeconds, 'recovery-seconds'),
   basePort: int(values['base-port'], LONG_SOAK.basePort, 'base-port'),
+  httpFacilitatorInstances: int(
+    values['http-facilitator-instances'],
+    LONG_SOAK.httpFacilitatorInstances ?? 0,
+    'http-facilitator-instances',
+  ),
+  facilitatorStalls: int(
+    values['facilitator-stalls'],
+    LONG_SOAK.facilitatorStalls ?? 0,
+    'facilitator-stalls',
+  ),
+  ...(values['log-dir'] ? { logDir: values['log-dir'] } : {}),
   log: (line: string) => console.info(line),
 }
 const report = await runSoak(options)

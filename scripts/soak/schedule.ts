@@ -17,6 +17,7 @@ export type Fault =
   | { kind: 'rpc-errors'; at: number; instance: number; ms: number; rate: number }
   | { kind: 'rpc-hangs'; at: number; instance: number; ms: number; rate: number }
   | { kind: 'blackout'; at: number; ms: number }
+  | { kind: 'facilitator-stall'; at: number; ms: number; rate: number }
 
 /** How many faults of each kind, over how long. */
 export interface StormShape {
@@ -28,6 +29,8 @@ export interface StormShape {
   hangBursts: number
   blackouts: number
   blackoutMs: number
+  /** Bursts in which the HTTP facilitator stalls a share of its calls (default 0). */
+  facilitatorStalls?: number
 }
 
 /**
@@ -62,6 +65,10 @@ export function stormSchedule(seed: number, shape: StormShape): Fault[] {
   }
   for (let i = 0; i < shape.hangBursts; i++) {
     faults.push({ kind: 'rpc-hangs', at: when(), instance: pick(), ms: 8000, rate: 0.15 })
+  }
+  // Drawn last, so the faults above stay those the same seed gave before there were any.
+  for (let i = 0; i < (shape.facilitatorStalls ?? 0); i++) {
+    faults.push({ kind: 'facilitator-stall', at: when(), ms: 8000, rate: 0.3 })
   }
   return faults.sort((a, b) => a.at - b.at)
 }

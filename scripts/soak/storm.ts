@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
@@ -21,7 +21,9 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'vi
 import { base } from 'viem/chains'
 import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { mintDevnetUsdc, prepareDevnet, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
+import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
 import type { Receipt } from '../../src/domain/receipt/receipt.js'
+import { startHttpFacilitator } from '../../test/payment/http-facilitator.js'
 import { startFaultyRpc } from '../../test/support/faulty-rpc.js'
 import { type GuardProcess, spawnGuard } from '../../test/support/guard-process.js'
 import { DATABASE_URL } from '../../test/support/postgres.js'
@@ -30,8 +32,12 @@ import {
   type CallRecord,
   type ChainTransfer,
   checkInvariants,
+  checkKillRecovery,
+  everyInstanceDown,
   type InvariantResult,
+  type KillRecord,
   type LedgerRow,
+  type OutageRecord,
   type PaymentRecord,
 } from './invariants.js'
 import { type Fault, mulberry32, stormSchedule } from './schedule.js'
@@ -49,12 +55,35 @@ export interface SoakOptions {
   hangBursts: number
   blackouts: number
   blackoutMs: number
+  /**
+   * The last this many instances pay through a facilitator at a URL (a separate HTTP service,
+   * `FACILITATOR=url`, the built-in facilitator behind it with its own settlement key) instead
+   * of their own built-in one (default 0).
+   */
+  httpFacilitatorInstances?: number
+  /** Bursts (8 s) in which that facilitator stalls 30 % of its calls past the timeout. */
+  facilitatorStalls?: number
   /** Share of every RPC call that errors during the load, outside bursts and blackouts. */
   baselineErrorRate: number
   /** Bound on the recovery after the storm heals, in seconds. */
   recoverySeconds: number
   /** First of 60 loopback ports the run uses (anvil, instances, proxies). */
   basePort: number
+  /** Each instance's owner lease, `PAYMENT_LEASE_MS` (ms). */
+  leaseMs: number
+  /**
+   * The lease the instances are really given, when it must differ from `leaseMs` (which the
+   * kill bound assumes): to show the bound bites, run with a longer one (docs/soak.md).
+   */
+  instanceLeaseMs?: number
+  /**
+   * Slack on top of one lease and one block for a cut-off payment's answer: the paid call's
+   * own work once it takes the payment over (verify, preflight, settle, confirm) and the
+   * buyer's pause before its retry (ms; see docs/soak.md).
+   */
+  workMs: number
+  /** Where each instance's log is written at the end (default: nowhere). */
+  logDir?: string
   /** Progress lines (default: none). */
   log?: (line: string) => void
 }
@@ -71,9 +100,13 @@ export const LONG_SOAK: SoakOptions = {
   hangBursts: 2,
   blackouts: 1,
   blackoutMs: 10_000,
+  httpFacilitatorInstances: 1,
+  facilitatorStalls: 2,
   baselineErrorRate: 0.02,
   recoverySeconds: 90,
   basePort: 18800,
+  leaseMs: 15_000,
+  workMs: 3_000,
 }
 
 /** A run's outcome: the counts, the faults injected, each invariant's verdict. */
@@ -95,6 +128,12 @@ const transferEvent = parseAbiItem(
   'event Transfer(address indexed from, address indexed to, uint256 value)',
 )
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** anvil's block interval in the storm (ms): a block every second. */
+const BLOCK_MS = 1_000
+/** FACILITATOR_TIMEOUT_MS of the instances on the HTTP facilitator; its stalls last longer. */
+const FACILITATOR_TIMEOUT_MS = 3_000
+const FACILITATOR_STALL_MS = 5_000
 
 /** A body with the devnet buyer's 0-value transfer: always a "sign" verdict. */
 function exampleBody(from: Address, to: Address) {
@@ -134,6 +173,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       rpc: Awaited<ReturnType<typeof startFaultyRpc>>
       db: TcpProxy
       process?: GuardProcess
+      /** stdout of every process this instance ran, for `logDir`. */
+      logs: string[]
+      /** When it was down: from a kill to listening again (ms since the load started). */
+      downs: { from: number; to: number }[]
       killedByUs: boolean
       restarting: Promise<void> | undefined
       unexpectedExits: string[]
@@ -141,6 +184,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     const instances: Instance[] = []
     const receiptSigners: Address[] = []
+    // The facilitator at a URL: a separate HTTP service (in this process), its own settler.
+    const viaHttp = Math.min(o.instances, o.httpFacilitatorInstances ?? 0)
+    const facilitatorFaults: Parameters<typeof startHttpFacilitator>[1] = {}
+    let facilitatorCalls: Awaited<ReturnType<typeof startHttpFacilitator>>['calls'] | undefined
+    let facilitatorUrl: string | undefined
+    if (viaHttp > 0) {
+      const settler = generatePrivateKey()
+      await test.setBalance({ address: privateKeyToAddress(settler), value: 10n ** 21n })
+      const remote = await startHttpFacilitator(
+        createFacilitator({
+          kind: 'builtin',
+          settlementPrivateKey: settler,
+          rpcUrl,
+          rpcTimeoutMs: 5_000,
+          confirmationTimeoutMs: 10_000,
+          pollingIntervalMs: 100,
+        }).client,
+        facilitatorFaults,
+        o.basePort + 49,
+      )
+      cleanups.push(() => remote.close())
+      facilitatorCalls = remote.calls
+      facilitatorUrl = `${remote.url}/`
+    }
     for (let i = 0; i < o.instances; i++) {
       const settlementKey = generatePrivateKey()
       const receiptKey = generatePrivateKey()
@@ -169,6 +236,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         url: `http://127.0.0.1:${port}`,
         rpc,
         db,
+        logs: [],
+        downs: [],
         killedByUs: false,
         restarting: undefined,
         unexpectedExits: [],
@@ -177,14 +246,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           PORT: String(port),
           BASE_RPC_URL: rpc.url,
           PAY_TO_ADDRESS: payTo,
-          FACILITATOR: 'builtin',
-          SETTLEMENT_PRIVATE_KEY: settlementKey,
+          ...(i >= o.instances - viaHttp && facilitatorUrl
+            ? {
+                FACILITATOR: 'url',
+                FACILITATOR_URL: facilitatorUrl,
+                FACILITATOR_TIMEOUT_MS: String(FACILITATOR_TIMEOUT_MS),
+              }
+            : { FACILITATOR: 'builtin', SETTLEMENT_PRIVATE_KEY: settlementKey }),
           RECEIPT_PRIVATE_KEY: receiptKey,
           DATABASE_URL: viaProxy.href,
           DATABASE_SCHEMA: schema,
           DATA_DIR: dataDir,
           INSTANCE_ID: `soak-${i}`,
           RATE_LIMIT_PER_MINUTE: '0',
+          PAYMENT_LEASE_MS: String(o.instanceLeaseMs ?? o.leaseMs),
           LOG_LEVEL: 'info',
         },
       })
@@ -212,6 +287,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       inst.process = guard
       void guard.exited.then(async (code) => {
         inst.errorLines += guard.lines().filter((l) => Number(l.level) >= 50).length
+        inst.logs.push(guard.stdout())
         if (inst.killedByUs || inst.process !== guard || stopping) return
         inst.unexpectedExits.push(`exit ${code}: ${guard.stderr().slice(-300)}`)
         log(`instance ${inst.index} exited on its own (${code}); respawning`)
@@ -384,6 +460,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       hangBursts: o.hangBursts,
       blackouts: o.blackouts,
       blackoutMs: o.blackoutMs,
+      facilitatorStalls: viaHttp > 0 ? (o.facilitatorStalls ?? 0) : 0,
     })
     const rpcState = instances.map(() => ({
       burst: undefined as undefined | { kind: 'error' | 'stall'; rate: number },
@@ -403,7 +480,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     for (const inst of instances) applyRpc(inst)
     const injected: string[] = []
-    const killTimes: { instance: number; at: number }[] = []
+    const killTimes: KillRecord[] = []
+    const outages: OutageRecord[] = []
     const restarts: string[] = []
     const restartOf = async (inst: Instance, downMs: number) => {
       await sleep(downMs)
@@ -411,7 +489,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const spawned = Date.now()
       const guard = spawnInstance(inst)
       await listeningIn(guard, 180_000).then(
-        () => restarts.push(`#${inst.index} ${((Date.now() - spawned) / 1000).toFixed(1)} s`),
+        () => {
+          const down = inst.downs.at(-1)
+          if (down) down.to = Date.now() - t0
+          restarts.push(`#${inst.index} ${((Date.now() - spawned) / 1000).toFixed(1)} s`)
+        },
         (error: Error) => log(`instance ${inst.index} restart: ${error.message.slice(0, 200)}`),
       )
     }
@@ -428,13 +510,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           await inst.restarting
           const pid = inst.process?.child.pid
           if (!pid || Date.now() >= loadEnd) return
-          const killedAt = `${((Date.now() - t0) / 1000).toFixed(1)} s`
+          const killAt = Date.now() - t0
+          const killedAt = `${(killAt / 1000).toFixed(1)} s`
           inst.killedByUs = true
           try {
             process.kill(-pid, 'SIGKILL')
           } catch {}
+          killTimes.push({ instance: inst.index, at: killAt })
+          inst.downs.push({ from: killAt, to: Number.POSITIVE_INFINITY })
           await inst.process?.exited
-          killTimes.push({ instance: inst.index, at: Date.now() - t0 })
           injected.push(
             `${killedAt} kill -9 instance ${inst.index}${blackout ? ' (in blackout)' : ''}`,
           )
@@ -448,9 +532,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           const cut = f.instance === 'all' ? instances : [instances[f.instance] as Instance]
           injected.push(`${at} database cut ${f.instance} for ${f.ms} ms`)
           log(injected.at(-1) ?? '')
+          const from = Date.now() - t0
           await Promise.all(cut.map((inst) => inst.db.down()))
           await sleep(f.ms)
           if (!healed) await Promise.all(cut.map((inst) => inst.db.up().catch(() => {})))
+          outages.push({ kind: `database cut ${f.instance}`, from, to: Date.now() - t0 })
           return
         }
         case 'rpc-errors':
@@ -469,14 +555,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           applyRpc(inst)
           return
         }
+        case 'facilitator-stall': {
+          injected.push(
+            `${at} facilitator stalls ${(f.rate * 100).toFixed(0)} % of its calls ${FACILITATOR_STALL_MS} ms (timeout ${FACILITATOR_TIMEOUT_MS} ms) for ${f.ms} ms`,
+          )
+          log(injected.at(-1) ?? '')
+          facilitatorFaults.stall = { rate: f.rate, ms: FACILITATOR_STALL_MS, random }
+          await sleep(f.ms)
+          delete facilitatorFaults.stall
+          return
+        }
         case 'blackout': {
           blackout = true
+          const from = Date.now() - t0
           injected.push(`${at} RPC blackout (all instances) for ${f.ms} ms`)
           log(injected.at(-1) ?? '')
           for (const inst of instances) applyRpc(inst)
           await sleep(f.ms)
           blackout = false
           for (const inst of instances) applyRpc(inst)
+          outages.push({ kind: 'RPC blackout', from, to: Date.now() - t0 })
           return
         }
       }
@@ -499,6 +597,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     // --- heal, then recover -------------------------------------------------------------------
     healed = true
+    delete facilitatorFaults.stall
     for (const inst of instances) {
       applyRpc(inst)
       await inst.db.up().catch(() => {})
@@ -583,7 +682,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }
       }),
     )
+    // The work allowance: at least `workMs`, or a paid call's p99 on this run (a loaded machine).
+    const paid200 = payments
+      .flatMap((p) => p.attempts)
+      .filter((a) => a.status === 200)
+      .map((a) => a.ms)
+      .sort((a, b) => a - b)
+    const workMs = Math.max(
+      o.workMs,
+      paid200[Math.min(paid200.length - 1, Math.floor(0.99 * paid200.length))] ?? 0,
+    )
+    const recoveryBoundMs = o.leaseMs + BLOCK_MS + workMs
+    const evidenceAt = Date.now() - t0
+    outages.push(
+      ...everyInstanceDown(
+        instances.map((i) => i.downs.map((d) => ({ ...d, to: Math.min(d.to, evidenceAt) }))),
+      ),
+    )
     const results = await checkInvariants({
+      kills: killTimes,
+      outages,
+      recoveryBoundMs,
       payments,
       others,
       ledger,
@@ -609,26 +728,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       .filter((p) => p.outcome?.status === 200)
       .map((p) => answeredAt(p) - (p.attempts[0]?.at ?? 0))
       .sort((a, b) => a - b)
-    // A payment a kill cut off mid-request: how long after the kill it was answered 200.
+    // The payments each kill cut off: how long after the kill each got its answer.
+    const { perKill } = checkKillRecovery(payments, killTimes, outages, recoveryBoundMs)
+    const byKey = new Map(payments.map((p) => [`${p.payer}:${p.nonce}`.toLowerCase(), p]))
     let slowest: { ms: number; p: PaymentRecord } | undefined
-    const afterKill = killTimes.map((k) => {
-      let worst = 0
-      let held = 0
-      for (const p of payments) {
-        const cut = p.attempts.some(
-          (a) =>
-            a.instance === k.instance &&
-            a.status === 'network' &&
-            a.at <= k.at &&
-            a.at + a.ms >= k.at - 1000,
-        )
-        if (!cut || p.outcome?.status !== 200) continue
-        held++
-        worst = Math.max(worst, answeredAt(p) - k.at)
-        if (!slowest || answeredAt(p) - k.at > slowest.ms) slowest = { ms: answeredAt(p) - k.at, p }
+    for (const k of perKill)
+      for (const c of k.payments) {
+        const p = byKey.get(c.key)
+        if (p && (!slowest || (c.ms ?? Infinity) > slowest.ms))
+          slowest = { ms: c.ms ?? Infinity, p }
       }
-      return `#${k.instance} at ${(k.at / 1000).toFixed(1)} s: ${held} cut off, last answered ${(worst / 1000).toFixed(1)} s later`
-    })
+    const afterKill = perKill.map(
+      (k) =>
+        `#${k.kill.instance} at ${(k.kill.at / 1000).toFixed(1)} s${k.overlapping.length ? ` (overlapping ${k.overlapping.map((x) => `${x.kind} ${(x.from / 1000).toFixed(1)}-${(x.to / 1000).toFixed(1)} s`).join(', ')})` : ''}: bound ${((k.deadline - k.kill.at) / 1000).toFixed(1)} s, ${k.payments.length} cut off, answered after ${
+          k.payments
+            .map(
+              (c) =>
+                `${c.ms === undefined ? 'never' : (c.ms / 1000).toFixed(1)}${c.laterKill ? ` (cut again at ${(c.laterKill.at / 1000).toFixed(1)} s)` : ''}`,
+            )
+            .join(', ') || '-'
+        } s`,
+    )
     const pct = (xs: number[], q: number) =>
       xs.length ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] : 0
     const statusCounts = new Map<string, number>()
@@ -645,7 +765,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       `paid latency (200 requests): p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms; first try to 200: p50 ${pct(toAnswer, 0.5)} ms, p99 ${pct(toAnswer, 0.99)} ms, max ${toAnswer.at(-1) ?? 0} ms`,
       `no answer: ${attempts.filter((a) => a.status === 'network').length} paid requests (${attempts.filter((a) => a.status === 'network' && a.ms >= 29_000).length} of them hung 30 s, the rest refused or cut by a kill)`,
       `restarts, spawn to listening: ${restarts.join(', ') || 'none'}`,
-      `payments cut off by a kill: ${afterKill.join('; ') || 'none'}`,
+      `payments cut off by a kill (${(recoveryBoundMs / 1000).toFixed(1)} s bound: lease ${o.leaseMs / 1000} s + block ${BLOCK_MS / 1000} s + work ${(workMs / 1000).toFixed(1)} s, the larger of ${o.workMs / 1000} s and a paid call's p99):`,
+      ...(afterKill.length ? afterKill.map((l) => `  ${l}`) : ['  none']),
       `slowest of them: ${
         slowest
           ? slowest.p.attempts
@@ -663,6 +784,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         .map(([k, n]) => `${k}: ${n}`)
         .join('; ')}`,
       `faults injected (${injected.length}): ${injected.join('; ')}; baseline RPC errors ${(o.baselineErrorRate * 100).toFixed(0)} %`,
+      ...(facilitatorCalls
+        ? [
+            `HTTP facilitator (instance${viaHttp > 1 ? 's' : ''} ${instances
+              .slice(o.instances - viaHttp)
+              .map((i) => `#${i.index}`)
+              .join(
+                ', ',
+              )}): ${facilitatorCalls.verify} verify, ${facilitatorCalls.settle} settle, ${facilitatorCalls.stalled} stalled ${FACILITATOR_STALL_MS} ms`,
+          ]
+        : []),
       `instances: ${instances.map((i) => `#${i.index} ${i.unexpectedExits.length} exits on its own, ${i.errorLines} error log lines`).join('; ')}`,
       ...instances.flatMap((i) =>
         i.unexpectedExits.map((x) => `  #${i.index} ${x.replace(/\s+/g, ' ')}`),
@@ -674,6 +805,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ok ? 'every invariant held' : 'INVARIANT BROKEN',
     ]
     stopping = true
+    if (o.logDir) {
+      mkdirSync(o.logDir, { recursive: true })
+      for (const inst of instances)
+        writeFileSync(
+          join(o.logDir, `instance-${inst.index}.log`),
+          [...inst.logs, inst.process?.stdout() ?? ''].join(''),
+        )
+      writeFileSync(join(o.logDir, 'payments.json'), JSON.stringify(payments, null, 1))
+    }
     return { ok, options: { ...o, log: undefined } as Omit<SoakOptions, 'log'>, results, lines }
   } finally {
     stopping = true

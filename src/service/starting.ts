@@ -18,7 +18,7 @@ export interface StartupWait {
   /**
    * Runs `attempt` until it succeeds. A failure `isOutage` says is an outage is logged (a
    * warning, never a stack) and retried after 1, 2, 4, 8, then every 10 s; any other failure
-   * is thrown. Resolves never once the service is stopping.
+   * is thrown. Resolves never once the service is stopping (and then runs no attempt).
    */
   until<T>(
     what: string,
@@ -83,6 +83,9 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
   return {
     async until(what, attempt, isOutage) {
       for (let tries = 0; ; tries++) {
+        // Stopping (Ctrl-C during start-up): start nothing more. The ledger is being closed
+        // under us, and the payment side started now would run its reconciler on it.
+        if (lifecycle.stopping) return new Promise<never>(() => {})
         try {
           return await attempt()
         } catch (error) {

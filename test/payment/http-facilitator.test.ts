@@ -100,6 +100,59 @@ describe('a facilitator at a URL', () => {
     expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([])
   })
 
+  it('answers a retryable 502 when /verify hangs past the timeout: never a 402, nothing charged, the retry is paid', async () => {
+    const header = await suite.paymentHeader(stack)
+    remote.faults.verifyStallMs = 2_500
+    let first: Awaited<ReturnType<typeof pay>>
+    const started = Date.now()
+    try {
+      first = await pay(header)
+    } finally {
+      delete remote.faults.verifyStallMs
+    }
+    // The 1 s facilitator timeout, not the stall, decides when the buyer hears back.
+    expect(Date.now() - started).toBeLessThan(2_500)
+    expect(first.status).toBe(502)
+    expect(first.body).toMatchObject({ error: 'facilitator_unavailable' })
+    expect(Number(first.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([])
+    // Let the stalled verify finish on the facilitator's side before the retry.
+    await new Promise((resolve) => setTimeout(resolve, 1_600))
+    const retry = await pay(header)
+    expect(retry.status).toBe(200)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([
+      retry.body.receipt.settlementTx,
+    ])
+  })
+
+  it('answers a retryable 503 when /settle hangs past the timeout, then settles late: charged once, the retry gets the receipt', async () => {
+    const header = await suite.paymentHeader(stack)
+    remote.faults.settleStallMs = 2_500
+    let first: Awaited<ReturnType<typeof pay>>
+    const started = Date.now()
+    try {
+      first = await pay(header)
+    } finally {
+      delete remote.faults.settleStallMs
+    }
+    expect(first.status, JSON.stringify(first.body)).toBe(503)
+    expect(first.body).toMatchObject({ error: 'settlement_pending' })
+    expect(Number(first.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(Date.now() - started).toBeLessThan(2_500 + 5_000)
+    // The stalled facilitator settles after all; the buyer retries the same header.
+    const deadline = Date.now() + 15_000
+    let retry = await pay(header)
+    while (retry.status !== 200 && Date.now() < deadline) {
+      expect(retry.status, JSON.stringify(retry.body)).toBe(503)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      retry = await pay(header)
+    }
+    expect(retry.status).toBe(200)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([
+      retry.body.receipt.settlementTx,
+    ])
+  }, 30_000)
+
   it('confirms a settle whose answer timed out from the chain, before answering', async () => {
     const header = await suite.paymentHeader(stack)
     remote.faults.settleDelayMs = 2_500

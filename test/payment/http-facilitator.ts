@@ -6,6 +6,15 @@ import type { FacilitatorClient } from '@x402/core/server'
 export interface FacilitatorFaults {
   /** Settle, then hold the answer back this long (a lost/slow answer after broadcast). */
   settleDelayMs?: number
+  /** Stall this long before settling, then settle anyway (a facilitator that hangs). */
+  settleStallMs?: number
+  /** Stall this long before verifying (a facilitator that hangs past the caller's timeout). */
+  verifyStallMs?: number
+  /**
+   * Stall this share of /verify and /settle calls for `stall.ms` (a settle stalls before it
+   * settles, then settles anyway); `random` decides which (seeded in the soak).
+   */
+  stall?: { rate: number; ms: number; random: () => number }
   /** Drop the connection on /settle without settling (the facilitator died mid-request). */
   dropSettle?: number
   /** Answer /verify with this raw body (garbage). */
@@ -25,8 +34,16 @@ export interface FacilitatorFaults {
 export async function startHttpFacilitator(
   inner: FacilitatorClient,
   faults: FacilitatorFaults = {},
+  /** Loopback port (default: any free one). */
+  port = 0,
 ) {
-  const calls = { verify: 0, settle: 0, supported: 0 }
+  const calls = { verify: 0, settle: 0, supported: 0, stalled: 0 }
+  const maybeStall = async () => {
+    const stall = faults.stall
+    if (!stall || stall.random() >= stall.rate) return
+    calls.stalled++
+    await new Promise((r) => setTimeout(r, stall.ms))
+  }
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -42,6 +59,8 @@ export async function startHttpFacilitator(
       }
       if (req.method === 'POST' && req.url === '/verify') {
         calls.verify++
+        await maybeStall()
+        if (faults.verifyStallMs) await new Promise((r) => setTimeout(r, faults.verifyStallMs))
         if (faults.verifyBody !== undefined) return reply(200, faults.verifyBody)
         return reply(200, await inner.verify(body.paymentPayload, body.paymentRequirements))
       }
@@ -60,6 +79,8 @@ export async function startHttpFacilitator(
             payer: body.paymentPayload.payload.authorization.from,
           })
         }
+        await maybeStall()
+        if (faults.settleStallMs) await new Promise((r) => setTimeout(r, faults.settleStallMs))
         const result = await inner.settle(body.paymentPayload, body.paymentRequirements)
         if (faults.settleDelayMs) await new Promise((r) => setTimeout(r, faults.settleDelayMs))
         if (faults.settleThenAnswer) {
@@ -85,10 +106,10 @@ export async function startHttpFacilitator(
       reply(500, { error: String(error) })
     }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const listening = (server.address() as AddressInfo).port
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     calls,
     faults,
     close: () =>

@@ -11,6 +11,7 @@ import {
   builtinFacilitator,
   buyer,
   EXAMPLE_BODY,
+  fundedPayer,
   nonceOf,
   type PaidApp,
   paidApp,
@@ -105,4 +106,74 @@ describe.runIf(havePostgres)('the paid route on a PostgreSQL ledger that goes aw
     expect(back.status).toBe(200)
     expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toHaveLength(1)
   }, 30_000)
+
+  describe('an owner that gave up on a payment while the database was cut', () => {
+    // Found by the soak (issue 28): an owner that settled but could not store the receipt,
+    // nor record the payment pending, answered 503 and left it `settling` under its lease;
+    // every retry then waited the lease out (~10 s after the database was back). Now the
+    // owner records what it knows as soon as the database is back, which releases the lease.
+    const LEASE_MS = 10_000
+    let armed: 'verify' | 'settle' | undefined
+    let cutStack: PaidApp
+    beforeAll(async () => {
+      const inner = builtinFacilitator(devnet.rpcUrl)
+      cutStack = await paidApp({
+        preflightRpcUrl: devnet.rpcUrl,
+        ledger: storage.ledger,
+        payments: { leaseMs: LEASE_MS },
+        facilitator: {
+          ...inner,
+          client: {
+            getSupported: inner.client.getSupported.bind(inner.client),
+            verify: async (...args: Parameters<typeof inner.client.verify>) => {
+              if (armed !== 'verify') return inner.client.verify(...args)
+              armed = undefined
+              await proxy.down()
+              throw new Error('the facilitator could not be reached')
+            },
+            settle: async (...args: Parameters<typeof inner.client.settle>) => {
+              const settled = await inner.client.settle(...args)
+              if (armed === 'settle') {
+                armed = undefined
+                await proxy.down()
+              }
+              return settled
+            },
+          },
+        },
+      })
+    })
+
+    const cutThenRetry = async (stage: 'verify' | 'settle', expectedCode: string) => {
+      const payer = await fundedPayer(devnet.rpcUrl)
+      const header = await buyer(cutStack.app, devnet.rpcUrl, payer).paymentHeader(
+        await unpaidOffer(cutStack.app),
+      )
+      armed = stage
+      const owner = await postPaid(cutStack.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
+      expect(owner.status).toBe(503)
+      expect(await owner.json()).toMatchObject({ error: expectedCode })
+      // The database comes back a second later; the buyer retries a second after that.
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await proxy.up()
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      const started = Date.now()
+      const retry = await postPaid(cutStack.app, EXAMPLE_BODY, { 'PAYMENT-SIGNATURE': header })
+      expect(retry.status).toBe(200)
+      const receipt = ((await retry.json()) as { receipt: { settlementTx: string } }).receipt
+      // Well inside the 10 s lease the owner still held.
+      expect(Date.now() - started).toBeLessThan(4_000)
+      expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
+        receipt.settlementTx,
+      ])
+    }
+
+    it('settled, receipt not stored: recorded pending once the database is back, and the retry finishes it at once', async () => {
+      await cutThenRetry('settle', 'settlement_pending')
+    }, 30_000)
+
+    it('verify failed, failure not stored: recorded once the database is back, and the retry claims it at once', async () => {
+      await cutThenRetry('verify', 'ledger_unavailable')
+    }, 30_000)
+  })
 })

@@ -9,6 +9,7 @@ import { createViemSettlementChain } from '../../src/adapters/facilitator/settle
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { paymentId } from '../../src/domain/payment/payment-id.js'
+import { ABANDONED_CODE } from '../../src/domain/payment/payment-recovery.js'
 import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
@@ -274,6 +275,55 @@ describe('a payment whose owner died before settling', () => {
       expect(await storage.ledger.get(id)).toMatchObject({ status: 'settled' })
     })
   }
+})
+
+describe('a payment the reconciler marked abandoned while a copy waited on it', () => {
+  // Found by the soak (issue 28): a copy waiting out a dead owner's lease answered 503
+  // payment_in_progress when the reconciler got there first (it marks a payment abandoned
+  // before settling as failed, retryable), so the payment waited for the buyer's next retry
+  // (Retry-After 5 s) instead of being taken over at once.
+  it('is taken over by the waiting copy and settled once', async () => {
+    const payer = await fundedPayer(devnet.rpcUrl)
+    const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+      await unpaidOffer(stack.app),
+    )
+    const decoded = decodePayment(header, stack.rail.requirements)
+    if (!decoded.ok) throw new Error(decoded.reason)
+    const { payload, inner, authorization } = decoded.payment
+    const id = idOf(header)
+    const newPayment = {
+      id,
+      network: 'eip155:8453',
+      asset: USDC_ADDRESS,
+      payer: authorization.payer,
+      nonce: authorization.nonce,
+      payTo: authorization.to,
+      amount: authorization.value,
+      validBefore: authorization.validBefore,
+      payloadHash: canonicalJsonHash(inner),
+      payload,
+      requestHash: canonicalJsonHash(EXAMPLE_BODY),
+    }
+    // An owner that died 1 s into a 3 s lease: the copy arrives and waits.
+    expect(await storage.ledger.claim(newPayment, 3_000)).toEqual({ claimed: true })
+    const started = Date.now()
+    const copy = pay(header)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // The reconciler's write for an abandoned payment (reconcileOne), landing mid-wait.
+    expect(
+      await storage.ledger.transition(id, ['verifying'], {
+        status: 'failed',
+        failure: { kind: 'error', code: ABANDONED_CODE, message: 'abandoned before settling' },
+      }),
+    ).toBe(true)
+    const answer = await copy
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    expect(Date.now() - started).toBeLessThan(3_000 + 5_000)
+    expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
+      answer.body.receipt.settlementTx,
+    ])
+    expect(await storage.ledger.get(id)).toMatchObject({ status: 'settled' })
+  })
 })
 
 describe('a takeover that cannot read the chain', () => {

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest'
 import {
   type CallRecord,
   checkInvariants,
+  checkKillRecovery,
+  everyInstanceDown,
   type PaymentRecord,
+  recoveryDeadline,
   type SoakEvidence,
 } from '../../scripts/soak/invariants.js'
 import { newReceiptId, type Receipt, signReceipt } from '../../src/domain/receipt/receipt.js'
@@ -52,7 +55,13 @@ const attempt = (status: CallRecord['status'], code?: string): CallRecord => ({
   retryAfter: status === 503 || status === 502 ? '1' : null,
 })
 
-/** Two payments, each retried once through a 503 and then answered 200; ledger = chain. */
+const BOUND_MS = 18_000
+const KILL_AT = 2_500
+
+/**
+ * Two payments, each retried once through a 503 and then answered 200; ledger = chain. The
+ * first had a request on instance 1 when it was killed (at 2.5 s): its retry got 200 1 s later.
+ */
 async function cleanHistory(): Promise<SoakEvidence> {
   const payments: PaymentRecord[] = []
   for (const n of [1, 2]) {
@@ -64,6 +73,10 @@ async function cleanHistory(): Promise<SoakEvidence> {
       outcome: { status: 200, receipt: await receiptFor(n), atUnix: now },
     })
   }
+  ;(payments[0] as PaymentRecord).attempts = [
+    { ...attempt('network'), instance: 1, at: 1_000, ms: 2_000 },
+    { ...attempt(200), at: 3_100, ms: 400 },
+  ]
   return {
     payments,
     others: [{ ...attempt(402, 'payment_required'), kind: 'unpaid' }],
@@ -80,6 +93,9 @@ async function cleanHistory(): Promise<SoakEvidence> {
     price: PRICE,
     receiptSigners: [signer.address],
     health: [{ instance: 0, healthz: 200, readyz: 200 }],
+    kills: [{ instance: 1, at: KILL_AT }],
+    outages: [],
+    recoveryBoundMs: BOUND_MS,
   }
 }
 
@@ -195,5 +211,105 @@ describe('the soak invariants', () => {
     const e = await cleanHistory()
     e.health.push({ instance: 1, healthz: 200, readyz: 503 })
     expect(await failing(e)).toEqual(['every instance healthy and ready'])
+  })
+
+  it('a payment a kill cut off answered past the lease plus a block is caught', async () => {
+    const e = await cleanHistory()
+    const { perKill } = checkKillRecovery(e.payments, e.kills, e.outages, BOUND_MS)
+    expect(perKill.map((k) => k.payments.map((p) => p.ms))).toEqual([[1_000]])
+    const p = e.payments[0] as PaymentRecord
+    // Its retry waited out a lease, then another: answered 20.5 s after the kill.
+    p.attempts[1] = { ...attempt(200), at: 3_100, ms: 19_900 }
+    expect(await failing(e)).toEqual([
+      'every payment a kill cut off answered within the lease plus a block',
+    ])
+    // Never answered at all: late, and unanswered.
+    delete p.outcome
+    p.attempts[1] = { ...attempt(503, 'payment_in_progress'), at: 3_100, ms: 10_000 }
+    expect(await failing(e)).toEqual([
+      'every valid, funded payment answered 200',
+      'every charge answered 200 with a verified receipt naming its transfer',
+      'every payment a kill cut off answered within the lease plus a block',
+    ])
+  })
+
+  it('an outage overlapping a kill moves its bound to the outage end; one after it does not', async () => {
+    const e = await cleanHistory()
+    const p = e.payments[0] as PaymentRecord
+    p.attempts[1] = { ...attempt(200), at: 3_100, ms: 25_000 } // answered 25.6 s after the kill
+    // A database cut from 10 s to 15 s: the bound runs from 15 s (33 s, answered at 28.1 s).
+    e.outages = [{ kind: 'db-cut', from: 10_000, to: 15_000 }]
+    expect(await failing(e)).toEqual([])
+    // A blackout that starts after the bound ran out moves nothing.
+    e.outages = [{ kind: 'blackout', from: KILL_AT + BOUND_MS + 1, to: 40_000 }]
+    expect(await failing(e)).toEqual([
+      'every payment a kill cut off answered within the lease plus a block',
+    ])
+    // Chained outages: the second overlaps only the window the first extended.
+    const chained = [
+      { kind: 'db-cut', from: 0, to: 5_000 },
+      { kind: 'blackout', from: 22_000, to: 30_000 },
+      { kind: 'db-cut', from: 60_000, to: 61_000 },
+    ]
+    expect(recoveryDeadline(KILL_AT, chained, BOUND_MS)).toEqual({
+      deadline: 30_000 + BOUND_MS,
+      overlapping: chained.slice(0, 2),
+    })
+  })
+
+  it('a payment with no request on the killed instance is not counted as cut off', async () => {
+    const e = await cleanHistory()
+    // The kill of instance 0 hits nothing in flight: its payments ran on instance 0 at 0-10 ms.
+    const { perKill } = checkKillRecovery(
+      e.payments,
+      [{ instance: 0, at: 5_000 }],
+      e.outages,
+      BOUND_MS,
+    )
+    expect(perKill[0]?.payments).toEqual([])
+  })
+
+  it('a payment cut off again by a later kill is judged from that kill', async () => {
+    const e = await cleanHistory()
+    const p = e.payments[0] as PaymentRecord
+    // Instance 0 took it over and was killed in turn at 17 s; answered 30 s after the first kill.
+    p.attempts = [
+      { ...attempt('network'), instance: 1, at: 1_000, ms: 2_000 },
+      { ...attempt('network'), instance: 0, at: 12_000, ms: 5_500 },
+      { ...attempt(200), at: 18_000, ms: 14_500 },
+    ]
+    expect(await failing(e)).toEqual([
+      'every payment a kill cut off answered within the lease plus a block',
+    ])
+    e.kills.push({ instance: 0, at: 17_000 })
+    expect(await failing(e)).toEqual([])
+    const { perKill } = checkKillRecovery(e.payments, e.kills, e.outages, BOUND_MS)
+    expect(perKill[0]?.payments[0]?.laterKill).toEqual({ instance: 0, at: 17_000 })
+    // ...but it still must be answered within the later kill's bound.
+    p.attempts[2] = { ...attempt(200), at: 18_000, ms: 18_500 }
+    expect(await failing(e)).toEqual([
+      'every payment a kill cut off answered within the lease plus a block',
+    ])
+  })
+
+  it('finds the windows in which every instance was down at once', () => {
+    // Instance 0 down 10-20 s and 50-60 s; instance 1 down 15-30 s and 58-70 s.
+    expect(
+      everyInstanceDown([
+        [
+          { from: 10_000, to: 20_000 },
+          { from: 50_000, to: 60_000 },
+        ],
+        [
+          { from: 15_000, to: 30_000 },
+          { from: 58_000, to: 70_000 },
+        ],
+      ]),
+    ).toEqual([
+      { kind: 'every instance down', from: 15_000, to: 20_000 },
+      { kind: 'every instance down', from: 58_000, to: 60_000 },
+    ])
+    // One instance never down: never every instance.
+    expect(everyInstanceDown([[{ from: 10_000, to: 20_000 }], []])).toEqual([])
   })
 })

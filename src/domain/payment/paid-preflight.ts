@@ -15,6 +15,7 @@ import type { SettleOutcome, VerifyOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
 import {
   confirmSettlement,
+  type OwnerLease,
   type RecoveryDeps,
   recoverPayment,
   withLease,
@@ -149,7 +150,8 @@ async function paidPreflight(
   // number of times: the database clock may see the lease alive a moment longer than ours).
   const claimOrWait = async (takeOvers: number): Promise<PaidPreflightOutcome> => {
     const claim = await deps.ledger.claim(payment, deps.leaseMs)
-    if (claim.claimed) return withLease(deps, id, () => ownPayment(deps, request, payment, timings))
+    if (claim.claimed)
+      return withLease(deps, id, (lease) => ownPayment(deps, request, payment, timings, lease))
     // A concurrent payment claimed this identifier first (the ledger keeps one per payer).
     if (identified && claim.existing.id !== id) assertSameIdentifiedCall(claim.existing, identified)
     const takeOver = takeOvers > 0 ? () => claimOrWait(takeOvers - 1) : undefined
@@ -164,13 +166,23 @@ async function ownPayment(
   request: PaidPreflightRequest,
   payment: NewPayment,
   timings: PhaseTimings,
+  lease: OwnerLease,
 ): Promise<PaidPreflightOutcome> {
   const required = requiredIn(timings)
   const { id, payload } = payment
   const authorization = { payer: payment.payer }
   const expected = expectedPayment(payment)
   const fail = async (from: PaymentStatus, failure: PaymentFailure) => {
-    await deps.ledger.transition(id, [from], { status: 'failed', failure })
+    const record = () => deps.ledger.transition(id, [from], { status: 'failed', failure })
+    try {
+      await record()
+    } catch (error) {
+      // Nothing was sent: once the ledger is back the failure is recorded and the payment
+      // released, so a retry claims it again at once instead of waiting out the lease. (From
+      // `settling` the caller records it pending instead: the chain decides.)
+      if (from !== 'settling') lease.recordLater(record)
+      throw error
+    }
   }
 
   // Verify and preflight run together: their chain reads share one wave. The facilitator
@@ -273,7 +285,7 @@ async function ownPayment(
     }
   }
   const pending = (transaction: Hex | undefined, why: string, err?: unknown) =>
-    recordPending(deps, id, transaction, why, err)
+    recordPending(deps, id, transaction, why, err, lease)
   // Whatever the facilitator said, the chain may already know: a transaction using this
   // authorization that pays us settles the payment now (ours, or someone else's submission).
   const fromChain = async (transaction: Hex | undefined) => {

@@ -10,6 +10,26 @@ export interface RecoveryDeps extends ResolveDeps {
 }
 
 /**
+ * The owner's hold on a payment while {@link withLease} runs its work. A write the work could
+ * not make (the ledger was cut) is left to {@link OwnerLease.recordLater}.
+ */
+export interface OwnerLease {
+  /**
+   * Keeps trying `write` (every 250 ms) after the work ended, for as long as the lease is
+   * surely still ours (a second before it runs out on our clock, counted from the last
+   * renewal the ledger accepted): an owner that gave up on a payment during a database cut
+   * records what it knows, and releases the payment, as soon as the database is back, instead
+   * of leaving every retry to wait out its lease. `write` must be conditional on the state
+   * the owner left the payment in, so it is a no-op once anyone moved it on.
+   */
+  recordLater(write: () => Promise<unknown>): void
+}
+
+/** How long before our estimate of the lease's end a late write stops trying (clock skew). */
+const LATE_WRITE_MARGIN_MS = 1_000
+const LATE_WRITE_INTERVAL_MS = 250
+
+/**
  * Runs `work` as the owner of payment `id`, renewing its lease every third of the lease while
  * it runs, so the payment is never taken over from a living owner, and is taken over within
  * one lease once the owner dies (a crash stops the renewals).
@@ -17,22 +37,45 @@ export interface RecoveryDeps extends ResolveDeps {
 export async function withLease<T>(
   deps: Pick<RecoveryDeps, 'ledger' | 'leaseMs' | 'logger'>,
   id: string,
-  work: () => Promise<T>,
+  work: (lease: OwnerLease) => Promise<T>,
 ): Promise<T> {
   const leaseMs = deps.leaseMs ?? DEFAULT_PAYMENT_LEASE_MS
+  // When the lease surely runs out, on our clock: the ledger counts from its own `now()`, a
+  // moment after we asked, so counting from before we asked is conservative.
+  let heldUntil = Date.now() + leaseMs
   const timer = setInterval(
     () => {
-      deps.ledger.renewLease(id, leaseMs).catch((error: unknown) => {
-        deps.logger?.warn({ err: error, paymentId: id }, 'cannot renew the payment lease')
-      })
+      const asked = Date.now()
+      deps.ledger.renewLease(id, leaseMs).then(
+        (renewed) => {
+          heldUntil = renewed ? Math.max(heldUntil, asked + leaseMs) : 0
+        },
+        (error: unknown) => {
+          deps.logger?.warn({ err: error, paymentId: id }, 'cannot renew the payment lease')
+        },
+      )
     },
     Math.max(50, Math.floor(leaseMs / 3)),
   )
   timer.unref()
+  const late: (() => Promise<unknown>)[] = []
   try {
-    return await work()
+    return await work({ recordLater: (write) => late.push(write) })
   } finally {
     clearInterval(timer)
+    for (const write of late) {
+      const attempt = () => {
+        if (Date.now() >= heldUntil - LATE_WRITE_MARGIN_MS) {
+          deps.logger?.warn({ paymentId: id }, 'the ledger stayed unavailable; the lease decides')
+          return
+        }
+        write().then(
+          () => deps.logger?.info({ paymentId: id }, 'recorded once the ledger was back'),
+          () => setTimeout(attempt, LATE_WRITE_INTERVAL_MS).unref(),
+        )
+      }
+      setTimeout(attempt, LATE_WRITE_INTERVAL_MS).unref()
+    }
   }
 }
 
@@ -46,14 +89,24 @@ export function ownerGone(record: PaymentRecord, nowMs = Date.now()): boolean {
 
 /**
  * True when a payment's owner died before anything could be sent (`verifying` or `verified`,
- * lease run out): a new claim takes it over and works on it from the start.
+ * lease run out), or the reconciler already marked it so ({@link ABANDONED_CODE}): a new
+ * claim takes it over and works on it from the start.
  */
 export function ownerAbandoned(record: PaymentRecord, nowMs = Date.now()): boolean {
+  if (record.status === 'failed') {
+    return record.failure?.kind === 'error' && record.failure.code === ABANDONED_CODE
+  }
   return (
     (record.status === 'verifying' || record.status === 'verified') &&
     record.leaseUntil.getTime() <= nowMs
   )
 }
+
+/**
+ * The failure the reconciler records on a payment whose owner died before settling (nothing
+ * was charged; a retry claims it again).
+ */
+export const ABANDONED_CODE = 'payment_in_progress'
 
 /**
  * Takes over payment `id` when its owner's lease ran out and resolves it from the chain at

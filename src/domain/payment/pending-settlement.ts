@@ -2,6 +2,7 @@ import type { Hex } from 'viem'
 import { AppError } from '../../errors.js'
 import type { PaymentLedger } from './payment-ledger.js'
 import type { PaymentLogger } from './payment-logger.js'
+import type { OwnerLease } from './payment-recovery.js'
 import { pendingError } from './stored-answer.js'
 
 /** What recording an undecided settlement needs. */
@@ -43,21 +44,26 @@ export async function recordPending(
   transaction: Hex | undefined,
   why: string,
   cause?: unknown,
+  /** The owner's lease: a write the ledger refused is made once it is back (see OwnerLease). */
+  lease?: OwnerLease,
 ): Promise<never> {
   deps.logger?.warn(
     { paymentId: id, transaction, reason: why, ...(cause ? { err: cause } : {}) },
     'settlement outcome unknown; recorded as pending, resolved from the chain',
   )
-  try {
-    await deps.ledger.transition(id, ['settling'], {
+  const record = () =>
+    deps.ledger.transition(id, ['settling'], {
       status: 'settle_pending',
       ...(transaction ? { settlementTx: transaction } : {}),
     })
+  try {
+    await record()
   } catch (error) {
     deps.logger?.warn(
       { paymentId: id, transaction, err: error },
-      'cannot record the pending settlement; a retry or the reconciler takes it over when its lease runs out',
+      'cannot record the pending settlement; recorded once the ledger is back, else a retry or the reconciler takes it over when its lease runs out',
     )
+    lease?.recordLater(record)
   }
   throw pendingError(transaction)
 }

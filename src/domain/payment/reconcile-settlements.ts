@@ -1,5 +1,5 @@
 import { DEFAULT_PAYMENT_LEASE_MS, type PaymentRecord } from './payment-ledger.js'
-import { withLease } from './payment-recovery.js'
+import { ABANDONED_CODE, withLease } from './payment-recovery.js'
 import { type ResolveDeps, resolvePayment } from './resolve-payment.js'
 
 export type {
@@ -108,7 +108,7 @@ async function reconcileOne(
       status: 'failed',
       failure: {
         kind: 'error',
-        code: 'payment_in_progress',
+        code: ABANDONED_CODE,
         message:
           'the request handling this payment stopped before settlement and nothing was charged; retry it with the same PAYMENT-SIGNATURE',
       },

@@ -74,6 +74,8 @@ export async function answerCopy(
   }
   if (existing.requestHash !== copy.requestHash) return required('payment_reused')
   const settled = await waitForAnswer(deps, copy.id, existing, takeOver !== undefined)
+  // Abandoned: the lease ran out, or the reconciler got there first and marked it failed (the
+  // soak saw the copy answer 503 then, and the payment wait for the buyer's next retry).
   if (takeOver && ownerAbandoned(settled)) return takeOver()
   return answerFrom(deps, settled, true, timings)
 }
