@@ -252,7 +252,7 @@ export const errorCode = ErrorBodySchema.shape.error.options[0]
       (error: { stdout: string; stderr: string }) => error,
     )
     expect(`${compiled.stdout}${compiled.stderr}`).toBe('')
-  }, 480_000)
+  }, 240_000)
 
   it('its installed MCP server answers the official SDK client over stdio', async () => {
     const { BUYER_PRIVATE_KEY: _k, ...env } = process.env as Record<string, string>
