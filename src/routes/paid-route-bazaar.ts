@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi'
+import { TransactionRequestSchema } from '@pre-send-guard/client/schemas'
 import {
   bazaarResourceServerExtension,
   type DiscoveryExtension,
   declareDiscoveryExtension,
 } from '@x402/extensions/bazaar'
 import { PAID_PREFLIGHT_PATH } from '../domain/payment/offer.js'
-import { TransactionRequestSchema } from './schemas/transaction-request.js'
 
 /**
  * The HTTP transport context the bazaar hook reads: the method, and an adapter (only looked at
@@ -84,7 +84,11 @@ const OUTPUT_EXAMPLE = {
   },
 }
 
-/** The body's JSON Schema (2020-12), derived from the route's own zod schema, with descriptions. */
+/**
+ * The body's JSON Schema (2020-12), derived from the route's own zod schema (the shared one: the
+ * route's copy carries an OpenAPI component id, which would make the root a bare `$ref`), with
+ * descriptions.
+ */
 export function paidRouteInputSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(TransactionRequestSchema, {
     target: 'draft-2020-12',

@@ -1,19 +1,37 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PAGE_PATHS, QUICKSTART_PACKAGES, registerPages } from '../../src/routes/pages.js'
 import { BAZAAR_INPUT_EXAMPLE } from '../../src/routes/paid-route-bazaar.js'
+import { tsSnippets } from '../support/page-snippets.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
 /**
  * The client package as someone outside this repository gets it: `npm pack` makes the tarball,
- * a fresh temporary project installs it (its dependencies from the local npm cache, else the
- * registry), runs its CLI against a real guard, and compiles a strict TypeScript consumer
- * against its published types. Plus its module graph: no import cycles, and the layers only
- * import downwards (types <- client <- viem <- cli; mcp uses client and the CLI's payer only).
+ * and a fresh temporary project installs it beside viem (the version this repository installs,
+ * the newest 2.x available offline) with `npm install --offline`: every package comes from the
+ * local npm cache, which the repository's own install filled, never from the registry. Then:
+ * one copy of viem; the tarball's README, CHANGELOG and LICENSE; its CLI and MCP server run
+ * from the install against a real guard; and strict `tsc` (skipLibCheck off) passes on a
+ * consumer of every subpath and on every documented snippet (the package's README,
+ * docs/buyer-kit.md, the served pages), and one README snippet runs. Plus its module graph: no
+ * import cycles, and the layers only import downwards.
  */
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -24,6 +42,9 @@ const TYPESCRIPT = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).
 const TYPES_NODE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies[
   '@types/node'
 ] as string
+/** The viem a user has: the one this repository installed (the newest 2.x this registry serves). */
+const VIEM = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'viem', 'package.json'), 'utf8'))
+  .version as string
 
 let work: string
 let project: string
@@ -44,20 +65,30 @@ beforeAll(async () => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', version: '0.0.0', private: true, type: 'module' }),
   )
+  // The pages' quickstart packages too (their snippets import them), tsx aside: nothing runs it.
+  const quickstart = QUICKSTART_PACKAGES.filter(
+    (p) => !p.startsWith('tsx@') && !p.startsWith('viem@'),
+  )
   await run(
     NPM,
     [
       'install',
-      '--prefer-offline',
+      '--offline',
       '--no-audit',
       '--no-fund',
       '--ignore-scripts',
       tarball,
+      `viem@${VIEM}`,
+      ...quickstart,
       `typescript@${TYPESCRIPT}`,
       `@types/node@${TYPES_NODE}`,
     ],
     { cwd: project, env: quietNpm(), timeout: 240_000 },
-  )
+  ).catch((error: { stderr?: string }) => {
+    throw new Error(
+      `npm install --offline in the consumer project failed (is the npm cache filled? run npm install in the repository first): ${error.stderr ?? String(error)}`,
+    )
+  })
   guard = await startServedGuard()
 }, 300_000)
 
@@ -84,18 +115,53 @@ describe('npm pack of @pre-send-guard/client', () => {
     expect(files).toContain('package/dist/schemas/index.d.ts')
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([])
+    // What npm shows on the package's page, and the licence it is given under.
+    expect(files).toEqual(
+      expect.arrayContaining(['package/README.md', 'package/CHANGELOG.md', 'package/LICENSE']),
+    )
     const installed = join(project, 'node_modules', '@pre-send-guard', 'client')
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'LICENSE'), 'utf8'),
+    )
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License/)
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
+    expect(manifest.license).toBe('MIT')
     expect(Object.keys(manifest.dependencies)).not.toContain('tsx')
+    // viem is the user's: a peer with a range, never a dependency of its own.
+    expect(manifest.dependencies.viem).toBeUndefined()
+    expect(manifest.peerDependencies).toEqual({ viem: expect.stringMatching(/^\^2\.\d+\.\d+$/) })
     expect(
       statSync(join(project, 'node_modules', '.bin', 'pre-send-guard-buyer')).mode & 0o111,
     ).not.toBe(0)
+  })
+
+  it("installs beside the user's viem with exactly one copy of viem", async () => {
+    const listed = await run(NPM, ['ls', 'viem', '--all', '--parseable'], {
+      cwd: project,
+      env: quietNpm(),
+    })
+    const copies = listed.stdout
+      .trim()
+      .split('\n')
+      .filter((line) => /[\\/]node_modules[\\/]viem$/.test(line))
+    expect(copies).toEqual([join(project, 'node_modules', 'viem')])
+    const version = JSON.parse(readFileSync(join(copies[0]!, 'package.json'), 'utf8')).version
+    expect(version).toBe(VIEM)
+    // And npm sees the peer range satisfied (no "invalid" or "missing" peer in the tree).
+    const tree = await run(NPM, ['ls', 'viem', '--all', '--json'], {
+      cwd: project,
+      env: quietNpm(),
+    })
+    expect(tree.stdout).not.toMatch(/"invalid"|"missing"|"problems"/)
   })
 
   it('its installed CLI runs with plain node and checks a transaction against the guard', async () => {
     const bin = join(project, 'node_modules', '.bin', 'pre-send-guard-buyer')
     const help = await run(bin, ['--help'], { cwd: project })
     expect(help.stdout).toMatch(/Pre-Send Guard buyer kit/)
+    // Help for a consumer project: the executable's own name, never this repository's script.
+    expect(help.stdout).toContain('Usage: pre-send-guard-buyer <command>')
+    expect(help.stdout).not.toContain('npm run buyer')
     const checked = await run(
       bin,
       [
@@ -131,7 +197,7 @@ describe('npm pack of @pre-send-guard/client', () => {
           noEmit: true,
           types: ['node'],
         },
-        files: ['consumer.ts'],
+        files: ['consumer.ts', ...snippetFiles()],
       }),
     )
     writeFileSync(
@@ -187,6 +253,102 @@ export const errorCode = ErrorBodySchema.shape.error.options[0]
     )
     expect(`${compiled.stdout}${compiled.stderr}`).toBe('')
   }, 240_000)
+
+  it('its installed MCP server answers the official SDK client over stdio', async () => {
+    const { BUYER_PRIVATE_KEY: _k, ...env } = process.env as Record<string, string>
+    const client = new Client({ name: 'consumer', version: '1.0.0' })
+    await client.connect(
+      new StdioClientTransport({
+        command: join(project, 'node_modules', '.bin', 'pre-send-guard-mcp'),
+        args: ['--url', guard.baseUrl],
+        cwd: project,
+        env,
+        stderr: 'pipe',
+      }),
+    )
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((t) => t.name)).toContain('preflight_transaction')
+      const answer = await client.callTool({
+        name: 'preflight_transaction',
+        arguments: { ...BAZAAR_INPUT_EXAMPLE },
+      })
+      expect(answer.structuredContent).toMatchObject({ verdict: 'sign', environment: 'devnet' })
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
+  it("runs the README's direct-call snippet against the guard", async () => {
+    const snippet = markdownSnippets(join(PACKAGE, 'README.md')).find((code) =>
+      code.includes('guard.preflight('),
+    )
+    expect(snippet).toBeDefined()
+    const js = ts.transpileModule(snippet!.replaceAll('http://127.0.0.1:8402', guard.baseUrl), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText
+    writeFileSync(join(project, 'direct-call.mjs'), js)
+    const ran = await run(process.execPath, ['direct-call.mjs'], { cwd: project })
+    expect(ran.stderr).toBe('')
+    expect(ran.stdout).toMatch(/^sign \[.*\] \d+\n$/)
+  }, 60_000)
+
+  it('documents the MCP server through the scoped package, never a bare npx name', () => {
+    const read = (f: string) => readFileSync(join(ROOT, f), 'utf8')
+    const bare = /npx pre-send-guard-mcp|"args": \["pre-send-guard-mcp"\]/
+    // The MCP configuration itself lives in the package README and the buyer kit's docs.
+    for (const text of ['docs/buyer-kit.md', 'packages/client/README.md'].map(read)) {
+      expect(text).not.toMatch(bare)
+      expect(text).toContain('"-p", "@pre-send-guard/client", "pre-send-guard-mcp"')
+    }
+    // The root README names the command and links there.
+    const readme = read('README.md')
+    expect(readme).not.toMatch(bare)
+    expect(readme).toContain('npx -y -p @pre-send-guard/client pre-send-guard-mcp')
+    expect(readme).toContain('(packages/client/README.md)')
+  })
+})
+
+/** The ```ts blocks of a markdown file, as a reader would copy them. */
+function markdownSnippets(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!)
+}
+
+/** Every documented TypeScript snippet as a file of the consumer project (names for tsc). */
+function snippetFiles(): string[] {
+  const dir = join(project, 'snippets')
+  mkdirSync(dir, { recursive: true })
+  const sources: [string, string[]][] = [
+    ['readme', markdownSnippets(join(PACKAGE, 'README.md'))],
+    ['buyer-kit', markdownSnippets(join(ROOT, 'docs', 'buyer-kit.md'))],
+    ['pages', pageSnippets],
+  ]
+  expect(sources.map(([, found]) => found.length > 0)).toEqual([true, true, true])
+  return sources.flatMap(([name, found]) =>
+    found.map((code, i) => {
+      const file = join('snippets', `${name}-${i}.ts`)
+      // Each snippet is its own module, as its own file would be.
+      writeFileSync(
+        join(project, file),
+        /^(import|export) /m.test(code) ? code : `${code}\nexport {}\n`,
+      )
+      return file
+    }),
+  )
+}
+
+const pageSnippets: string[] = []
+beforeAll(async () => {
+  const app = new OpenAPIHono()
+  registerPages(app, {
+    publicBaseUrl: 'https://guard.example',
+    environment: 'mainnet',
+    payTo: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+  })
+  for (const page of PAGE_PATHS) {
+    const body = await (await app.request(page)).text()
+    pageSnippets.push(...tsSnippets(body).map((s) => s.code))
+  }
 })
 
 describe('the package module graph (compiled)', () => {

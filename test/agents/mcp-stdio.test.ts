@@ -95,6 +95,7 @@ describe('pre-send-guard-mcp over stdio', () => {
       'preflight_transaction',
       'preflight_typed_data',
       'preflight_user_operation',
+      'public_page_evidence',
     ])
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(80)

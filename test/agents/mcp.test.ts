@@ -66,9 +66,10 @@ const call = (name: string, args: Record<string, unknown>, meta?: Record<string,
   }) as Promise<CallToolResult>
 
 describe('tools', () => {
-  it('lists the six free tools and the paid one, each with a description and a JSON schema', async () => {
+  it('lists the seven free tools and the paid one, each with a description and a JSON schema', async () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'guard_status',
       'paid_preflight_transaction',
       'preflight_authorization',
       'preflight_bundle',
@@ -100,7 +101,7 @@ describe('tools', () => {
     })
     expect(res.status).toBe(200)
     const body = (await res.json()) as { result: { tools: { name: string }[] } }
-    expect(body.result.tools).toHaveLength(7)
+    expect(body.result.tools).toHaveLength(8)
     expect((await fetch(`${served.baseUrl}/mcp`)).status).toBe(405)
     const discovery = (await (await fetch(`${served.baseUrl}/.well-known/x402`)).json()) as {
       mcp: unknown

@@ -406,6 +406,20 @@ describe('challenge, discover and usage', () => {
     expectNoKeys(machine)
   })
 
+  it("this repository's npm run buyer keeps its own wording in help and hints", async () => {
+    const help = await new Promise<Run>((resolve) => {
+      execFile(
+        process.execPath,
+        ['scripts/buyer.mjs', '--help'],
+        { cwd: ROOT, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? -1 : 0, stdout, stderr }),
+      )
+    })
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('Usage: npm run buyer -- <command> [options]')
+    expect(help.stdout).not.toContain('npx')
+  })
+
   it('reports usage errors with exit 3', async () => {
     const [none, unknown, badFlag, missingReceipt] = await Promise.all([
       cli([]),
@@ -414,7 +428,10 @@ describe('challenge, discover and usage', () => {
       cli(['receipt', 'rcpt_00000000000000000000000000000000', '--url', guard.baseUrl]),
     ])
     expect(none.code).toBe(EXIT.error)
-    expect(none.stdout).toContain('Usage: npm run buyer')
+    // The package's executable names itself and how to run it from a consumer project.
+    expect(none.stdout).toContain('Usage: pre-send-guard-buyer <command>')
+    expect(none.stdout).toContain('npx -y -p @pre-send-guard/client pre-send-guard-buyer')
+    expect(none.stdout).not.toContain('npm run buyer')
     expect(unknown.code).toBe(EXIT.error)
     expect(badFlag.code).toBe(EXIT.error)
     expect(missingReceipt.code).toBe(EXIT.error)

@@ -1,3 +1,4 @@
+import { REQUEST_LIMITS } from '@pre-send-guard/client/types'
 import type { Address } from 'viem'
 import { recoverAuthorizationAddress } from 'viem/utils'
 import { checksummed } from '../evm/checksummed.js'
@@ -9,7 +10,7 @@ import { DELEGATION_RULES, type DelegationFacts, type SignatureCheck } from './d
 import { readAuthorization } from './run-authorization-preflight.js'
 
 /** Most authorizations one bundle transaction may carry (each is probed in the same wave). */
-export const MAX_AUTHORIZATIONS = 4
+export const MAX_AUTHORIZATIONS = REQUEST_LIMITS.authorizationsPerTransaction
 
 /** Rules that make no sense for a signed tuple in a transaction's list. */
 const NOT_FOR_LISTS = new Set(['authorization-unsigned'])

@@ -1,4 +1,5 @@
 import type { PageEvidence } from '@pre-send-guard/client/schemas'
+import { REQUEST_LIMITS } from '@pre-send-guard/client/types'
 import { AppError } from '../../errors.js'
 import { boundText } from './bound-text.js'
 import { classifyTargetUrl, classifyUrlHost } from './classify-target-url.js'
@@ -7,10 +8,10 @@ import type { PageReader } from './page-reader.js'
 import { describePhishingMatch, type PhishingList } from './phishing-hosts.js'
 
 /** Bounds of `max_chars` (500..20000, default 20000), in Unicode code points. */
-export const MIN_MAX_CHARS = 500
-export const MAX_MAX_CHARS = 20_000
+export const MIN_MAX_CHARS = REQUEST_LIMITS.evidence.minMaxChars
+export const MAX_MAX_CHARS = REQUEST_LIMITS.evidence.maxMaxChars
 /** Longest URL accepted in a request or reported as `finalUrl`; no public page needs more. */
-export const MAX_URL_LENGTH = 4096
+export const MAX_URL_LENGTH = REQUEST_LIMITS.evidence.urlLength
 /** Titles and reader warnings are metadata, not evidence: cut them short. */
 const MAX_TITLE_CHARS = 500
 const MAX_WARNING_CHARS = 500

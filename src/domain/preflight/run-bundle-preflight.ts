@@ -1,4 +1,5 @@
 import type { BundleResult } from '@pre-send-guard/client/schemas'
+import { REQUEST_LIMITS } from '@pre-send-guard/client/types'
 import { AppError } from '../../errors.js'
 import {
   type BundleAuthorizations,
@@ -19,7 +20,7 @@ import { TOKEN_METADATA_LIMIT } from './read-token-metadata.js'
 import { chainFields, transactionReport } from './run-preflight.js'
 
 /** Most transactions in one bundle. */
-export const MAX_BUNDLE_TRANSACTIONS = 8
+export const MAX_BUNDLE_TRANSACTIONS = REQUEST_LIMITS.bundleTransactions
 
 /** The bundle answer (declared once, in the client package's schemas). */
 export type { BundleResult } from '@pre-send-guard/client/schemas'

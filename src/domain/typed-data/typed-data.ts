@@ -1,3 +1,4 @@
+import { REQUEST_LIMITS } from '@pre-send-guard/client/types'
 import type { Address, Hex } from 'viem'
 import { AppError, type ErrorIssue } from '../../errors.js'
 
@@ -43,20 +44,7 @@ export interface ValidTypedData {
  * Bounds on what the route accepts, on top of the body size limit. Honest typed data (permits,
  * orders, Safe transactions, x402 payments) stays far below each.
  */
-export const TYPED_DATA_LIMITS = {
-  /** Struct types, `EIP712Domain` included. */
-  types: 32,
-  /** Fields of one struct type. */
-  fieldsPerType: 64,
-  /** Struct and array nesting below the message itself. */
-  depth: 8,
-  /** Entries of one array. */
-  arrayLength: 256,
-  /** Values in the whole message. */
-  values: 4096,
-  /** Characters of one `string` value or type/field name. */
-  stringChars: 4096,
-} as const
+export const TYPED_DATA_LIMITS = REQUEST_LIMITS.typedData
 
 /** Typed data that cannot be signed as given: 422 `invalid_typed_data`, with where and why. */
 export class InvalidTypedDataError extends AppError {

@@ -1,39 +1,22 @@
-import { z } from '@hono/zod-openapi'
+import type { z } from '@hono/zod-openapi'
+import {
+  TransactionRequestSchema as SharedTransactionRequestSchema,
+  transactionFields,
+} from '@pre-send-guard/client/schemas'
 import { checksummed } from '../../domain/evm/checksummed.js'
 import type { TransactionInput } from '../../domain/screen/context.js'
 
-const address = (description: string) =>
-  z
-    .string()
-    .regex(/^0x[a-fA-F0-9]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
-    .openapi({ description, example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })
+/**
+ * Request body of `POST /payanagent/v1/base-transaction-preflight`: no other properties.
+ * Declared once in the client package, where the MCP tools take it too.
+ */
+export const TransactionRequestSchema = SharedTransactionRequestSchema.meta({
+  id: 'TransactionPreflightRequest',
+})
+/** Fields shared by both preflight routes. */
+export const fields = transactionFields
 
-/** Fields shared by both transaction preflight routes, the free one and the paid one. */
-export const fields = {
-  chainId: z
-    .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })
-    .optional()
-    .openapi({ description: 'Base mainnet chain id in hex; the only accepted value is 0x2105.' }),
-  from: address('Sender used for the simulation.'),
-  to: address('Destination.'),
-  data: z
-    .string()
-    .regex(/^0x(?:[a-fA-F0-9]{2})*$/, 'must be 0x-prefixed hex with an even number of digits')
-    .openapi({ description: 'Calldata; `0x` alone means empty calldata.', example: '0x' }),
-  value: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]+$/, 'must be 0x-prefixed hex wei')
-    .refine((v) => !/^0x[0-9a-fA-F]+$/.test(v) || BigInt(v) < 2n ** 256n, 'must fit in 256 bits')
-    .optional()
-    .openapi({ description: 'Value in wei, hex.', example: '0x0' }),
-}
-
-/** Request body of `POST /payanagent/v1/base-transaction-preflight`: no other properties. */
-export const TransactionRequestSchema = z
-  .strictObject(fields)
-  .openapi('TransactionPreflightRequest')
-
-export type TransactionRequest = z.infer<typeof TransactionRequestSchema>
+export type TransactionRequest = z.output<typeof TransactionRequestSchema>
 
 /** Normalises a validated request: checksummed addresses, lower-case calldata, value as bigint. */
 export function toTransactionInput(body: TransactionRequest): TransactionInput {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import type { Address, Hex } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { PUBLIC_BASE_RPC } from './cli-chain.js'
-import { UsageError } from './cli-output.js'
+import { DEFAULT_COMMAND, UsageError } from './cli-output.js'
 import type { RunningGuard } from './running-guards.js'
 
 /** What the buyer CLI reads from its command line, and the help that says so. */
@@ -39,9 +39,23 @@ export async function guardUrl(
   return { url: DEFAULT_URL, from: 'default' }
 }
 
-export const USAGE = `Pre-Send Guard buyer kit
+/**
+ * The help, for the way the user runs the CLI: `command` is what they type before the command
+ * (the executable, or this repository's `npm run buyer --`).
+ */
+export function usage(command: string = DEFAULT_COMMAND): string {
+  const how =
+    command === DEFAULT_COMMAND
+      ? `Usage: ${DEFAULT_COMMAND} <command> [options]
+  In a project that installed @pre-send-guard/client: npx ${DEFAULT_COMMAND} <command>
+  Without installing it: npx -y -p @pre-send-guard/client ${DEFAULT_COMMAND} <command>`
+      : `Usage: ${command} <command> [options]`
+  return USAGE_TEXT.replace('{usage}', how)
+}
 
-Usage: npm run buyer -- <command> [options]
+const USAGE_TEXT = `Pre-Send Guard buyer kit
+
+{usage}
 
 Commands:
   discover                               fetch and summarise discovery (/.well-known/x402)
@@ -84,6 +98,9 @@ Options:
 Exit codes: 0 ok, 1 review, 2 block, 3 error, 4 refused / not verified, 5 dry run (flow without --yes).
 Environment: BUYER_PRIVATE_KEY (flow payer; never printed), BASE_RPC_URL (flow balances; never printed).
 `
+
+/** The help as the package's executable prints it. */
+export const USAGE = usage()
 
 /** Parses the command line; throws on an unknown option or a missing option value. */
 export function parseCliArgs(argv: string[]) {

@@ -14,6 +14,7 @@ import { type ChainReader, chainReader, usdcBalance } from './cli-chain.js'
 import { checkedChallenge } from './cli-commands.js'
 import {
   type CliIo,
+  DEFAULT_COMMAND,
   describeChallengeRequest,
   describeChecks,
   describeDiscovery,
@@ -119,7 +120,7 @@ export async function flowCommand(
   try {
     return await finishPaidFlow(paid, { guard, print, discovery, chain, payer, summary, checks })
   } catch (error) {
-    const { info, lines } = describeError(error)
+    const { info, lines } = describeError(error, io.command)
     print.result(
       {
         ok: false,
@@ -137,7 +138,7 @@ export async function flowCommand(
         `PAID, but the flow could not finish: ${lines[0]}`,
         `settlement tx ${paid.settlement.transaction} on ${paid.settlement.network} (PAYMENT-RESPONSE success: ${paid.settlement.success})`,
         `preflight verdict: ${paid.result.verdict.toUpperCase()}; receipt ${paid.receipt.id}`,
-        `payment: npm run buyer -- flow --payment-signature ${paid.paymentSignature}  (re-runs the checks without paying again)`,
+        `payment: ${io.command ?? DEFAULT_COMMAND} flow --payment-signature ${paid.paymentSignature}  (re-runs the checks without paying again)`,
       ],
     )
     return EXIT.error

@@ -26,6 +26,9 @@ export const EXIT = {
 } as const
 
 /** Where the CLI writes and what it reads; `process` by default, replaceable in tests. */
+/** How the CLI is run when nothing says otherwise: the package's executable. */
+export const DEFAULT_COMMAND = 'pre-send-guard-buyer'
+
 export interface CliIo {
   stdout: (text: string) => void
   stderr: (text: string) => void
@@ -33,6 +36,11 @@ export interface CliIo {
   /** The running guard `npm start` recorded (tests); found in the project when absent. */
   runningGuard?: () => Promise<RunningGuard | undefined>
   fetch?: typeof globalThis.fetch
+  /**
+   * What the user types to run this CLI, for the help and the hints it prints (default
+   * `pre-send-guard-buyer`; this repository's `npm run buyer` passes `npm run buyer --`).
+   */
+  command?: string
 }
 
 /** A command line the CLI cannot act on (exit code 3). */
@@ -70,7 +78,10 @@ export function shortMessage(error: unknown): string {
 }
 
 /** What the CLI prints about an error: its JSON shape, its lines for people, its exit code. */
-export function describeError(error: unknown): {
+export function describeError(
+  error: unknown,
+  command: string = DEFAULT_COMMAND,
+): {
   info: Record<string, unknown>
   lines: string[]
   exit: number
@@ -113,7 +124,7 @@ export function describeError(error: unknown): {
           guardError.paymentPending
             ? '  a payment was sent and its outcome is unknown: resume with the same payment, never a new one:'
             : '  a payment was sent and the guard refused it (nothing charged); the payment was:',
-          `  npm run buyer -- flow --payment-signature ${guardError.paymentSignature}`,
+          `  ${command} flow --payment-signature ${guardError.paymentSignature}`,
         ]
       : []),
   ]
@@ -216,7 +227,7 @@ export function printer(io: CliIo, json: boolean, target?: GuardUrl) {
     },
     /** Reports an error (short, URLs redacted, never a key) and returns its exit code. */
     failure(error: unknown): number {
-      const { info, lines, exit } = describeError(error)
+      const { info, lines, exit } = describeError(error, io.command)
       if (target && error instanceof GuardError && error.code === 'guard_unreachable') {
         lines.push(
           `  nothing answers at ${target.url} (${target.from === 'default' ? 'the default' : `from ${target.from}`}): start it with \`npm start\`, or point --url or PRE_SEND_GUARD_URL at a running guard`,

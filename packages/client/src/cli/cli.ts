@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createGuardClient } from '../client/guard-client.js'
-import { guardUrl, parseCliArgs, required, USAGE } from './cli-args.js'
+import { guardUrl, parseCliArgs, required, usage } from './cli-args.js'
 import { checkAuthorizationCommand } from './cli-authorization.js'
 import {
   challengeCommand,
@@ -27,13 +27,13 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   try {
     parsed = parseCliArgs(argv)
   } catch (error) {
-    io.stderr(`${(error as Error).message}\n\n${USAGE}`)
+    io.stderr(`${(error as Error).message}\n\n${usage(io.command)}`)
     return EXIT.error
   }
   const { values, positionals } = parsed
   const [command, ...rest] = positionals
   if (values.help || command === undefined || command === 'help') {
-    io.stdout(USAGE)
+    io.stdout(usage(io.command))
     return command === undefined && !values.help ? EXIT.error : EXIT.ok
   }
   const json = values.json ?? false

@@ -4,5 +4,5 @@
  */
 
 export { runCli } from './cli.js'
-export { DEFAULT_URL, USAGE } from './cli-args.js'
-export { type CliIo, EXIT, UsageError } from './cli-output.js'
+export { DEFAULT_URL, USAGE, usage } from './cli-args.js'
+export { type CliIo, DEFAULT_COMMAND, EXIT, UsageError } from './cli-output.js'

@@ -10,20 +10,12 @@ import type { Discovery } from '../client/guard-responses.js'
 import type { GuardClient, TransactionRequest } from '../client/guard-types.js'
 import { verifyOfferReceipt } from '../client/verify-offer-receipt.js'
 import { canonicalJson, verifyReceipt } from '../client/verify-receipt.js'
-import {
-  AuthorizationRequestSchema,
-  BundleInputSchema,
-  PaidInputSchema,
-  TransactionInputSchema,
-  TypedDataInputSchema,
-  UserOperationRequestSchema,
-} from './tool-schemas.js'
+import { type GuardTool, guardMcpServerInfo, guardTools } from './guard-tools.js'
 
 /** The guard the server calls when none is configured: `npm start`'s address. */
 export const DEFAULT_GUARD_URL = 'http://127.0.0.1:8402'
 /** Total the server may spend per process when no cap is set: $0.05, five paid checks. */
 export const DEFAULT_SPEND_CAP = 50_000n
-const VERSION = '1.0.0'
 
 /** Options of {@link createGuardMcpServer}. */
 export interface GuardMcpOptions {
@@ -36,6 +28,12 @@ export interface GuardMcpOptions {
   /** Most one paid check may cost, USDC atomic units. Default 10000 ($0.01). */
   maxPayment?: bigint
   fetch?: typeof globalThis.fetch
+  /**
+   * A configuration that could not be used (see {@link optionsFromEnv}). The server still
+   * starts, so that an MCP client shows the reason instead of a closed connection: every tool
+   * answers with it as an error (`isError`, `error: "GuardMcpConfigError"`).
+   */
+  configError?: GuardMcpConfigError | undefined
 }
 
 /** A configuration that cannot be used (bad key, bad cap, bad URL): the server does not start. */
@@ -88,9 +86,6 @@ export function optionsFromEnv(
   return { guardUrl: guardUrl.replace(/\/+$/, ''), payer, spendCap }
 }
 
-const PAID_DESCRIPTION =
-  'The same preflight as preflight_transaction, paid ($0.01 USDC on Base, x402) with the key this server was configured with, and answered with two signed receipts: the PRE_SEND_PROOF_RECEIPT (binds the request, the result and the settlement transaction) and the standard x402 offer-receipt receipt; both are verified against the signer the guard publishes before this tool answers. Use it when you need proof of what the guard said. It never pays more than the configured spend cap for this session (see guard_status). The same transaction asked again is answered from the payment already made, never charged twice, unless fresh is true.'
-
 /**
  * The stdio MCP server of the client package (`pre-send-guard-mcp`): a desktop agent's tools for
  * one guard. The free tools call the guard's free routes; `paid_preflight_transaction` pays
@@ -121,17 +116,8 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
     remainingUsdc: formatUnits(options.spendCap - spent, 6),
   })
 
-  const server = new McpServer({ name: 'pre-send-guard', version: VERSION })
-  server.registerTool(
-    'guard_status',
-    {
-      title: 'What the guard sells and what this session may still spend (free)',
-      description:
-        'Reads the guard this server is configured for: its title, the paid check price and network, the receipt signer it publishes, whether it runs on a devnet or mainnet, who pays for paid checks here, and how much of the spend cap is left. Call it first when unsure which tools can be used.',
-      inputSchema: {},
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    () =>
+  const handlers: Record<string, (input: Record<string, unknown>) => Promise<CallToolResult>> = {
+    guard_status: () =>
       run(async () => {
         const d = await discover()
         return {
@@ -146,71 +132,17 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
           ...spend(),
         }
       }),
-  )
-  server.registerTool(
-    'preflight_transaction',
-    {
-      title: 'Preflight a Base transaction before signing it (free)',
-      description:
-        'Before signing an EVM transaction on Base: simulates it at the latest block (never broadcasts) and answers whether it reverts (with the reason), the gas and total cost in wei, what it does to balances and approvals, and a verdict: sign, review or block, with findings explaining each risk. Do not sign when the verdict is block; ask a person when it is review.',
-      inputSchema: TransactionInputSchema,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    (input) => run(() => guard.preflight(input as TransactionRequest)),
-  )
-  server.registerTool(
-    'preflight_bundle',
-    {
-      title: 'Preflight 1-8 Base transactions in order (free)',
-      description:
-        'Simulates 1 to 8 transactions in order in one block (approve, then swap: each sees what the earlier left), and answers each one verdict, findings and fees, the net balance changes per sender, and one overall verdict (the worst).',
-      inputSchema: BundleInputSchema,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    (input) => run(() => guard.bundlePreflight(input as never)),
-  )
-  server.registerTool(
-    'preflight_typed_data',
-    {
-      title: 'Screen EIP-712 typed data before signing it (free)',
-      description:
-        'Before signing eth_signTypedData_v4 data (permits, Permit2, orders, EIP-3009 authorizations): says what the signature would allow (who may spend what, until when) with a verdict sign, review or block and findings. Signs nothing.',
-      inputSchema: TypedDataInputSchema,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    (input) => run(() => guard.typedDataPreflight(input as never)),
-  )
-  server.registerTool(
-    'preflight_authorization',
-    {
-      title: 'Screen an EIP-7702 authorization before signing or sending it (free)',
-      description:
-        "Before signing an EIP-7702 authorization (delegating an account's code to a contract) or sending a type-4 transaction carrying one: says whether the delegate is a recognised wallet (by code hash) or, probed with the account's ETH and a canary token, lets strangers or hard-coded addresses move the account's assets; whether the chain id and nonce fit; and a verdict sign, review or block with findings. A signed authorization's signer is recovered and compared with the authority. Signs and sends nothing. Do not sign when the verdict is block; ask a person when it is review.",
-      inputSchema: AuthorizationRequestSchema,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    (input) => run(() => guard.authorizationPreflight(input)),
-  )
-  server.registerTool(
-    'preflight_user_operation',
-    {
-      title: 'Screen an ERC-4337 user operation before sending it to a bundler (free)',
-      description:
-        "Before sending an ERC-4337 user operation (eth_sendUserOperation) from a smart account: simulates it through its canonical EntryPoint (v0.6, v0.7 or v0.8) at the latest Base block, checking the account's signature, the paymaster, the prefund and an EIP-7702 account's eip7702Auth, and screens every call the account makes (execute, executeBatch, ERC-7821 batches) with the account as caller. Input: entryPoint and userOperation in the JSON-RPC form eth_sendUserOperation takes (hex quantities); an omitted signature is simulated with a stub. Answers a verdict sign, review or block with findings, the operation hash, validation, prefund, execution, decoded calls and asset effects. Sends nothing. Do not send when the verdict is block; ask a person when it is review.",
-      inputSchema: UserOperationRequestSchema,
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
-    (input) => run(() => guard.userOperationPreflight(input)),
-  )
-  server.registerTool(
-    'paid_preflight_transaction',
-    {
-      title: 'Paid preflight with signed receipts ($0.01 USDC, x402)',
-      description: PAID_DESCRIPTION,
-      inputSchema: PaidInputSchema,
-      annotations: { readOnlyHint: false, openWorldHint: true, idempotentHint: true },
-    },
-    ({ fresh, ...tx }) =>
+    preflight_transaction: (input) => run(() => guard.preflight(parsed<TransactionRequest>(input))),
+    preflight_bundle: (input) => run(() => guard.bundlePreflight(parsed(input))),
+    preflight_typed_data: (input) => run(() => guard.typedDataPreflight(parsed(input))),
+    preflight_authorization: (input) => run(() => guard.authorizationPreflight(parsed(input))),
+    preflight_user_operation: (input) => run(() => guard.userOperationPreflight(parsed(input))),
+    public_page_evidence: (input) =>
+      run(() => {
+        const { url, max_chars } = parsed<{ url: string; max_chars?: number }>(input)
+        return guard.evidence(url, max_chars)
+      }),
+    paid_preflight_transaction: ({ fresh, ...tx }) =>
       run(
         async () => {
           if (!options.payer) {
@@ -220,7 +152,7 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
           }
           const d = await discover()
           const key = canonicalJson(tx)
-          const earlier = fresh ? undefined : payments.get(key)
+          const earlier = fresh === true ? undefined : payments.get(key)
           const price = BigInt(d.amount ?? options.maxPayment ?? DEFAULT_MAX_PAYMENT)
           if (earlier === undefined && spent + price > options.spendCap) {
             throw new PreSendGuardBaseError(
@@ -230,7 +162,7 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
           if (earlier === undefined) spent += price
           let paid: Awaited<ReturnType<GuardClient['paidPreflight']>>
           try {
-            paid = await guard.paidPreflight(tx as TransactionRequest, {
+            paid = await guard.paidPreflight(parsed<TransactionRequest>(tx), {
               discovery: d,
               ...(earlier ? { paymentSignature: earlier } : {}),
             })
@@ -273,8 +205,43 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
         },
         (value) => value.verified === false,
       ),
-  )
+  }
+
+  const server = new McpServer(guardMcpServerInfo())
+  for (const tool of guardTools('configured-payer')) {
+    const handler = handlers[tool.name]
+    if (!handler) throw new Error(`no handler for the MCP tool ${tool.name}`)
+    register(server, tool, (input) =>
+      options.configError ? run(() => Promise.reject(options.configError)) : handler(input),
+    )
+  }
   return server
+}
+
+/**
+ * A tool's input as its handler takes it: the SDK has parsed it with the tool's input schema,
+ * the route's own request schema, before the handler runs.
+ */
+function parsed<T>(input: Record<string, unknown>): T {
+  return input as unknown as T
+}
+
+/** Registers one tool of the shared set with its handler. */
+function register(
+  server: McpServer,
+  tool: GuardTool,
+  handler: (input: Record<string, unknown>) => Promise<CallToolResult>,
+): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: tool.annotations,
+    },
+    (input: Record<string, unknown>) => handler(input),
+  )
 }
 
 function failed(checks: { name: string; ok: boolean; detail: string }[]): string[] {

@@ -76,6 +76,18 @@ export {
   ReceiptEip712Schema,
   ReceiptSchema,
 } from './receipt.js'
+export {
+  type BundleRequestBody,
+  BundleRequestSchema,
+  type EvidenceRequestBody,
+  EvidenceRequestSchema,
+  StateOverrideSchema,
+  type TransactionRequestBody,
+  TransactionRequestSchema,
+  type TypedDataRequestBody,
+  TypedDataRequestSchema,
+  transactionFields,
+} from './requests.js'
 export { type DecodedValue, type TypedDataResult, TypedDataResultSchema } from './typed-data.js'
 export {
   Eip7702AuthSchema,

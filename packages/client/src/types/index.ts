@@ -110,3 +110,43 @@ export const RECEIPT_TYPE = 'PRE_SEND_PROOF_RECEIPT'
 
 /** The x402 extension key of the standard signed receipt (offer-receipt extension). */
 export const OFFER_RECEIPT_EXTENSION = 'offer-receipt'
+
+/**
+ * Bounds of what the guard's routes accept, declared once: the request schemas
+ * (`@pre-send-guard/client/schemas`, used by the routes and by the MCP tools) and the service's
+ * domain read them from here.
+ */
+export const REQUEST_LIMITS = {
+  /** Transactions in one bundle. */
+  bundleTransactions: 8,
+  /** EIP-7702 authorizations one bundle transaction may carry (each is probed). */
+  authorizationsPerTransaction: 4,
+  /** `stateOverrides` of a bundle: a node simulates whatever it is given, so the guard does not. */
+  overrides: {
+    /** Addresses overridden per bundle. */
+    addresses: 16,
+    /** Storage slots per address (`state` or `stateDiff`). */
+    slotsPerAddress: 64,
+    /** Storage slots over all addresses. */
+    slots: 256,
+    /** Runtime code bytes per address (EIP-170's contract size limit). */
+    codeBytes: 24_576,
+  },
+  /** Typed data: honest permits, orders, Safe transactions and x402 payments stay far below. */
+  typedData: {
+    /** Struct types, `EIP712Domain` included. */
+    types: 32,
+    /** Fields of one struct type. */
+    fieldsPerType: 64,
+    /** Struct and array nesting below the message itself. */
+    depth: 8,
+    /** Entries of one array. */
+    arrayLength: 256,
+    /** Values in the whole message. */
+    values: 4096,
+    /** Characters of one `string` value or type/field name. */
+    stringChars: 4096,
+  },
+  /** Public-page evidence: `max_chars` in Unicode code points, and the longest URL. */
+  evidence: { minMaxChars: 500, maxMaxChars: 20_000, urlLength: 4096 },
+} as const
