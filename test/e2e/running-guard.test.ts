@@ -87,9 +87,15 @@ describe('the CLI finds the guard the user runs', () => {
     const second = npmStart(await freePort(), 'second')
     const secondUrl = await second.listening
     expect(records()).toHaveLength(2)
+    const secondRecord = records().find((f) => f !== `${firstRecord.pid}.json`) ?? ''
+    const secondPid = Number(secondRecord.replace('.json', ''))
     // Newer than the first: without the liveness check the CLI would pick it.
     if (second.child.pid) process.kill(-second.child.pid, 'SIGKILL')
     await second.exited
+    // The service process itself is gone once the kernel has reaped it (a loaded machine can
+    // take a moment after npm's own exit); only then is it dead to anyone who looks.
+    for (let i = 0; i < 100 && alive(secondPid); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(alive(secondPid)).toBe(false)
     expect(records()).toHaveLength(2)
 
     const failed = npmStart(firstPort, 'failed')

@@ -1,8 +1,6 @@
 import {
   type Address,
   createTestClient,
-  createWalletClient,
-  type Hash,
   type Hex,
   http,
   keccak256,
@@ -12,7 +10,6 @@ import {
   publicActions,
   stringToBytes,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import usdcArtifact from '../../../contracts/artifacts/DevnetUSDC.json' with { type: 'json' }
 import gasPriceOracleArtifact from '../../../contracts/artifacts/GasPriceOracle.json' with {
   type: 'json',
@@ -21,9 +18,9 @@ import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' wi
 import { deployCanonicalAccountAbstraction } from './account-abstraction.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 
-import { USDC_ADDRESS } from './usdc.js'
+import { mintDevnetUsdc, USDC_ADDRESS } from './usdc.js'
 
-export { USDC_ADDRESS }
+export { mintDevnetUsdc, USDC_ADDRESS }
 /** Canonical Multicall3 address (same on Base mainnet). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 /** OP-stack GasPriceOracle predeploy. */
@@ -50,12 +47,7 @@ function clients(rpcUrl: string) {
   const test = createTestClient({ mode: 'anvil', transport, pollingInterval: 50 }).extend(
     publicActions,
   )
-  const minter = createWalletClient({
-    account: privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey),
-    transport,
-    pollingInterval: 50,
-  })
-  return { test, minter }
+  return { test }
 }
 
 /** Options for {@link prepareDevnet}. */
@@ -112,22 +104,4 @@ export async function prepareDevnet(
   if (balance < BUYER_INITIAL_USDC) {
     await mintDevnetUsdc(rpcUrl, DEVNET_ACCOUNTS.buyer.address, BUYER_INITIAL_USDC - balance)
   }
-}
-
-/**
- * Mints DevnetUSDC (atomic units) to `to` from the devnet minter and waits for the receipt.
- * Needs {@link prepareDevnet} to have run on `rpcUrl`.
- */
-export async function mintDevnetUsdc(rpcUrl: string, to: Address, amount: bigint): Promise<Hash> {
-  const { test, minter } = clients(rpcUrl)
-  const hash = await minter.writeContract({
-    chain: null,
-    address: USDC_ADDRESS,
-    abi: mintAbi,
-    functionName: 'mint',
-    args: [to, amount],
-  })
-  const receipt = await test.waitForTransactionReceipt({ hash, timeout: 10_000 })
-  if (receipt.status !== 'success') throw new Error(`DevnetUSDC mint reverted in ${hash}`)
-  return hash
 }

@@ -1,12 +1,18 @@
 import {
   type Address,
+  createTestClient,
+  createWalletClient,
   encodeFunctionData,
   type Hash,
+  http,
   maxUint256,
   parseAbi,
   parseEther,
+  publicActions,
   toHex,
 } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { DEVNET_ACCOUNTS } from './accounts.js'
 import { devnetRpc } from './rpc.js'
 
 /** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
@@ -33,11 +39,7 @@ export async function fundUsdc(rpcUrl: string, to: Address, amount: bigint): Pro
     .read<[Address]>(USDC_ADDRESS, fiatTokenAbi, 'masterMinter', [])
     .then(([address]) => address)
     .catch(() => undefined)
-  if (!masterMinter) {
-    // Loaded on use: prepare.ts carries the devnet's contract artifacts.
-    const { mintDevnetUsdc } = await import('./prepare.js')
-    return mintDevnetUsdc(rpcUrl, to, amount)
-  }
+  if (!masterMinter) return mintDevnetUsdc(rpcUrl, to, amount)
   const impersonated = async <T>(from: Address, run: () => Promise<T>): Promise<T> => {
     await rpc.call('anvil_setBalance', [from, toHex(parseEther('1'))])
     await rpc.call('anvil_impersonateAccount', [from])
@@ -71,5 +73,34 @@ export async function fundUsdc(rpcUrl: string, to: Address, amount: bigint): Pro
       'USDC mint',
     ),
   )
+  return hash
+}
+
+const mintAbi = parseAbi(['function mint(address to, uint256 amount) returns (bool)'])
+
+/**
+ * Mints DevnetUSDC (atomic units) to `to` from the devnet minter and waits for the receipt.
+ * Needs the devnet's USDC in place (`prepareDevnet`).
+ */
+export async function mintDevnetUsdc(rpcUrl: string, to: Address, amount: bigint): Promise<Hash> {
+  // Anvil mines each transaction on submission; poll fast instead of viem's multi-second default.
+  const transport = http(rpcUrl, { retryCount: 0 })
+  const test = createTestClient({ mode: 'anvil', transport, pollingInterval: 50 }).extend(
+    publicActions,
+  )
+  const minter = createWalletClient({
+    account: privateKeyToAccount(DEVNET_ACCOUNTS.usdcMinter.privateKey),
+    transport,
+    pollingInterval: 50,
+  })
+  const hash = await minter.writeContract({
+    chain: null,
+    address: USDC_ADDRESS,
+    abi: mintAbi,
+    functionName: 'mint',
+    args: [to, amount],
+  })
+  const receipt = await test.waitForTransactionReceipt({ hash, timeout: 10_000 })
+  if (receipt.status !== 'success') throw new Error(`DevnetUSDC mint reverted in ${hash}`)
   return hash
 }
