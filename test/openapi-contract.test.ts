@@ -95,6 +95,14 @@ describe('the served OpenAPI document', () => {
         ERROR_CODES.filter((code) => statusForCode(code) === Number(status)),
       )
     }
+    // /readyz's 503 has its own body, and not_ready is its one code.
+    expect(doc.paths['/readyz'].get.responses['503'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NotReady',
+    })
+    expect(doc.components.schemas.NotReady.properties.error).toEqual({
+      type: 'string',
+      enum: ['not_ready'],
+    })
     // The served document holds a body to its status's codes, not to any code.
     const checker = contractChecker(doc)
     const answer = (error: string, status: number) =>
