@@ -1,5 +1,7 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ERROR_CODES } from '../src/errors.js'
+import { statusForCode } from '../src/http/error-status.js'
 import { contractChecker } from './support/openapi-contract.js'
 import { type ServedGuard, startServedGuard } from './support/served-guard.js'
 
@@ -64,6 +66,66 @@ describe('the served OpenAPI document', () => {
       expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id']),
     )
     expect(doc.components.headers.PaymentRequired.required).toBe(true)
+  })
+
+  it("narrows each error response's `error` to the codes its status carries", async () => {
+    const doc = await servedDocument()
+    const errorRefs = new Set<string>()
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          const schemaRef = response.content?.['application/json']?.schema?.$ref
+          if (Number(status) < 400 || schemaRef === undefined) continue
+          // No error response is left with the shared body and its every code.
+          expect(schemaRef, `${method} ${path} ${status}`).not.toBe('#/components/schemas/Error')
+          if (schemaRef.startsWith('#/components/schemas/Error')) {
+            expect(schemaRef, `${method} ${path} ${status}`).toBe(
+              `#/components/schemas/Error${status}`,
+            )
+            errorRefs.add(status)
+          }
+        }
+      }
+    }
+    expect([...errorRefs]).toEqual(expect.arrayContaining(['400', '422', '429', '502', '503']))
+    for (const status of errorRefs) {
+      const schema = doc.components.schemas[`Error${status}`]
+      expect(schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Error' })
+      expect(schema.allOf[1].properties.error.enum).toEqual(
+        ERROR_CODES.filter((code) => statusForCode(code) === Number(status)),
+      )
+    }
+    // /readyz's 503 has its own body, and not_ready is its one code.
+    expect(doc.paths['/readyz'].get.responses['503'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NotReady',
+    })
+    expect(doc.components.schemas.NotReady.properties.error).toEqual({
+      type: 'string',
+      enum: ['not_ready'],
+    })
+    // The served document holds a body to its status's codes, not to any code.
+    const checker = contractChecker(doc)
+    const answer = (error: string, status: number) =>
+      checker.check(
+        'POST',
+        'http://localhost/payanagent/v1/base-transaction-preflight',
+        new Response(JSON.stringify({ error, message: 'x', issues: [] }), {
+          status,
+          headers: {
+            'content-type': 'application/json',
+            ...(status >= 500 ? { 'retry-after': '5' } : {}),
+          },
+        }),
+      )
+    expect(await answer('invalid_request', 422)).toEqual([])
+    expect(await answer('rpc_unavailable', 503)).toEqual([])
+    expect(await answer('service_starting', 503)).toEqual([])
+    expect(await answer('rpc_unavailable', 422)).toEqual([
+      expect.stringContaining('body leaves the schema'),
+    ])
+    expect(await answer('invalid_request', 503)).toEqual([
+      expect.stringContaining('body leaves the schema'),
+    ])
   })
 })
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.js'
+import { ERROR_CODES, type ErrorCode } from '../errors.js'
 
 /** Every HTTP status an error code can map to. */
 export type ErrorStatus = ReturnType<typeof statusForCode>
@@ -74,4 +74,17 @@ export function statusForCode(
     case 'internal_error':
       return 500
   }
+}
+
+/**
+ * The codes each status can carry, in {@link ERROR_CODES} order: derived from
+ * {@link statusForCode}, so the OpenAPI document and the docs' table cannot drift from it.
+ */
+export function codesByStatus(): Map<ErrorStatus, ErrorCode[]> {
+  const byStatus = new Map<ErrorStatus, ErrorCode[]>()
+  for (const code of ERROR_CODES) {
+    const status = statusForCode(code)
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  return byStatus
 }

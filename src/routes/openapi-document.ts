@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { publicBaseUrl } from '../http/base-url.js'
+import { codesByStatus } from '../http/error-status.js'
 
 export const OPENAPI_PATH = '/openapi.json'
 
@@ -25,7 +26,7 @@ interface DocOperation {
 /** The generated document, as far as this module edits it. */
 interface Doc {
   paths?: Record<string, Record<string, DocOperation>>
-  components?: { headers?: Json; [key: string]: unknown }
+  components?: { headers?: Json; schemas?: Json; [key: string]: unknown }
   [key: string]: unknown
 }
 
@@ -66,6 +67,36 @@ const HEADERS: Json = {
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
+const ERROR_REF = '#/components/schemas/Error'
+
+/**
+ * One error body per status (`Error422`...): the shared `Error` with its `error` narrowed to the
+ * codes that status carries (`statusForCode`), so a client learns from each response which codes
+ * it can meet there, not all of them.
+ */
+const ERROR_SCHEMAS: Map<string, Json> = new Map(
+  [...codesByStatus()].map(([status, codes]) => [
+    String(status),
+    {
+      description: `The error body of a ${status}: \`error\` is one of the codes this status carries.`,
+      allOf: [
+        { $ref: ERROR_REF },
+        { type: 'object', properties: { error: { type: 'string', enum: codes } } },
+      ],
+    },
+  ]),
+)
+
+/** Points a response with the shared error body at its status's narrowed one (`Error422`...). */
+function narrowErrorBody(status: string, response: DocResponse, schemas: Json): void {
+  const json = (response.content as Record<string, Json> | undefined)?.['application/json']
+  const schema = json?.schema as Json | undefined
+  const narrowed = ERROR_SCHEMAS.get(status)
+  if (json === undefined || schema?.$ref !== ERROR_REF || narrowed === undefined) return
+  schemas[`Error${status}`] = narrowed
+  json.schema = { $ref: `${ERROR_REF}${status}` }
+}
+
 /** Where the rate limits apply (see `app.ts`): the free POST routes and unpaid calls to the paid one. */
 function rateLimited(path: string, method: string): boolean {
   return (
@@ -84,8 +115,10 @@ export function completeDocument(doc: Doc, serverUrl: string): Doc {
   // No route needs credentials: the paid one is paid per call with x402 (PAYMENT-SIGNATURE),
   // not authenticated; only /metrics may ask for the operator's token.
   doc.security = []
+  const schemas: Json = { ...doc.components?.schemas }
   doc.components = {
     ...doc.components,
+    schemas,
     headers: { ...doc.components?.headers, ...HEADERS },
     securitySchemes: {
       metricsToken: {
@@ -106,6 +139,7 @@ export function completeDocument(doc: Doc, serverUrl: string): Doc {
       )
       operation.responses = sortedByStatus(operation.responses)
       for (const [status, response] of Object.entries(operation.responses)) {
+        narrowErrorBody(status, response, schemas)
         const headers: Json = { 'X-Request-Id': ref('XRequestId'), ...response.headers }
         if (['429', '502', '503'].includes(status)) headers['Retry-After'] = ref('RetryAfter')
         if (rateLimited(path, method)) {

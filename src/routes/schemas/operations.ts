@@ -26,8 +26,9 @@ export const ReadySchema = z
   })
   .openapi('Ready')
 
-/** `GET /readyz`, 503: the error body (`not_ready`) with every check. */
+/** `GET /readyz`, 503: the error body, `not_ready` its only code, with every check. */
 export const NotReadySchema = ErrorBodySchema.extend({
+  error: z.literal('not_ready'),
   status: z.literal('not_ready'),
   checks: z.record(z.string(), ReadinessCheckSchema),
 }).openapi('NotReady')

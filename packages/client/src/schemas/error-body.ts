@@ -5,7 +5,7 @@ import { ERROR_CODES } from '../types/index.js'
 export const ErrorCodeSchema = z.enum(ERROR_CODES).meta({
   id: 'ErrorCode',
   description:
-    'Stable snake_case code: once published, a code is API (new ones may be added, none is renamed). Each maps to one HTTP status (README, "Errors").',
+    'Stable snake_case code: once published, a code is API (new ones may be added, none is renamed). Each maps to one HTTP status (docs/api.md, "Errors").',
   example: 'invalid_request',
 })
 

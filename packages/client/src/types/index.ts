@@ -22,7 +22,7 @@ export type { Finding } from '../schemas/preflight.js'
 
 /**
  * The service's stable error codes (`error` of every error body). Once published, a code is
- * API: new ones may be added, none is renamed. Each maps to one HTTP status (README, "Errors").
+ * API: new ones may be added, none is renamed. Each maps to one HTTP status (docs/api.md, "Errors").
  */
 export const ERROR_CODES = [
   'invalid_request',
