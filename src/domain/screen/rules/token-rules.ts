@@ -1,5 +1,7 @@
+import { senderChanges } from '../../effects/execution-effects.js'
 import { type Impersonation, impersonationOf, listsOf } from '../../tokens/token-lists.js'
 import type { ScreenContext } from '../context.js'
+import { seenEffects } from '../effect-facts.js'
 import type { RuleHit, RuleInput, ScreenRule } from '../screen-rule.js'
 
 /**
@@ -8,12 +10,11 @@ import type { RuleHit, RuleInput, ScreenRule } from '../screen-rule.js'
  * judged: holding or spending a copy costs it nothing more, receiving one for value does.
  */
 function impersonations(ctx: ScreenContext): { copy: Impersonation; detail: string }[] {
-  if (ctx.tokens === undefined || ctx.execution?.available !== true) return []
-  const from = ctx.tx.from.toLowerCase()
-  const received = ctx.execution.effects.net
-    .filter((a) => a.account.toLowerCase() === from)
-    .flatMap((a) => a.changes)
-    .flatMap((c) => (c.asset.standard === 'erc20' && c.delta > 0n ? [c.asset.token] : []))
+  const effects = seenEffects(ctx)
+  if (ctx.tokens === undefined || effects === undefined) return []
+  const received = senderChanges(effects, ctx.tx.from).flatMap((c) =>
+    c.asset.standard === 'erc20' && c.delta > 0n ? [c.asset.token] : [],
+  )
   const out: { copy: Impersonation; detail: string }[] = []
   for (const token of received) {
     const claimed = ctx.tokens.get(token.toLowerCase())?.claimed
