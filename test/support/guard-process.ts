@@ -47,10 +47,15 @@ export function spawnGuard(
     stderr += chunk.toString()
   })
   let exitCode: number | null | undefined
+  // 'exit' can come before the last of the output is read from the pipe (a long last line, a
+  // loaded machine): resolve once stdout has ended too, bounded, since a grandchild that
+  // inherited the pipe could hold it open.
+  const stdoutEnded = new Promise<void>((resolve) => child.stdout?.once('end', resolve))
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
       exitCode = code
-      resolve(code)
+      const bound = new Promise<void>((r) => setTimeout(r, 2000).unref())
+      void Promise.race([stdoutEnded, bound]).then(() => resolve(code))
     }),
   )
   const lines = () =>
