@@ -289,8 +289,8 @@ async function placeUniswap(
   }
 }
 
-/** Integer square root (Newton). */
-function sqrt(value: bigint): bigint {
+/** Integer square root (Newton): a Uniswap v3 pool's `sqrtPriceX96` from its price. */
+export function sqrt(value: bigint): bigint {
   if (value < 2n) return value
   let x = value
   let y = (x + 1n) / 2n

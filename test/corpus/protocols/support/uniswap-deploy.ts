@@ -14,6 +14,7 @@ import {
   publicActions,
   zeroAddress,
 } from 'viem'
+import { sqrt } from '../../../../src/adapters/devnet/base-world.js'
 import { mintDevnetUsdc, USDC_ADDRESS } from '../../../../src/adapters/devnet/prepare.js'
 import { clients } from '../../../support/contracts.js'
 
@@ -184,18 +185,6 @@ export async function placeAt(
   await test.setCode({ address: target, bytecode })
   for (const [index, value] of Object.entries(post?.storage ?? {}))
     await test.setStorageAt({ address: target, index: index as Hex, value })
-}
-
-/** Integer square root (Newton). */
-function sqrt(value: bigint): bigint {
-  if (value < 2n) return value
-  let x = value
-  let y = (x + 1n) / 2n
-  while (y < x) {
-    x = y
-    y = (x + value / x) / 2n
-  }
-  return x
 }
 
 /** sqrtPriceX96 of the WETH/USDC pool (token0 WETH, 18 decimals; token1 USDC, 6). */
