@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       import('./adapters/metrics/operations-setup.js'),
       import('./service/chain.js'),
       import('./service/payments.js'),
-      import('./service/app.js'),
+      import('./service/build-app.js'),
       import('./service/listen.js'),
       import('./service/starting.js'),
     ]),

@@ -4,8 +4,8 @@ import { Writable } from 'node:stream'
 import { stdSerializers } from 'pino'
 import { createPublicClient, http as httpTransport } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { splitUrlCredentials } from '../src/adapters/http/url-credentials.js'
-import { createViemChainReader } from '../src/adapters/rpc/viem-chain-reader.js'
+import { splitUrlCredentials } from '../src/adapters/fetch/url-credentials.js'
+import { createJsonRpcChainReader } from '../src/adapters/rpc/json-rpc-chain-reader.js'
 import { loadConfig } from '../src/config.js'
 import { createLogger, routeConsoleToLogger } from '../src/logger.js'
 import {
@@ -184,7 +184,7 @@ describe('the logger', () => {
     configureSecrets({ BASE_RPC_URL: rpcUrl, READER_API_KEY: 'S3CRET-LOG-API-KEY' })
     const { lines, destination } = capture()
     const logger = createLogger('trace', { destination })
-    const error = await createViemChainReader({ rpcUrl, timeoutMs: 2_000 })
+    const error = await createJsonRpcChainReader({ rpcUrl, timeoutMs: 2_000 })
       .chainId()
       .catch((e: unknown) => e)
     const viemError = await createPublicClient({

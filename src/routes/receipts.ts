@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
 import { ReceiptSchema } from '@pre-send-guard/client/schemas'
 import type { PaymentRequirements } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
-import { paymentId } from '../domain/payment/payment-id.js'
+import { authorizationId } from '../domain/payment/authorization-id.js'
 import type { PaymentLedger } from '../domain/payment/payment-ledger.js'
 import { AppError } from '../errors.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -78,7 +78,7 @@ export function registerReceipts(
     const { payer, nonce } = c.req.valid('param')
     const { network, asset } = deps.offer()
     // The ledger's key for the payment: network, asset, payer and nonce (case-insensitive).
-    const id = paymentId(network, asset, { payer: payer as Address, nonce: nonce as Hex })
+    const id = authorizationId(network, asset, { payer: payer as Address, nonce: nonce as Hex })
     const ledger = deps.ledger()
     const payment = await ledger.get(id)
     const receipt = payment?.receiptId ? await ledger.getReceipt(payment.receiptId) : undefined

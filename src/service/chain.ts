@@ -1,8 +1,11 @@
 import type { Logger } from 'pino'
 import type { AnvilInstance } from '../adapters/devnet/anvil.js'
 import type { Devnet } from '../adapters/devnet/devnet.js'
-import type { RpcObserver } from '../adapters/http/observed-fetch.js'
-import { createViemChainReader, DEFAULT_HEAD_POLL_MS } from '../adapters/rpc/viem-chain-reader.js'
+import type { RpcObserver } from '../adapters/fetch/observed-fetch.js'
+import {
+  createJsonRpcChainReader,
+  DEFAULT_HEAD_POLL_MS,
+} from '../adapters/rpc/json-rpc-chain-reader.js'
 import type { Config } from '../config.js'
 import type { ChainReader } from '../domain/preflight/chain-reader.js'
 import { publicOrigin } from '../secrets.js'
@@ -83,7 +86,7 @@ export async function connectChain(
       void lifecycle.exit(1)
     })
   }
-  const reader = createViemChainReader({
+  const reader = createJsonRpcChainReader({
     rpcUrl,
     timeoutMs: config.RPC_TIMEOUT_MS,
     observe,

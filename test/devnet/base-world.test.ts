@@ -25,9 +25,9 @@ import { devnetStateFile } from '../../src/adapters/devnet/devnet-state.js'
 import { createDevnetFaucet } from '../../src/adapters/devnet/faucet.js'
 import { lazyMetaMaskPhishingList } from '../../src/adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
-import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
-import { createApp } from '../../src/app.js'
+import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
+import { createApp } from '../../src/http/create-app.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 
 // Issue 29 item 2: the devnet behaves like Base. Its anvil starts from the built state file
@@ -224,7 +224,7 @@ describe('the devnet holds Base infrastructure', () => {
       environment: 'mainnet',
       maxBodyBytes: 64 * 1024,
       preflight: {
-        chain: createViemChainReader({ rpcUrl: devnet.rpcUrl, timeoutMs: 3000 }),
+        chain: createJsonRpcChainReader({ rpcUrl: devnet.rpcUrl, timeoutMs: 3000 }),
         chainId: 8453,
         environment: 'mainnet',
         screen: DEFAULT_SCREEN_CONFIG,

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_PAYMENT_HEADER_BYTES } from '../../src/app.js'
+import { MAX_PAYMENT_HEADER_BYTES } from '../../src/http/create-app.js'
 import { MAX_HEADER_BYTES, startHttpServer } from '../../src/http/server.js'
 import { preflightApp } from '../support/preflight-app.js'
 import { DEAD_URL } from '../support/served-guard.js'

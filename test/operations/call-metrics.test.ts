@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { Counter, Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import type { RpcOutcome } from '../../src/adapters/http/observed-fetch.js'
+import type { RpcOutcome } from '../../src/adapters/fetch/observed-fetch.js'
 import {
   createServiceMetrics,
   httpCallMetrics,

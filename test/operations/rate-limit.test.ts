@@ -4,8 +4,8 @@ import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { createMemoryBucketStore } from '../../src/adapters/rate-limit/memory-bucket-store.js'
 import { createRedisBucketStore } from '../../src/adapters/rate-limit/redis-bucket-store.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
-import type { RateLimitSettings } from '../../src/app.js'
 import { takeToken } from '../../src/domain/rate-limit/token-bucket.js'
+import type { RateLimitSettings } from '../../src/http/create-app.js'
 import {
   BUYER,
   builtinFacilitator,

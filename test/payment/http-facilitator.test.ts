@@ -5,7 +5,7 @@ import type { Devnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
 import type { Storage } from '../../src/adapters/storage/open-storage.js'
-import { paymentId } from '../../src/domain/payment/payment-id.js'
+import { authorizationId } from '../../src/domain/payment/authorization-id.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { startHttpFacilitator } from './http-facilitator.js'
 import {
@@ -193,7 +193,7 @@ describe('a facilitator at a URL', () => {
     } finally {
       delete remote.faults.settleLie
     }
-    const id = paymentId('eip155:8453', USDC_ADDRESS, {
+    const id = authorizationId('eip155:8453', USDC_ADDRESS, {
       payer: BUYER.address,
       nonce: nonceOf(header),
     })

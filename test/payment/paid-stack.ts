@@ -30,17 +30,17 @@ import {
 } from '../../src/adapters/facilitator/facilitator-readiness.js'
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import { createX402PaymentRail } from '../../src/adapters/facilitator/x402-payment-rail.js'
-import type { RpcObserver } from '../../src/adapters/http/observed-fetch.js'
+import type { RpcObserver } from '../../src/adapters/fetch/observed-fetch.js'
 import { lazyMetaMaskPhishingList } from '../../src/adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
-import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
-import { type AppDeps, createApp } from '../../src/app.js'
+import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import type { DevnetDescription } from '../../src/domain/discovery/discovery-document.js'
 import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
+import { type AppDeps, createApp } from '../../src/http/create-app.js'
 import { contractChecked } from '../support/openapi-contract.js'
 import {
   CANCEL_AUTHORIZATION_TYPES,
@@ -132,7 +132,7 @@ export async function paidApp(options: {
     environment: 'devnet',
     maxBodyBytes: 64 * 1024,
     preflight: {
-      chain: createViemChainReader({
+      chain: createJsonRpcChainReader({
         rpcUrl: options.preflightRpcUrl,
         timeoutMs: 2_000,
         ...(options.observeRpc ? { observe: options.observeRpc } : {}),

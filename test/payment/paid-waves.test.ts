@@ -5,7 +5,7 @@ import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
-import { paymentId } from '../../src/domain/payment/payment-id.js'
+import { authorizationId } from '../../src/domain/payment/authorization-id.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
 import { startHttpFacilitator } from './http-facilitator.js'
 import {
@@ -123,7 +123,7 @@ describe('the settler kept nonce', () => {
     // Ledger = chain: each payment's recorded settlement is the one transfer using its nonce.
     for (const [i, header] of headers.entries()) {
       expect(await settlementsOf(chain, payerOf(header), nonceOf(header))).toEqual([hashes[i]])
-      const id = paymentId('eip155:8453', USDC_ADDRESS, {
+      const id = authorizationId('eip155:8453', USDC_ADDRESS, {
         payer: payerOf(header),
         nonce: nonceOf(header),
       })

@@ -7,8 +7,8 @@ import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import { authorizationId } from '../../src/domain/payment/authorization-id.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
-import { paymentId } from '../../src/domain/payment/payment-id.js'
 import { ABANDONED_CODE } from '../../src/domain/payment/payment-recovery.js'
 import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
@@ -80,7 +80,7 @@ afterAll(async () => {
 
 const pay = (header: string, body: unknown = EXAMPLE_BODY) => sendPayment(stack.app, header, body)
 const idOf = (header: string) =>
-  paymentId('eip155:8453', USDC_ADDRESS, {
+  authorizationId('eip155:8453', USDC_ADDRESS, {
     payer: authorizationOf(header).from,
     nonce: nonceOf(header),
   })

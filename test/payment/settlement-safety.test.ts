@@ -21,9 +21,9 @@ import {
 import { startPaymentServices } from '../../src/adapters/facilitator/payment-services.js'
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import type { Storage } from '../../src/adapters/storage/open-storage.js'
+import { authorizationId } from '../../src/domain/payment/authorization-id.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
-import { paymentId } from '../../src/domain/payment/payment-id.js'
 import {
   DEFAULT_PAYMENT_LEASE_MS,
   type PaymentLedger,
@@ -92,7 +92,7 @@ const pay = (header: string, app = stack.app, body: unknown = EXAMPLE_BODY) =>
 /** The ledger row of the payment in `header`. */
 async function rowOf(header: string) {
   const { from, nonce } = authorizationOf(header)
-  const id = paymentId('eip155:8453', USDC_ADDRESS, {
+  const id = authorizationId('eip155:8453', USDC_ADDRESS, {
     payer: from,
     nonce: nonce.toLowerCase() as Hex,
   } as never)
@@ -231,7 +231,10 @@ describe('payloads that are not what they claim', () => {
     const { status, body } = await pay(header)
     expect(status).toBe(402)
     expect(body).toMatchObject({ reason: 'payment_malformed' })
-    const id = paymentId('eip155:8453', USDC_ADDRESS, { payer: victim, nonce: fakeNonce } as never)
+    const id = authorizationId('eip155:8453', USDC_ADDRESS, {
+      payer: victim,
+      nonce: fakeNonce,
+    } as never)
     expect(await storage.ledger.get(id)).toBeUndefined()
   })
 
@@ -399,7 +402,7 @@ describe('a payment whose request died while settling (no transaction hash recor
     // A real result to receipt: an earlier paid call's.
     const paid = await suite.paymentHeader(stack)
     const { result } = (await pay(paid)).body as { result: PreflightResult }
-    const id = paymentId('eip155:8453', USDC_ADDRESS, authorization)
+    const id = authorizationId('eip155:8453', USDC_ADDRESS, authorization)
     await storage.ledger.claim(
       {
         id,

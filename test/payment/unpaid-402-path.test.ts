@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { paidResource } from '../../src/domain/payment/offer.js'
-import { paidRouteExtensions } from '../../src/routes/transaction-preflight.js'
+import { paidRouteExtensions } from '../../src/routes/paid-transaction-preflight.js'
 import { builtinFacilitator, EXAMPLE_BODY, type PaidApp, paidApp } from './paid-stack.js'
 
 const PATH = '/simulate/transaction-preflight'

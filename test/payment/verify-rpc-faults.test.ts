@@ -2,7 +2,7 @@ import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
-import { paymentId } from '../../src/domain/payment/payment-id.js'
+import { authorizationId } from '../../src/domain/payment/authorization-id.js'
 import { type RpcFault, startFaultyRpc } from '../support/faulty-rpc.js'
 import {
   authorizationOf,
@@ -52,7 +52,7 @@ afterAll(async () => {
 
 async function rowOf(header: string) {
   const { from, nonce } = authorizationOf(header)
-  const id = paymentId('eip155:8453', USDC_ADDRESS, {
+  const id = authorizationId('eip155:8453', USDC_ADDRESS, {
     payer: from,
     nonce: nonce.toLowerCase(),
   } as never)

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
-import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
+import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { runPreflight } from '../../src/domain/preflight/run-preflight.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 import { clients } from '../support/contracts.js'
@@ -34,7 +34,7 @@ const latestReads = () => proxy.methods.filter((m) => m === 'eth_getBlockByNumbe
 describe('the head tracker', () => {
   it('polls the head in the background, so a new block costs no extra wave; stops on close', async () => {
     proxy.reset()
-    const chain = createViemChainReader({ rpcUrl: proxy.url, timeoutMs: 5_000, headPollMs: 50 })
+    const chain = createJsonRpcChainReader({ rpcUrl: proxy.url, timeoutMs: 5_000, headPollMs: 50 })
     try {
       expect(chain.head()).toBeUndefined()
       expect(await until(() => chain.head() !== undefined, 5_000)).toBe(true)
@@ -71,8 +71,8 @@ describe('the head tracker', () => {
 
   it('never keeps the process alive (unref), even when not closed', async () => {
     const script = `
-      import { createViemChainReader } from './src/adapters/rpc/viem-chain-reader.ts'
-      const chain = createViemChainReader({ rpcUrl: ${JSON.stringify(proxy.url)}, timeoutMs: 2000, headPollMs: 20 })
+      import { createJsonRpcChainReader } from './src/adapters/rpc/json-rpc-chain-reader.ts'
+      const chain = createJsonRpcChainReader({ rpcUrl: ${JSON.stringify(proxy.url)}, timeoutMs: 2000, headPollMs: 20 })
       for (let i = 0; i < 500 && chain.head() === undefined; i++) await new Promise((r) => setTimeout(r, 20))
       if (chain.head() === undefined) process.exit(3)
       // Nothing more to do: the poll timer and the pooled socket must not hold the process.

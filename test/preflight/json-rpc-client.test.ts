@@ -1,12 +1,12 @@
 import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import {
   createJsonRpcClient,
   JsonRpcError,
   RpcTransportError,
 } from '../../src/adapters/rpc/json-rpc-client.js'
-import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
 import type { ErrorCode } from '../../src/errors.js'
 import { statusForCode } from '../../src/http/error-status.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
@@ -365,7 +365,7 @@ describe('the preflight over a misbehaving transport', () => {
 
   it('the chain reader maps a stalled body to RpcUnavailableError', async () => {
     mode = 'stall-body'
-    const reader = createViemChainReader({ rpcUrl: url, timeoutMs: 300 })
+    const reader = createJsonRpcChainReader({ rpcUrl: url, timeoutMs: 300 })
     const error = await reader.chainId().then(
       () => undefined,
       (e: unknown) => e,

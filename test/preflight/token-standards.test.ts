@@ -2,7 +2,7 @@ import { type Address, encodeFunctionData } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
-import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
+import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { probeTokenStandards } from '../../src/domain/preflight/probe-token-standards.js'
 import { clients, deploy, testAccount } from '../support/contracts.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
@@ -41,7 +41,7 @@ afterAll(async () => {
 
 describe('the token-standard probe, on real contracts', () => {
   it('tells ERC-20, ERC-721, ERC-1155 and everything else apart at the pinned block', async () => {
-    const chain = createViemChainReader({ rpcUrl: devnet.rpcUrl, timeoutMs: 3000 })
+    const chain = createJsonRpcChainReader({ rpcUrl: devnet.rpcUrl, timeoutMs: 3000 })
     const block = await chain.latestBlock()
     const eoa = testAccount(11).address
     const standards = await probeTokenStandards(

@@ -1,11 +1,11 @@
 import { pino } from 'pino'
 import { lazyMetaMaskPhishingList } from '../../src/adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
-import { createViemChainReader } from '../../src/adapters/rpc/viem-chain-reader.js'
-import { type AppDeps, createApp } from '../../src/app.js'
+import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import type { PageReader } from '../../src/domain/evidence/page-reader.js'
 import type { ScreenConfig } from '../../src/domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
+import { type AppDeps, createApp } from '../../src/http/create-app.js'
 import { contractChecked } from './openapi-contract.js'
 
 /** One copy of the phishing list for every app a test builds (it is read-only). */
@@ -31,7 +31,7 @@ export function preflightApp(
     devnetFaucet?: AppDeps['devnetFaucet']
   } = {},
 ) {
-  const chain = createViemChainReader({
+  const chain = createJsonRpcChainReader({
     rpcUrl,
     timeoutMs: options.timeoutMs ?? 3000,
     ...(options.maxBatch !== undefined ? { maxBatch: options.maxBatch } : {}),

@@ -1,7 +1,7 @@
 import { type FacilitatorClient, HTTPFacilitatorClient } from '@x402/core/server'
 import type { Address, Hex } from 'viem'
 import type { FacilitatorKind } from '../../domain/payment/payment-rail.js'
-import { splitUrlCredentials } from '../http/url-credentials.js'
+import { splitUrlCredentials } from '../fetch/url-credentials.js'
 import { createBuiltinFacilitator } from './builtin-facilitator.js'
 import type { MinedReceipts } from './mined-receipts.js'
 

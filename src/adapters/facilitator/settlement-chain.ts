@@ -12,7 +12,7 @@ import type {
   SettlementChain,
 } from '../../domain/payment/reconcile-settlements.js'
 import { SETTLEMENT_EVENTS_ABI } from '../../domain/payment/settlement-proof.js'
-import { boundedHttp } from '../http/bounded-fetch.js'
+import { boundedHttp } from '../fetch/bounded-fetch.js'
 import { type MinedReceipts, toMinedTransaction } from './mined-receipts.js'
 
 const eip3009Abi = parseAbi([

@@ -9,7 +9,7 @@ import {
   TransactionReceiptNotFoundError,
 } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
-import { boundedHttp } from '../http/bounded-fetch.js'
+import { boundedHttp } from '../fetch/bounded-fetch.js'
 
 /** Options for {@link createSettlerAccount}. */
 export interface SettlerAccountOptions {

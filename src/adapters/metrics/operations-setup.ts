@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
-import type { RateLimitSettings } from '../../app.js'
 import type { Config } from '../../config.js'
-import type { RpcObserver } from '../http/observed-fetch.js'
+import type { RateLimitSettings } from '../../http/create-app.js'
+import type { RpcObserver } from '../fetch/observed-fetch.js'
 import { createMemoryBucketStore } from '../rate-limit/memory-bucket-store.js'
 import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js'
 

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { RpcObserver } from '../http/observed-fetch.js'
+import type { RpcObserver } from '../fetch/observed-fetch.js'
 import { createCallMetrics, type ObserveCall } from './call-metrics.js'
 
 /** Seconds: from a sub-millisecond route to a slow settlement on a congested chain. */

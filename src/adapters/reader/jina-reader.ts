@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { PageReader, ReaderPage } from '../../domain/evidence/page-reader.js'
 import { AppError, type ErrorCode } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
-import { splitUrlCredentials } from '../http/url-credentials.js'
+import { splitUrlCredentials } from '../fetch/url-credentials.js'
 
 /** How to reach a Jina-compatible reader (r.jina.ai or a self-hosted jina-ai/reader). */
 export interface JinaReaderOptions {

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
-import type { RpcObserver, RpcOutcome } from '../http/observed-fetch.js'
-import { splitUrlCredentials } from '../http/url-credentials.js'
+import type { RpcObserver, RpcOutcome } from '../fetch/observed-fetch.js'
+import { splitUrlCredentials } from '../fetch/url-credentials.js'
 
 /** The node answered, with a JSON-RPC error object: its code, its words and its data. */
 export class JsonRpcError extends Error {

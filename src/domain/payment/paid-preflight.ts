@@ -4,11 +4,11 @@ import type { PreflightResult } from '../preflight/run-preflight.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import type { Receipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
+import { authorizationId } from './authorization-id.js'
 import { decodePaymentShape, validityProblem } from './decode-payment.js'
 import type { InFlightTracker } from './in-flight.js'
 import { issueReceipt } from './issue-receipt.js'
 import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
-import { paymentId } from './payment-id.js'
 import { assertSameIdentifiedCall, readPaymentIdentifier } from './payment-identifier.js'
 import type { NewPayment, PaymentFailure, PaymentStatus } from './payment-ledger.js'
 import type { SettleOutcome, VerifyOutcome } from './payment-rail.js'
@@ -95,7 +95,7 @@ async function paidPreflight(
     return required(decoded.reason, decoded.detail ? { detail: decoded.detail } : {})
   }
   const { payload, inner, received, authorization } = decoded.payment
-  const id = paymentId(requirements.network, requirements.asset, authorization)
+  const id = authorizationId(requirements.network, requirements.asset, authorization)
   const requestHash = canonicalJsonHash(request.body)
   // The same payment is the same signed authorization, whatever else the header carried.
   const payloadHash = canonicalJsonHash(inner)

@@ -8,7 +8,7 @@ import type {
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
-import type { RpcObserver } from '../http/observed-fetch.js'
+import type { RpcObserver } from '../fetch/observed-fetch.js'
 import { createHeadTracker } from './head-tracker.js'
 import { createJsonRpcClient, JsonRpcError, RpcTransportError } from './json-rpc-client.js'
 import { blockHeaderOf, feeRewardsOf, hexOf, quantityOf } from './reply-shapes.js'
@@ -122,7 +122,7 @@ export const DEFAULT_HEAD_POLL_MS = { mainnet: 250, devnet: 1_000 } as const
  * so a preflight can pin its reads before it knows `latest` (see `atLatestHead`). `close()`
  * stops the poll and the pool.
  */
-export function createViemChainReader(options: {
+export function createJsonRpcChainReader(options: {
   rpcUrl: string
   timeoutMs: number
   /** Sees every JSON-RPC request (metrics). */

@@ -5,8 +5,8 @@ import type { PaymentServices } from '../adapters/facilitator/payment-services.j
 import type { OperationsSetup } from '../adapters/metrics/operations-setup.js'
 import { lazyMetaMaskPhishingList } from '../adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../adapters/reader/jina-reader.js'
-import { createApp } from '../app.js'
 import type { Config } from '../config.js'
+import { createApp } from '../http/create-app.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
 
 /**

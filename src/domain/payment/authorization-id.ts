@@ -1,8 +1,8 @@
 import { type Hex, keccak256, stringToBytes } from 'viem'
 import type { Authorization } from './decode-payment.js'
 
-/** Identity of an authorization: EIP-3009 nonces are unique per payer and token. */
-export function paymentId(
+/** The ledger's payment id: the identity of an authorization (EIP-3009 nonces are unique per payer and token). */
+export function authorizationId(
   network: string,
   asset: string,
   auth: Pick<Authorization, 'payer' | 'nonce'>,
