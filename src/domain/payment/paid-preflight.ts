@@ -160,7 +160,23 @@ async function paidPreflight(
   return claimOrWait(3)
 }
 
-/** The work of the request that owns a payment: verify with preflight, settle, confirm, receipt. */
+/** The request that owns a payment, and what its steps share. */
+interface OwnedCall {
+  deps: PaidPreflightDeps
+  request: PaidPreflightRequest
+  payment: NewPayment
+  timings: PhaseTimings
+  lease: OwnerLease
+  required: ReturnType<typeof requiredIn>
+}
+
+/** A step either ends the call with its outcome or hands the next step what it needs. */
+type Step<T> = { done: PaidPreflightOutcome } | ({ done?: undefined } & T)
+
+/**
+ * The work of the request that owns a payment, step by step: verify (with the preflight
+ * running beside it) -> hold the preflight's result -> settle and confirm -> receipt.
+ */
 async function ownPayment(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
@@ -168,56 +184,84 @@ async function ownPayment(
   timings: PhaseTimings,
   lease: OwnerLease,
 ): Promise<PaidPreflightOutcome> {
-  const required = requiredIn(timings)
-  const { id, payload } = payment
-  const authorization = { payer: payment.payer }
-  const expected = expectedPayment(payment)
-  const fail = async (from: PaymentStatus, failure: PaymentFailure) => {
-    const record = () => deps.ledger.transition(id, [from], { status: 'failed', failure })
-    try {
-      await record()
-    } catch (error) {
-      // Nothing was sent: once the ledger is back the failure is recorded and the payment
-      // released, so a retry claims it again at once instead of waiting out the lease. (From
-      // `settling` the caller records it pending instead: the chain decides.)
-      if (from !== 'settling') lease.recordLater(record)
-      throw error
-    }
-  }
-
+  const call: OwnedCall = { deps, request, payment, timings, lease, required: requiredIn(timings) }
   // Verify and preflight run together: their chain reads share one wave. The facilitator
   // checks signature, amount, payTo, expiry, balance and nonce; the preflight's result is
   // used only once verify passed, and nothing settles unless the preflight produced one.
+  const preflight = startPreflight(call)
+  const verified = await verifyPayment(call)
+  if (verified.done) return verified.done
+  const held = await holdResult(call, preflight)
+  if (held.done) return held.done
+  const settled = await settleAndConfirm(call, verified.paidOnChain)
+  if (settled.done) return settled.done
+  return finishSettled(call, held.result, settled.outcome)
+}
+
+/** Records the payment failed; if the ledger is out, releases it once the ledger is back. */
+async function failPayment(
+  call: OwnedCall,
+  from: PaymentStatus,
+  failure: PaymentFailure,
+): Promise<void> {
+  const record = () =>
+    call.deps.ledger.transition(call.payment.id, [from], { status: 'failed', failure })
+  try {
+    await record()
+  } catch (error) {
+    // Nothing was sent: once the ledger is back the failure is recorded and the payment
+    // released, so a retry claims it again at once instead of waiting out the lease. (From
+    // `settling` the caller records it pending instead: the chain decides.)
+    if (from !== 'settling') call.lease.recordLater(record)
+    throw error
+  }
+}
+
+type PreflightRun = Promise<{ ok: true; result: PreflightResult } | { ok: false; error: unknown }>
+
+/** Starts the preflight (never rejects: its failure is an outcome), timing it. */
+function startPreflight(call: OwnedCall): PreflightRun {
   const started = performance.now()
-  const preflight = deps.runPreflight(request.tx).then(
+  const run: PreflightRun = call.deps.runPreflight(call.request.tx).then(
     (result) => ({ ok: true as const, result }),
     (error: unknown) => ({ ok: false as const, error }),
   )
-  preflight.then(() => {
-    timings.preflightMs = performance.now() - started
+  run.then(() => {
+    call.timings.preflightMs = performance.now() - started
   })
+  return run
+}
+
+/**
+ * Step 1, verify: the facilitator's verdict, or the chain's when it says the nonce is spent (a
+ * transaction paying us with this very authorization is this call's payment). Ends in a 402
+ * for a payment that is not valid; otherwise the payment is `verified`.
+ */
+async function verifyPayment(
+  call: OwnedCall,
+): Promise<Step<{ paidOnChain: MinedTransaction | undefined }>> {
+  const { deps, payment, timings, required } = call
+  const started = performance.now()
   let verdict: VerifyOutcome
   try {
-    verdict = await deps.rail.verify(payload)
+    verdict = await deps.rail.verify(payment.payload)
   } catch (error) {
     const appError = asAppError(error, 'facilitator_unavailable')
-    await fail('verifying', failureOf(appError))
+    await failPayment(call, 'verifying', failureOf(appError))
     throw appError
   } finally {
     timings.verifyMs = performance.now() - started
   }
-  if (verdict.valid && verdict.payer.toLowerCase() !== authorization.payer.toLowerCase()) {
+  if (verdict.valid && verdict.payer.toLowerCase() !== payment.payer.toLowerCase()) {
     // The facilitator verified another payment than the one we keyed and would receipt.
     const detail = `the facilitator verified payer ${verdict.payer}, not authorization.from`
-    await fail('verifying', {
+    await failPayment(call, 'verifying', {
       kind: 'payment_required',
       code: 'verification_failed',
       message: `${PAYMENT_REASONS.verification_failed} (${detail})`,
     })
-    return required('verification_failed', { detail })
+    return { done: required('verification_failed', { detail }) }
   }
-  // The nonce is spent: by a transaction paying us with this very authorization (someone
-  // submitted it before us), that transaction is this call's payment.
   let paidOnChain: MinedTransaction | undefined
   let spentElsewhere = false
   if (
@@ -226,7 +270,7 @@ async function ownPayment(
   ) {
     const onChain = await readAuthorization(
       deps,
-      { ...expected, validBefore: payment.validBefore },
+      { ...expectedPayment(payment), validBefore: payment.validBefore },
       undefined,
     ).catch(() => undefined)
     if (onChain?.kind === 'paid') paidOnChain = onChain.tx
@@ -234,7 +278,7 @@ async function ownPayment(
   }
   if (!verdict.valid && !paidOnChain) {
     const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
-    await fail('verifying', {
+    await failPayment(call, 'verifying', {
       kind: 'payment_required',
       code: reason,
       message: PAYMENT_REASONS[reason],
@@ -242,31 +286,77 @@ async function ownPayment(
       // The chain showed the nonce spent on a transfer not paying us: it can never pay.
       ...(spentElsewhere ? { final: true } : {}),
     })
-    return required(reason, {
-      facilitatorReason: verdict.upstreamReason,
-      ...(verdict.message ? { detail: verdict.message } : {}),
-    })
+    const detail = verdict.message ? { detail: verdict.message } : {}
+    return { done: required(reason, { facilitatorReason: verdict.upstreamReason, ...detail }) }
   }
-  if (!(await deps.ledger.transition(id, ['verifying'], { status: 'verified' }))) {
-    return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
+  if (!(await deps.ledger.transition(payment.id, ['verifying'], { status: 'verified' }))) {
+    return { done: await answerFrom(deps, await waitForAnswer(deps, payment.id), true, timings) }
   }
+  return { paidOnChain }
+}
 
-  // Preflight: if it cannot run (RPC down), nothing is settled and the payer may retry.
+/**
+ * Step 2, hold the result: the preflight's result is stored with the payment as it turns
+ * `settling` (from then on settlement may have been sent, and a reconciler that finds the
+ * payment on chain can always issue the receipt). If the preflight could not run (RPC down),
+ * nothing is settled and the payer may retry.
+ */
+async function holdResult(
+  call: OwnedCall,
+  preflight: PreflightRun,
+): Promise<Step<{ result: PreflightResult }>> {
+  const { deps, payment, timings } = call
   const ran = await preflight
   if (!ran.ok) {
-    const appError = asAppError(ran.error, 'internal_error')
-    await fail('verified', failureOf(appError))
+    await failPayment(call, 'verified', failureOf(asAppError(ran.error, 'internal_error')))
     throw ran.error
   }
   const result = ran.result
-  // From `settling` on, settlement may have been sent; the result is stored with it, so a
-  // reconciler that finds the payment on chain can always issue the receipt.
-  if (!(await deps.ledger.transition(id, ['verified'], { status: 'settling', result }))) {
-    return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
+  if (!(await deps.ledger.transition(payment.id, ['verified'], { status: 'settling', result }))) {
+    return { done: await answerFrom(deps, await waitForAnswer(deps, payment.id), true, timings) }
   }
+  return { result }
+}
 
-  // Settle: only a settled payment earns the result and a receipt.
-  const settleStarted = performance.now()
+/** The payment's answer once the chain has settled it (by the reconciler or a resolution). */
+async function answerStored(call: OwnedCall): Promise<PaidPreflightOutcome> {
+  return answerFrom(call.deps, await waitForAnswer(call.deps, call.payment.id), false, call.timings)
+}
+
+/** Records the payment `settle_pending` (the chain decides) and answers so. */
+function pendingOutcome(
+  call: OwnedCall,
+  transaction: Hex | undefined,
+  why: string,
+  err?: unknown,
+): Promise<PaidPreflightOutcome> {
+  return recordPending(call.deps, call.payment.id, transaction, why, err, call.lease)
+}
+
+/**
+ * Whatever the facilitator said, the chain may already know: a transaction using this
+ * authorization that pays us settles the payment now (ours, or someone else's submission).
+ */
+async function resolveFromChain(call: OwnedCall, transaction: Hex | undefined) {
+  const row = await call.deps.ledger.get(call.payment.id)
+  if (!row) return 'stillPending' as const
+  return resolvePayment(
+    call.deps,
+    { ...row, settlementTx: transaction ?? row.settlementTx },
+    { resettle: false },
+  )
+}
+
+/**
+ * Step 3, settle and confirm: only a settled payment earns the result and a receipt, and only
+ * a settlement the chain confirms counts as settled, whatever the facilitator claims.
+ */
+async function settleAndConfirm(
+  call: OwnedCall,
+  paidOnChain: MinedTransaction | undefined,
+): Promise<Step<{ outcome: SettleOutcome }>> {
+  const { deps, payment, timings } = call
+  const started = performance.now()
   let settled: SettleOutcome
   if (paidOnChain) {
     settled = {
@@ -276,7 +366,7 @@ async function ownPayment(
     }
   } else {
     try {
-      settled = await deps.rail.settle(payload)
+      settled = await deps.rail.settle(payment.payload)
     } catch (error) {
       settled = {
         status: 'unknown',
@@ -284,43 +374,46 @@ async function ownPayment(
       }
     }
   }
-  const pending = (transaction: Hex | undefined, why: string, err?: unknown) =>
-    recordPending(deps, id, transaction, why, err, lease)
-  // Whatever the facilitator said, the chain may already know: a transaction using this
-  // authorization that pays us settles the payment now (ours, or someone else's submission).
-  const fromChain = async (transaction: Hex | undefined) => {
-    const row = await deps.ledger.get(id)
-    if (!row) return 'stillPending' as const
-    return resolvePayment(
-      deps,
-      { ...row, settlementTx: transaction ?? row.settlementTx },
-      { resettle: false },
-    )
-  }
-  const answerStored = async () => answerFrom(deps, await waitForAnswer(deps, id), false, timings)
-
   if (settled.status === 'settled') {
-    // Receipts only for settlements the chain confirms, whatever the facilitator claims.
-    const confirmation = await confirmSettlement(
-      deps,
-      expected,
-      settled.transaction,
-      deps.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS,
-    )
+    const timeoutMs = deps.confirmTimeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS
+    const expected = expectedPayment(payment)
+    const confirmation = await confirmSettlement(deps, expected, settled.transaction, timeoutMs)
     if (confirmation.state === 'pending') {
-      timings.settleMs = performance.now() - settleStarted
-      return pending(settled.transaction, 'settlement transaction not mined yet')
+      timings.settleMs = performance.now() - started
+      return {
+        done: await pendingOutcome(
+          call,
+          settled.transaction,
+          'settlement transaction not mined yet',
+        ),
+      }
     }
     if (confirmation.state === 'unproven') {
-      const resolution = await fromChain(undefined).catch(() => 'stillPending' as const)
-      timings.settleMs = performance.now() - settleStarted
-      if (resolution !== 'stillPending') return answerStored()
-      return facilitatorLied(deps, id, settled.transaction)
+      const resolution = await resolveFromChain(call, undefined).catch(
+        () => 'stillPending' as const,
+      )
+      timings.settleMs = performance.now() - started
+      if (resolution !== 'stillPending') return { done: await answerStored(call) }
+      return { done: await facilitatorLied(deps, payment.id, settled.transaction) }
     }
     settled = { ...settled, transaction: confirmation.tx.hash }
   }
-  timings.settleMs = performance.now() - settleStarted
+  timings.settleMs = performance.now() - started
+  return { outcome: settled }
+}
 
+/**
+ * Step 4, finish: a confirmed settlement gets its receipt and the result; a refusal (only
+ * refusals that happen before anything is sent arrive here, see SettleOutcome) a 402; an
+ * unknown or unreachable settle is read from the chain, else recorded pending.
+ */
+async function finishSettled(
+  call: OwnedCall,
+  result: PreflightResult,
+  settled: SettleOutcome,
+): Promise<PaidPreflightOutcome> {
+  const { deps, payment, timings, required } = call
+  const id = payment.id
   switch (settled.status) {
     case 'settled': {
       const transaction = settled.transaction
@@ -337,11 +430,16 @@ async function ownPayment(
       } catch (error) {
         // Paid on chain but not recorded: never a 500 and never lost. The reconciler finds the
         // transaction and issues the receipt; a retry then gets it.
-        return pending(transaction, 'settled, but the receipt could not be stored', error)
+        return pendingOutcome(
+          call,
+          transaction,
+          'settled, but the receipt could not be stored',
+          error,
+        )
       }
       if (!stored) return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
       deps.logger?.info(
-        { paymentId: id, payer: authorization.payer, transaction, receiptId: receipt.id },
+        { paymentId: id, payer: payment.payer, transaction, receiptId: receipt.id },
         'payment settled',
       )
       return {
@@ -354,17 +452,17 @@ async function ownPayment(
       }
     }
     case 'failed': {
-      // Only refusals that happen before anything is sent arrive here (see SettleOutcome).
       const reason = reasonFromFacilitator(settled.upstreamReason, 'settlement_failed')
       try {
-        await fail('settling', {
+        await failPayment(call, 'settling', {
           kind: 'payment_required',
           code: reason,
           message: PAYMENT_REASONS[reason],
           facilitatorReason: settled.upstreamReason,
         })
       } catch (error) {
-        return pending(undefined, 'settlement refused, but the ledger could not record it', error)
+        const why = 'settlement refused, but the ledger could not record it'
+        return pendingOutcome(call, undefined, why, error)
       }
       return required(reason, {
         facilitatorReason: settled.upstreamReason,
@@ -374,12 +472,13 @@ async function ownPayment(
     case 'unreachable':
     case 'unknown': {
       const transaction = settled.status === 'unknown' ? settled.transaction : undefined
-      const resolution = await fromChain(transaction).catch((error: unknown) => {
+      const resolution = await resolveFromChain(call, transaction).catch((error: unknown) => {
         deps.logger?.warn({ err: error, paymentId: id }, 'cannot read the chain after settle')
         return 'stillPending' as const
       })
-      if (resolution !== 'stillPending') return answerStored()
-      return pending(
+      if (resolution !== 'stillPending') return answerStored(call)
+      return pendingOutcome(
+        call,
         transaction,
         settled.status === 'unreachable'
           ? `facilitator unreachable at settle: ${settled.message}`
