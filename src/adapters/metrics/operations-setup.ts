@@ -21,7 +21,6 @@ export interface OperationsSetup {
  */
 export async function setUpOperations(
   config: Config,
-  environment: 'devnet' | 'mainnet',
   logger: Logger,
   unresolvedPayments: () => Promise<number>,
 ): Promise<OperationsSetup> {
@@ -67,7 +66,7 @@ export async function setUpOperations(
           }
         : {}),
       ...(config.RATE_LIMIT_CLIENT_HEADER ? { clientHeader: config.RATE_LIMIT_CLIENT_HEADER } : {}),
-      exemptLoopback: environment === 'devnet',
+      exemptLoopback: config.environment === 'devnet',
     },
     close: async () => {
       await store?.close()
