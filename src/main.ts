@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   ] = await clock.time(
     'code',
     Promise.all([
-      import('./adapters/metrics/operations-setup.js'),
+      import('./service/operations-setup.js'),
       import('./service/chain.js'),
       import('./service/payments.js'),
       import('./service/build-app.js'),

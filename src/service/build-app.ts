@@ -1,8 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
 import { createDevnetFaucet } from '../adapters/devnet/faucet.js'
-import type { PaymentServices } from '../adapters/facilitator/payment-services.js'
-import type { OperationsSetup } from '../adapters/metrics/operations-setup.js'
 import { lazyMetaMaskPhishingList } from '../adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../adapters/reader/jina-reader.js'
 import type { Config } from '../config.js'
@@ -10,6 +8,8 @@ import type { ScreenConfig } from '../domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
 import { createApp } from '../http/create-app.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
+import type { OperationsSetup } from './operations-setup.js'
+import type { PaymentServices } from './payment-services.js'
 
 /**
  * Start-up's app step: every route wired to the running chain, payment side and operations.

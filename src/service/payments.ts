@@ -1,11 +1,6 @@
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
-import {
-  type PaymentServices,
-  type PaymentServicesOptions,
-  startPaymentServices,
-} from '../adapters/facilitator/payment-services.js'
 import type { Storage } from '../adapters/storage/open-storage.js'
 import { SettlerInUseError } from '../adapters/storage/settler-lease.js'
 import type { Config } from '../config.js'
@@ -14,6 +9,11 @@ import { publicOrigin, redactSecrets } from '../secrets.js'
 import type { ChainConnection } from './chain.js'
 import { openLedger } from './ledger.js'
 import type { Lifecycle } from './lifecycle.js'
+import {
+  type PaymentServices,
+  type PaymentServicesOptions,
+  startPaymentServices,
+} from './payment-services.js'
 import type { StartupWait } from './starting.js'
 import { logStartupFailure } from './startup-failure.js'
 
