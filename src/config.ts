@@ -1,4 +1,8 @@
+import type { Address, Hex } from 'viem'
 import { z } from 'zod'
+import { DEVNET_ACCOUNTS } from './adapters/devnet/accounts.js'
+import type { ScreenConfig } from './domain/screen/context.js'
+import { collectSecrets } from './secrets.js'
 
 /**
  * Every environment variable the service reads, parsed once at start-up.
@@ -7,7 +11,13 @@ import { z } from 'zod'
 const hexKey = z
   .string()
   .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+  // Checked by the pattern above.
+  .transform((v) => v as Hex)
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+  // Checked by the pattern above (any case; the payment side checksums it).
+  .transform((v) => v as Address)
 const positiveInt = (fallback: number, max: number) =>
   z.coerce.number().int().positive().max(max).default(fallback)
 /** 0 switches the limit off. */
@@ -15,12 +25,12 @@ const nonNegativeInt = (fallback: number, max: number) =>
   z.coerce.number().int().min(0).max(max).default(fallback)
 /** Timers above 2^31-1 ms overflow to 1 ms in Node; two minutes is already generous for one call. */
 const MAX_TIMEOUT_MS = 120_000
-const bigintString = (fallback: bigint) =>
-  z
-    .string()
-    .regex(/^[0-9]+$/, 'must be a non-negative integer')
-    .default(fallback.toString())
-    .transform((v) => BigInt(v))
+/** Unset: the rule catalogue's default (`DEFAULT_SCREEN_CONFIG`, declared once, in the domain). */
+const optionalBigint = z
+  .string()
+  .regex(/^[0-9]+$/, 'must be a non-negative integer')
+  .transform((v) => BigInt(v))
+  .optional()
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional()
 /** Unset, empty and whitespace-only all mean "use the default"; other values are trimmed. */
 const emptyAsUndefined = (value: string | undefined) => {
@@ -62,9 +72,9 @@ const envSchema = z.object({
    */
   HEAP_GROWING_PERCENT: nonNegativeInt(50, 400),
 
-  GAS_WARN_THRESHOLD: bigintString(1_000_000n),
-  UNLIMITED_ALLOWANCE_THRESHOLD: bigintString(2n ** 128n),
-  PERMIT2_EXPIRY_WARN_SECONDS: bigintString(30n * 24n * 3600n),
+  GAS_WARN_THRESHOLD: optionalBigint,
+  UNLIMITED_ALLOWANCE_THRESHOLD: optionalBigint,
+  PERMIT2_EXPIRY_WARN_SECONDS: optionalBigint,
 
   PAY_TO_ADDRESS: address.optional(),
   FACILITATOR: z.enum(['builtin', 'url', 'cdp']).optional(),
@@ -115,13 +125,82 @@ const envSchema = z.object({
   READY_MAX_BLOCK_AGE_SECONDS: positiveInt(60, 86_400),
 })
 
+/** The environment variables as parsed, before they are arranged into a {@link Config}. */
 export type Env = z.infer<typeof envSchema>
 
 /** The name of every environment variable the service reads (docs/configuration.md lists each). */
 export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as readonly (keyof Env)[]
 
-/** Parsed configuration. `mode` is `devnet` when no `BASE_RPC_URL` is set. */
-export type Config = Env & { mode: 'devnet' | 'mainnet' }
+/** Which chain the service serves: the embedded devnet, or Base mainnet behind `BASE_RPC_URL`. */
+export type Environment = 'devnet' | 'mainnet'
+
+/** The facilitator that verifies and settles payments, with exactly the settings it needs. */
+export type FacilitatorConfig =
+  | { kind: 'builtin'; settlementPrivateKey: Hex }
+  | { kind: 'url'; url: string }
+  | { kind: 'cdp'; apiKeyId: string; apiKeySecret: string }
+
+/**
+ * The paid route's settings, complete: on mainnet each was set (and checked not to be a public
+ * anvil account); on the devnet an unset one is the devnet's role account.
+ */
+export interface PaymentConfig {
+  payTo: Address
+  receiptPrivateKey: Hex
+  facilitator: FacilitatorConfig
+  /** `PAYMENT_IDENTIFIER_REQUIRED=true`: every payment must carry a payment-identifier id. */
+  identifierRequired: boolean
+}
+
+/** Variables that {@link Config} holds arranged (as `environment`, `payment`, `screen`), not flat. */
+type ArrangedVariables =
+  | 'BASE_RPC_URL'
+  | 'DEVNET_FORK_URL'
+  | 'DEVNET_PORT'
+  | 'PAY_TO_ADDRESS'
+  | 'FACILITATOR'
+  | 'FACILITATOR_URL'
+  | 'CDP_API_KEY_ID'
+  | 'CDP_API_KEY_SECRET'
+  | 'SETTLEMENT_PRIVATE_KEY'
+  | 'RECEIPT_PRIVATE_KEY'
+  | 'PAYMENT_IDENTIFIER_REQUIRED'
+  | 'GAS_WARN_THRESHOLD'
+  | 'UNLIMITED_ALLOWANCE_THRESHOLD'
+  | 'PERMIT2_EXPIRY_WARN_SECONDS'
+
+/** What both environments share. */
+interface CommonConfig extends Omit<Env, ArrangedVariables> {
+  payment: PaymentConfig
+  /** The screen thresholds the operator set; the others are the rule catalogue's defaults. */
+  screen: Partial<ScreenConfig>
+  /** Every secret the configuration holds, in every form the redactor matches (`secrets.ts`). */
+  secrets: readonly string[]
+}
+
+/** The embedded devnet (no `BASE_RPC_URL`). */
+export interface DevnetConfig extends CommonConfig {
+  environment: 'devnet'
+  devnet: {
+    /** `DEVNET_FORK_URL`: anvil forks this RPC instead of loading the built devnet state. */
+    forkUrl?: string
+    /** `DEVNET_PORT`: the port of the devnet's anvil; unset: a free port. */
+    port?: number
+  }
+}
+
+/** Base mainnet behind `BASE_RPC_URL`. */
+export interface MainnetConfig extends CommonConfig {
+  environment: 'mainnet'
+  /** `BASE_RPC_URL`. */
+  rpcUrl: string
+}
+
+/**
+ * The parsed configuration, one of two environments, decided here once: `devnet` when no
+ * `BASE_RPC_URL` is set. Complete: nothing downstream defaults, casts or checks again.
+ */
+export type Config = DevnetConfig | MainnetConfig
 
 /** A configuration that cannot start the service; `problems` names every bad variable. */
 export class ConfigError extends Error {
@@ -132,40 +211,174 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses the environment. Empty or blank values count as unset, so `FOO=` in a `.env` file means default.
- * @throws {ConfigError} naming every bad variable and why.
+ * Parses the environment. Empty or blank values count as unset, so `FOO=` in a `.env` file means
+ * default. Every problem is found before any is reported, the checks across variables (the
+ * facilitator's settings, mainnet's payment settings, public anvil keys on mainnet) included,
+ * so one start names them all, before any network call.
+ *
+ * @throws {ConfigError} naming every bad variable and why (never quoting a value).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const input: Record<string, unknown> = {}
+  const input: Record<string, string | undefined> = {}
   for (const key of Object.keys(envSchema.shape)) input[key] = emptyAsUndefined(env[key])
   const parsed = envSchema.safeParse(input)
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
-    )
-  }
-  const cfg = parsed.data
+  const problems = [
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map(
+          (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+        )),
+    // Judged on the raw values, so that they are reported beside any malformed one.
+    ...crossProblems(input),
+  ]
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems)
+  return arrange(parsed.data, collectSecrets(input))
+}
+
+/**
+ * The problems no single variable shows: a facilitator without its settings, devnet options
+ * on mainnet, and mainnet without its payment settings or with a public anvil account.
+ */
+function crossProblems(input: Record<string, string | undefined>): string[] {
   const problems: string[] = []
-  if (cfg.FACILITATOR === 'url' && !cfg.FACILITATOR_URL) {
+  const { FACILITATOR, FACILITATOR_URL } = input
+  if (FACILITATOR === 'url' && !FACILITATOR_URL) {
     problems.push('FACILITATOR_URL: required when FACILITATOR=url')
   }
-  if (cfg.FACILITATOR_URL && new URL(cfg.FACILITATOR_URL).search !== '') {
+  if (FACILITATOR_URL && URL.canParse(FACILITATOR_URL) && new URL(FACILITATOR_URL).search !== '') {
     // The x402 client requests `${url}/verify`: a query would swallow the path. (Never quote
     // the value: it may carry a key.)
     problems.push(
       'FACILITATOR_URL: must not have a query string (the x402 client appends /verify, /settle, /supported); put a key in the path or the userinfo',
     )
   }
-  if (cfg.FACILITATOR === 'cdp' && !(cfg.CDP_API_KEY_ID && cfg.CDP_API_KEY_SECRET)) {
+  if (FACILITATOR === 'cdp' && !(input.CDP_API_KEY_ID && input.CDP_API_KEY_SECRET)) {
     problems.push('CDP_API_KEY_ID/CDP_API_KEY_SECRET: required when FACILITATOR=cdp')
   }
-  if (cfg.BASE_RPC_URL && (cfg.DEVNET_FORK_URL || cfg.DEVNET_PORT !== undefined)) {
-    problems.push(
-      'DEVNET_FORK_URL/DEVNET_PORT: devnet only; unset them, or unset BASE_RPC_URL for the devnet',
-    )
+  if (input.BASE_RPC_URL) {
+    if (input.DEVNET_FORK_URL || input.DEVNET_PORT) {
+      problems.push(
+        'DEVNET_FORK_URL/DEVNET_PORT: devnet only; unset them, or unset BASE_RPC_URL for the devnet',
+      )
+    }
+    problems.push(...mainnetPaymentProblems(input))
   }
-  if (problems.length > 0) throw new ConfigError(problems)
-  return { ...cfg, mode: cfg.BASE_RPC_URL ? 'mainnet' : 'devnet' }
+  return problems
+}
+
+/**
+ * What the paid route needs on mainnet, where nothing may default: a payTo, an explicitly
+ * chosen facilitator, a receipt key, and a settlement key for the built-in facilitator; none of
+ * them a public anvil test account. (On the devnet each has a devnet default.)
+ */
+function mainnetPaymentProblems(input: Record<string, string | undefined>): string[] {
+  const problems: string[] = []
+  if (!input.PAY_TO_ADDRESS) problems.push('PAY_TO_ADDRESS: required on mainnet (receives USDC)')
+  if (!input.FACILITATOR) {
+    problems.push('FACILITATOR: required on mainnet (builtin, url or cdp); no default is safe')
+  }
+  if (input.FACILITATOR === 'builtin' && !input.SETTLEMENT_PRIVATE_KEY) {
+    problems.push('SETTLEMENT_PRIVATE_KEY: required when FACILITATOR=builtin on mainnet')
+  }
+  if (!input.RECEIPT_PRIVATE_KEY) {
+    problems.push('RECEIPT_PRIVATE_KEY: required on mainnet (signs PRE_SEND_PROOF_RECEIPTs)')
+  }
+  const publicKeys = new Set(
+    Object.values(DEVNET_ACCOUNTS).flatMap((a) => [
+      a.privateKey.toLowerCase(),
+      a.address.toLowerCase(),
+    ]),
+  )
+  for (const name of ['PAY_TO_ADDRESS', 'SETTLEMENT_PRIVATE_KEY', 'RECEIPT_PRIVATE_KEY'] as const) {
+    // Anvil's test keys are public: on mainnet anything they hold or sign is anyone's.
+    const value = input[name]?.toLowerCase()
+    if (value && publicKeys.has(value)) {
+      problems.push(`${name}: is a public anvil test account; never use it on mainnet`)
+    }
+  }
+  return problems
+}
+
+/**
+ * The checked variables as a {@link Config}. Mainnet's payment settings were required by
+ * {@link crossProblems}; a missing one here is the devnet, which takes its role account.
+ */
+function arrange(env: Env, secrets: readonly string[]): Config {
+  const {
+    BASE_RPC_URL,
+    DEVNET_FORK_URL,
+    DEVNET_PORT,
+    PAY_TO_ADDRESS,
+    FACILITATOR,
+    FACILITATOR_URL,
+    CDP_API_KEY_ID,
+    CDP_API_KEY_SECRET,
+    SETTLEMENT_PRIVATE_KEY,
+    RECEIPT_PRIVATE_KEY,
+    PAYMENT_IDENTIFIER_REQUIRED,
+    GAS_WARN_THRESHOLD,
+    UNLIMITED_ALLOWANCE_THRESHOLD,
+    PERMIT2_EXPIRY_WARN_SECONDS,
+    ...rest
+  } = env
+  // Guards only: crossProblems has already refused every gap these would meet.
+  const devnet = BASE_RPC_URL === undefined
+  const required = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new ConfigError([`${name}: required`])
+    return value
+  }
+  const orDevnet = <T>(value: T | undefined, devnetValue: T, name: string): T =>
+    devnet ? (value ?? devnetValue) : required(value, name)
+  const kind = orDevnet(FACILITATOR, 'builtin', 'FACILITATOR')
+  const facilitator: FacilitatorConfig =
+    kind === 'url'
+      ? { kind, url: required(FACILITATOR_URL, 'FACILITATOR_URL') }
+      : kind === 'cdp'
+        ? {
+            kind,
+            apiKeyId: required(CDP_API_KEY_ID, 'CDP_API_KEY_ID'),
+            apiKeySecret: required(CDP_API_KEY_SECRET, 'CDP_API_KEY_SECRET'),
+          }
+        : {
+            kind,
+            settlementPrivateKey: orDevnet(
+              SETTLEMENT_PRIVATE_KEY,
+              DEVNET_ACCOUNTS.facilitator.privateKey,
+              'SETTLEMENT_PRIVATE_KEY',
+            ),
+          }
+  const common: CommonConfig = {
+    ...rest,
+    payment: {
+      payTo: orDevnet(PAY_TO_ADDRESS, DEVNET_ACCOUNTS.payTo.address, 'PAY_TO_ADDRESS'),
+      receiptPrivateKey: orDevnet(
+        RECEIPT_PRIVATE_KEY,
+        DEVNET_ACCOUNTS.receiptSigner.privateKey,
+        'RECEIPT_PRIVATE_KEY',
+      ),
+      facilitator,
+      identifierRequired: PAYMENT_IDENTIFIER_REQUIRED === 'true',
+    },
+    screen: {
+      ...(GAS_WARN_THRESHOLD !== undefined ? { gasWarnThreshold: GAS_WARN_THRESHOLD } : {}),
+      ...(UNLIMITED_ALLOWANCE_THRESHOLD !== undefined
+        ? { unlimitedAllowanceThreshold: UNLIMITED_ALLOWANCE_THRESHOLD }
+        : {}),
+      ...(PERMIT2_EXPIRY_WARN_SECONDS !== undefined
+        ? { permit2ExpiryWarnSeconds: PERMIT2_EXPIRY_WARN_SECONDS }
+        : {}),
+    },
+    secrets,
+  }
+  if (!devnet) return { ...common, environment: 'mainnet', rpcUrl: BASE_RPC_URL }
+  return {
+    ...common,
+    environment: 'devnet',
+    devnet: {
+      ...(DEVNET_FORK_URL ? { forkUrl: DEVNET_FORK_URL } : {}),
+      ...(DEVNET_PORT !== undefined ? { port: DEVNET_PORT } : {}),
+    },
+  }
 }
 
 /**
@@ -183,28 +396,9 @@ export function loadDotEnvFile(path = '.env'): boolean {
 }
 
 /**
- * What the paid route needs on mainnet, where nothing may default: a payTo, an explicitly
- * chosen facilitator, a receipt key, and a settlement key for the built-in facilitator.
- * (On the devnet each has a devnet default.) Returns one line per missing variable.
- */
-export function mainnetPaymentProblems(cfg: Config): string[] {
-  const problems: string[] = []
-  if (!cfg.PAY_TO_ADDRESS) problems.push('PAY_TO_ADDRESS: required on mainnet (receives USDC)')
-  if (!cfg.FACILITATOR) {
-    problems.push('FACILITATOR: required on mainnet (builtin, url or cdp); no default is safe')
-  }
-  if (cfg.FACILITATOR === 'builtin' && !cfg.SETTLEMENT_PRIVATE_KEY) {
-    problems.push('SETTLEMENT_PRIVATE_KEY: required when FACILITATOR=builtin on mainnet')
-  }
-  if (!cfg.RECEIPT_PRIVATE_KEY) {
-    problems.push('RECEIPT_PRIVATE_KEY: required on mainnet (signs PRE_SEND_PROOF_RECEIPTs)')
-  }
-  return problems
-}
-
-/**
  * Start-up's first step: `.env`, then the environment, parsed. A bad configuration stops the
- * process with exit code 2 and one line per bad variable (never a stack).
+ * process with exit code 2 and one line per problem (never a stack), before anything else
+ * starts or is reached.
  */
 export function readConfig(): Config {
   try {

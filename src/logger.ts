@@ -1,7 +1,6 @@
 import { format } from 'node:util'
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino'
-import type { Config } from './config.js'
-import { configureSecrets, redactSecrets } from './secrets.js'
+import { type Redactor, redactSecrets } from './secrets.js'
 
 /** Options for {@link createLogger}. */
 export interface CreateLoggerOptions {
@@ -9,6 +8,8 @@ export interface CreateLoggerOptions {
   pretty?: boolean
   /** Where JSON lines go instead of stdout (tests). */
   destination?: DestinationStream
+  /** What scrubs every line. Default: the process's redactor (`redactSecrets`, see `secrets.ts`). */
+  redactor?: Redactor
 }
 
 /**
@@ -21,10 +22,11 @@ export interface CreateLoggerOptions {
  * whoever logs what.
  */
 export function createLogger(level: string, options: CreateLoggerOptions = {}): Logger {
+  const { redactor } = options
   const settings: LoggerOptions = {
     level,
     base: { service: 'pre-send-guard' },
-    hooks: { streamWrite: redactSecrets },
+    hooks: { streamWrite: redactor ? (line) => redactor.redact(line) : redactSecrets },
   }
   if (options.destination) return pino(settings, options.destination)
   if (options.pretty ?? process.stdout.isTTY === true) {
@@ -73,12 +75,12 @@ export function routeConsoleToLogger(logger: Logger): () => void {
 }
 
 /**
- * Start-up's second step, before anything can log or fail: from here on no configured secret
- * leaves the process (see `secrets.ts`); console output and crashes go through the logger.
+ * Start-up's second step, before anything can log or fail: a logger at `level` that scrubs every
+ * line with `redactor` (the configuration's secrets, see `secrets.ts`); console output and
+ * crashes go through it.
  */
-export function startLogging(config: Config): Logger {
-  configureSecrets(config)
-  const logger = createLogger(config.LOG_LEVEL)
+export function startLogging(level: string, redactor: Redactor): Logger {
+  const logger = createLogger(level, { redactor })
   routeConsoleToLogger(logger)
   const crash = (what: string) => (error: unknown) => {
     logger.fatal({ err: error }, what)

@@ -1,7 +1,8 @@
 import { readConfig } from './config.js'
 import { startLogging } from './logger.js'
 import { boundHeapGrowth } from './process/heap-growth.js'
-import { redactSecrets } from './secrets.js'
+import { createRedactor, installRedactor, redactSecrets } from './secrets.js'
+import type { ChainNode } from './service/chain.js'
 import { startEmbeddedAnvil } from './service/devnet-node.js'
 import { openLedger } from './service/ledger.js'
 import { createLifecycle, stopOnSignals } from './service/lifecycle.js'
@@ -22,19 +23,27 @@ async function main(): Promise<void> {
   const clock = startupClock()
   const config = readConfig()
   printStacks = wantsStacks(config.LOG_LEVEL)
-  const logger = startLogging(config)
+  // One redactor for the configuration's secrets: the logger scrubs every line with it, and
+  // adapters quoting upstream text reach it through `redactSecrets`.
+  const redactor = installRedactor(createRedactor(config.secrets))
+  const logger = startLogging(config.LOG_LEVEL, redactor)
   boundHeapGrowth(config.HEAP_GROWING_PERCENT)
   const lifecycle = createLifecycle(logger)
   stopOnSignals(lifecycle, logger)
-  const anvil = config.BASE_RPC_URL
-    ? undefined
-    : clock.time(
-        'anvil',
-        startEmbeddedAnvil(lifecycle, config, (message) => logger.info(message)),
-      )
-  // Mainnet opens its ledger after its payment settings are checked (no DATA_DIR on a refusal).
+  const node: ChainNode =
+    config.environment === 'devnet'
+      ? {
+          environment: 'devnet',
+          devnet: config.devnet,
+          anvil: clock.time(
+            'anvil',
+            startEmbeddedAnvil(lifecycle, config.devnet, (message) => logger.info(message)),
+          ),
+        }
+      : { environment: 'mainnet', rpcUrl: config.rpcUrl }
+  // Mainnet opens its ledger once its RPC answers (a database that is down is waited for).
   const ledger =
-    config.mode === 'devnet'
+    config.environment === 'devnet'
       ? clock.time('ledger', openLedger(config, logger, lifecycle))
       : undefined
   const [
@@ -47,7 +56,7 @@ async function main(): Promise<void> {
   ] = await clock.time(
     'code',
     Promise.all([
-      import('./adapters/metrics/operations-setup.js'),
+      import('./service/operations-setup.js'),
       import('./service/chain.js'),
       import('./service/payments.js'),
       import('./service/build-app.js'),
@@ -56,13 +65,13 @@ async function main(): Promise<void> {
     ]),
   )
   let unresolved = () => Promise.resolve(0)
-  const operations = await setUpOperations(config, config.mode, logger, () => unresolved())
+  const operations = await setUpOperations(config, logger, () => unresolved())
   lifecycle.onStop('operations', () => operations.close())
   // A mainnet dependency that does not answer yet is waited for, with the instance saying so.
   const wait = startupWait(config, logger, lifecycle)
   const chain = await clock.time(
     'chain',
-    connectChain(config, logger, operations.observeRpc, lifecycle, wait, anvil),
+    connectChain(config, node, logger, operations.observeRpc, lifecycle, wait),
   )
   const payments = await clock.time(
     'payments',

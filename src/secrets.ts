@@ -1,8 +1,6 @@
-import type { Env } from './config.js'
-
 /**
  * The configured secrets and the one redaction applied wherever text leaves the process (log
- * lines, error bodies, the 402's facilitator status). Invariant: after {@link configureSecrets},
+ * lines, error bodies, the 402's facilitator status). Invariant: after {@link installRedactor},
  * {@link redactSecrets} removes every configured secret from any text, in every form it can
  * take there (as configured, URL-decoded, JSON-escaped, upper/lower-case hex, Basic base64),
  * and the userinfo of any URL.
@@ -57,7 +55,7 @@ export interface Redactor {
  *
  * @example collectSecrets({ BASE_RPC_URL: 'https://base.example/v2/abc123def456' }) // ['abc123def456']
  */
-export function collectSecrets(config: Partial<Pick<Env, SecretVariable>>): string[] {
+export function collectSecrets(config: SecretSettings): string[] {
   const found: string[] = []
   for (const name of SECRET_URL_VARIABLES) {
     const value = config[name]
@@ -73,6 +71,9 @@ export function collectSecrets(config: Partial<Pick<Env, SecretVariable>>): stri
 type SecretVariable =
   | (typeof SECRET_URL_VARIABLES)[number]
   | (typeof SECRET_VALUE_VARIABLES)[number]
+
+/** The configuration variables that hold secrets, as configured (`config.ts` passes them). */
+export type SecretSettings = { readonly [name in SecretVariable]?: string | undefined }
 
 /**
  * A redactor for `secrets`, each also matched in the forms it takes in logs and messages:
@@ -98,10 +99,19 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
 
 let active: Redactor = createRedactor([])
 
-/** Installs the process's redactor from its configuration; `main.ts` calls it once, first. */
-export function configureSecrets(config: Partial<Pick<Env, SecretVariable>>): Redactor {
-  active = createRedactor(collectSecrets(config))
+/**
+ * Installs `redactor` as the process's: the one {@link redactSecrets} applies where adapters
+ * quote upstream text. `main.ts` installs the configuration's, once, first, and hands the same
+ * one to the logger.
+ */
+export function installRedactor(redactor: Redactor): Redactor {
+  active = redactor
   return active
+}
+
+/** Installs the process's redactor from these settings' secrets (tests; `main.ts` uses {@link installRedactor}). */
+export function configureSecrets(config: SecretSettings): Redactor {
+  return installRedactor(createRedactor(collectSecrets(config)))
 }
 
 /**

@@ -1,17 +1,48 @@
-import { describe, expect, it } from 'vitest'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEVNET_ACCOUNTS } from '../src/adapters/devnet/accounts.js'
 import { ConfigError, loadConfig } from '../src/config.js'
+import { DEFAULT_SCREEN_CONFIG } from '../src/domain/screen/screen-transaction.js'
+import { screenSettings } from '../src/service/build-app.js'
+import { spawnGuard } from './support/guard-process.js'
+
+/** The problems `loadConfig` reports for `env` (none: it loaded). */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+    return []
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    return error.problems
+  }
+}
 
 describe('configuration', () => {
   it('defaults to the devnet on 127.0.0.1:8402 with nothing set', () => {
     const config = loadConfig({})
     expect(config).toMatchObject({
-      mode: 'devnet',
+      environment: 'devnet',
+      devnet: {},
       PORT: 8402,
       HOST: '127.0.0.1',
       RPC_TIMEOUT_MS: 5000,
     })
-    expect(config.GAS_WARN_THRESHOLD).toBe(1_000_000n)
-    expect(config.UNLIMITED_ALLOWANCE_THRESHOLD).toBe(2n ** 128n)
+    expect(screenSettings(config).gasWarnThreshold).toBe(1_000_000n)
+    expect(screenSettings(config).unlimitedAllowanceThreshold).toBe(2n ** 128n)
+  })
+
+  it("fills the devnet's payment settings with its role accounts, the facilitator built in", () => {
+    expect(loadConfig({}).payment).toEqual({
+      payTo: DEVNET_ACCOUNTS.payTo.address,
+      receiptPrivateKey: DEVNET_ACCOUNTS.receiptSigner.privateKey,
+      facilitator: {
+        kind: 'builtin',
+        settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
+      },
+      identifierRequired: false,
+    })
   })
 
   it('reads the RPC head poll and pool size, refusing values a timer or pool cannot hold', () => {
@@ -32,17 +63,37 @@ describe('configuration', () => {
     expect(() => loadConfig({ HEAP_GROWING_PERCENT: '401' })).toThrow(/HEAP_GROWING_PERCENT/)
   })
 
-  it('is mainnet mode when BASE_RPC_URL is set', () => {
-    expect(loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' }).mode).toBe('mainnet')
+  it('is mainnet when BASE_RPC_URL is set, with every payment setting as configured', () => {
+    const payTo = privateKeyToAddress(generatePrivateKey())
+    const receiptKey = generatePrivateKey()
+    const config = loadConfig({
+      BASE_RPC_URL: 'https://mainnet.base.org',
+      PAY_TO_ADDRESS: payTo,
+      FACILITATOR: 'cdp',
+      CDP_API_KEY_ID: 'key-id',
+      CDP_API_KEY_SECRET: 'key-secret',
+      RECEIPT_PRIVATE_KEY: receiptKey,
+      PAYMENT_IDENTIFIER_REQUIRED: 'true',
+    })
+    expect(config).toMatchObject({
+      environment: 'mainnet',
+      rpcUrl: 'https://mainnet.base.org',
+      payment: {
+        payTo,
+        receiptPrivateKey: receiptKey,
+        facilitator: { kind: 'cdp', apiKeyId: 'key-id', apiKeySecret: 'key-secret' },
+        identifierRequired: true,
+      },
+    })
+    expect(config.secrets).toEqual(expect.arrayContaining(['key-id', 'key-secret', receiptKey]))
   })
 
   it('takes the devnet options on the devnet only', () => {
     expect(
       loadConfig({ DEVNET_FORK_URL: 'https://base.example/v2/key', DEVNET_PORT: '8545' }),
     ).toMatchObject({
-      mode: 'devnet',
-      DEVNET_FORK_URL: 'https://base.example/v2/key',
-      DEVNET_PORT: 8545,
+      environment: 'devnet',
+      devnet: { forkUrl: 'https://base.example/v2/key', port: 8545 },
     })
     expect(() => loadConfig({ DEVNET_PORT: '70000' })).toThrow(/DEVNET_PORT/)
     expect(() => loadConfig({ DEVNET_FORK_URL: 'ftp://x.example' })).toThrow(/DEVNET_FORK_URL/)
@@ -54,7 +105,10 @@ describe('configuration', () => {
   })
 
   it('treats empty and blank strings as unset', () => {
-    expect(loadConfig({ BASE_RPC_URL: '', PORT: '' })).toMatchObject({ mode: 'devnet', PORT: 8402 })
+    expect(loadConfig({ BASE_RPC_URL: '', PORT: '' })).toMatchObject({
+      environment: 'devnet',
+      PORT: 8402,
+    })
     expect(loadConfig({ PORT: '   ', HOST: ' ' })).toMatchObject({ PORT: 8402, HOST: '127.0.0.1' })
   })
 
@@ -82,8 +136,10 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError)
     const problems = (error as ConfigError).problems
     const named = problems.map((p) => p.split(':')[0]).sort()
+    // BASE_RPC_URL is set, so this is mainnet, whose missing FACILITATOR is named beside them.
     expect(named).toEqual([
       'BASE_RPC_URL',
+      'FACILITATOR',
       'GAS_WARN_THRESHOLD',
       'PAY_TO_ADDRESS',
       'PORT',
@@ -99,19 +155,105 @@ describe('configuration', () => {
     expect(() => loadConfig({ FACILITATOR: 'cdp' })).toThrow(/CDP_API_KEY_ID/)
     expect(
       loadConfig({ FACILITATOR: 'url', FACILITATOR_URL: 'https://x402.example/facilitator' })
-        .FACILITATOR,
-    ).toBe('url')
+        .payment.facilitator,
+    ).toEqual({ kind: 'url', url: 'https://x402.example/facilitator' })
+  })
+
+  it("names every missing mainnet payment variable, and the settlement key only for 'builtin'", () => {
+    expect(problemsOf({ BASE_RPC_URL: 'https://mainnet.base.org' })).toEqual([
+      'PAY_TO_ADDRESS: required on mainnet (receives USDC)',
+      'FACILITATOR: required on mainnet (builtin, url or cdp); no default is safe',
+      'RECEIPT_PRIVATE_KEY: required on mainnet (signs PRE_SEND_PROOF_RECEIPTs)',
+    ])
+    expect(
+      problemsOf({
+        BASE_RPC_URL: 'https://mainnet.base.org',
+        FACILITATOR: 'builtin',
+        PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
+        RECEIPT_PRIVATE_KEY: generatePrivateKey(),
+      }),
+    ).toEqual(['SETTLEMENT_PRIVATE_KEY: required when FACILITATOR=builtin on mainnet'])
+  })
+
+  it('reports several problems of different kinds together: malformed, missing, unsafe, misplaced', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      BASE_RPC_URL: 'https://mainnet.base.org',
+      DEVNET_PORT: '8545',
+      FACILITATOR: 'url',
+      PAY_TO_ADDRESS: DEVNET_ACCOUNTS.payTo.address.toLowerCase(),
+      RECEIPT_PRIVATE_KEY: DEVNET_ACCOUNTS.receiptSigner.privateKey,
+    })
+    expect(problems.map((p) => p.split(':')[0])).toEqual([
+      'PORT',
+      'FACILITATOR_URL',
+      'DEVNET_FORK_URL/DEVNET_PORT',
+      'PAY_TO_ADDRESS',
+      'RECEIPT_PRIVATE_KEY',
+    ])
+    expect(problems.slice(3)).toEqual([
+      'PAY_TO_ADDRESS: is a public anvil test account; never use it on mainnet',
+      'RECEIPT_PRIVATE_KEY: is a public anvil test account; never use it on mainnet',
+    ])
+    // The public keys are allowed where they belong: on the devnet.
+    expect(
+      problemsOf({
+        SETTLEMENT_PRIVATE_KEY: DEVNET_ACCOUNTS.facilitator.privateKey,
+        RECEIPT_PRIVATE_KEY: DEVNET_ACCOUNTS.receiptSigner.privateKey,
+      }),
+    ).toEqual([])
   })
 })
 
+describe('start-up with a bad mainnet configuration', () => {
+  // An RPC that counts what reaches it: start-up must refuse before it asks anything.
+  let requests = 0
+  let rpc: http.Server
+  let rpcUrl: string
+  beforeAll(async () => {
+    rpc = http.createServer((_req, res) => {
+      requests++
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x2105' }))
+    })
+    await new Promise<void>((resolve) => rpc.listen(0, '127.0.0.1', resolve))
+    rpcUrl = `http://127.0.0.1:${(rpc.address() as AddressInfo).port}/`
+  })
+  afterAll(() => new Promise<void>((resolve) => rpc.close(() => resolve())))
+
+  it('names every problem in one message, exit 2, before any RPC call', async () => {
+    const guard = spawnGuard({
+      BASE_RPC_URL: rpcUrl,
+      // Nothing may listen: the refusal comes before the port is taken, too.
+      PORT: '19301',
+      SETTLEMENT_PRIVATE_KEY: DEVNET_ACCOUNTS.facilitator.privateKey,
+      FACILITATOR: 'builtin',
+    })
+    expect(await guard.exited).toBe(2)
+    const stderr = guard.stderr()
+    expect(stderr.match(/invalid configuration/g)).toHaveLength(1)
+    expect(stderr).toContain('  - PAY_TO_ADDRESS: required on mainnet (receives USDC)')
+    expect(stderr).toContain('  - RECEIPT_PRIVATE_KEY: required on mainnet')
+    expect(stderr).toContain(
+      '  - SETTLEMENT_PRIVATE_KEY: is a public anvil test account; never use it on mainnet',
+    )
+    // Never quoted, not even a public key.
+    expect(stderr).not.toContain(DEVNET_ACCOUNTS.facilitator.privateKey.slice(2))
+    expect(guard.stdout()).toBe('')
+    expect(requests).toBe(0)
+  }, 60_000)
+})
+
 describe('screen thresholds', () => {
-  it('default to the screen catalogue defaults documented in docs/rules.md', async () => {
-    const { DEFAULT_SCREEN_CONFIG } = await import('../src/domain/screen/screen-transaction.js')
-    const config = loadConfig({})
-    expect({
-      gasWarnThreshold: config.GAS_WARN_THRESHOLD,
-      unlimitedAllowanceThreshold: config.UNLIMITED_ALLOWANCE_THRESHOLD,
-      permit2ExpiryWarnSeconds: config.PERMIT2_EXPIRY_WARN_SECONDS,
-    }).toEqual(DEFAULT_SCREEN_CONFIG)
+  it('default to the screen catalogue defaults documented in docs/rules.md', () => {
+    expect(loadConfig({}).screen).toEqual({})
+    expect(screenSettings(loadConfig({}))).toEqual(DEFAULT_SCREEN_CONFIG)
+  })
+
+  it('take each configured threshold over its default, the others kept', () => {
+    expect(screenSettings(loadConfig({ GAS_WARN_THRESHOLD: '5' }))).toEqual({
+      ...DEFAULT_SCREEN_CONFIG,
+      gasWarnThreshold: 5n,
+    })
   })
 })

@@ -1,11 +1,15 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import manifest from '../../package.json' with { type: 'json' }
 import { publicBaseUrl } from '../http/base-url.js'
 import { codesByStatus } from '../http/error-status.js'
 
 export const OPENAPI_PATH = '/openapi.json'
 
-/** The OpenAPI document's own version (`info.version`); it is OpenAPI 3.1.0. */
-export const OPENAPI_VERSION = '1.2.0'
+/**
+ * The OpenAPI document's own version (`info.version`): the service's, read from its
+ * package.json (bundled into the build), so a release changes it in one place. It is OpenAPI 3.1.0.
+ */
+export const OPENAPI_VERSION: string = manifest.version
 
 /** A JSON object of the document; its shape is only known where this module narrows it. */
 type Json = Record<string, unknown>

@@ -351,7 +351,7 @@ export async function checkReceipt(paidResponse: Response, requestBody: unknown)
     'Artifact index',
     html`<ul>
 <li><a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a>: discovery (JSON)</li>
-<li><a href="/openapi.json"><code>${base}/openapi.json</code></a>: OpenAPI 3.1.0, document version 1.2.0</li>
+<li><a href="/openapi.json"><code>${base}/openapi.json</code></a>: OpenAPI 3.1.0, document version ${VERSION}</li>
 <li><a href="/healthz"><code>${base}/healthz</code></a>: health</li>
 <li><code>${base}/receipts/{id}</code>: stored proof receipts</li>
 </ul>`,

@@ -1,13 +1,15 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
 import { createDevnetFaucet } from '../adapters/devnet/faucet.js'
-import type { PaymentServices } from '../adapters/facilitator/payment-services.js'
-import type { OperationsSetup } from '../adapters/metrics/operations-setup.js'
 import { lazyMetaMaskPhishingList } from '../adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../adapters/reader/jina-reader.js'
 import type { Config } from '../config.js'
+import type { ScreenConfig } from '../domain/screen/context.js'
+import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
 import { createApp } from '../http/create-app.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
+import type { OperationsSetup } from './operations-setup.js'
+import type { PaymentServices } from './payment-services.js'
 
 /**
  * Start-up's app step: every route wired to the running chain, payment side and operations.
@@ -30,11 +32,7 @@ export function buildApp(
       chain: chain.reader,
       chainId: chain.chainId,
       environment,
-      screen: {
-        gasWarnThreshold: config.GAS_WARN_THRESHOLD,
-        unlimitedAllowanceThreshold: config.UNLIMITED_ALLOWANCE_THRESHOLD,
-        permit2ExpiryWarnSeconds: config.PERMIT2_EXPIRY_WARN_SECONDS,
-      },
+      screen: screenSettings(config),
     },
     reader: createJinaReader({
       baseUrl: config.READER_BASE_URL,
@@ -52,4 +50,9 @@ export function buildApp(
     ...(devnet ? { devnetBuyerKey: devnet.accounts.buyer.privateKey } : {}),
     ...(devnet ? { devnetFaucet: createDevnetFaucet(devnet.rpcUrl) } : {}),
   })
+}
+
+/** The screen's thresholds: the configured ones over the rule catalogue's defaults (declared once, there). */
+export function screenSettings(config: Pick<Config, 'screen'>): ScreenConfig {
+  return { ...DEFAULT_SCREEN_CONFIG, ...config.screen }
 }

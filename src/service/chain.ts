@@ -6,7 +6,7 @@ import {
   createJsonRpcChainReader,
   DEFAULT_HEAD_POLL_MS,
 } from '../adapters/rpc/json-rpc-chain-reader.js'
-import type { Config } from '../config.js'
+import type { Config, DevnetConfig } from '../config.js'
 import type { ChainReader } from '../domain/preflight/chain-reader.js'
 import { publicOrigin } from '../secrets.js'
 import type { Lifecycle } from './lifecycle.js'
@@ -15,9 +15,17 @@ import { logStartupFailure } from './startup-failure.js'
 
 const BASE_CHAIN_ID = 8453
 
+/**
+ * Where the chain comes from: the embedded devnet's anvil (being started since start-up
+ * began), or Base mainnet's RPC.
+ */
+export type ChainNode =
+  | { environment: 'devnet'; devnet: DevnetConfig['devnet']; anvil: Promise<AnvilInstance> }
+  | { environment: 'mainnet'; rpcUrl: string }
+
 /** The chain the service reads: the embedded devnet, or Base mainnet behind `BASE_RPC_URL`. */
 export interface ChainConnection {
-  environment: 'devnet' | 'mainnet'
+  environment: Config['environment']
   rpcUrl: string
   chainId: number
   reader: ChainReader
@@ -26,42 +34,42 @@ export interface ChainConnection {
 }
 
 /**
- * Start-up's chain step: prepares the embedded devnet when no `BASE_RPC_URL` is set (its
- * anvil, started by `startEmbeddedAnvil` at the very beginning), then checks that the
+ * Start-up's chain step: prepares the embedded devnet on the devnet (its anvil, started by
+ * `startEmbeddedAnvil` at the very beginning), then checks that the
  * RPC answers as Base mainnet (chain id 8453). A devnet that fails, or an RPC that answers
  * another chain, stops the process (exit 1) with one fatal line; a mainnet RPC that does not
  * answer yet is retried while the instance reports that it is starting ({@link StartupWait}).
  */
 export async function connectChain(
   config: Config,
+  node: ChainNode,
   logger: Logger,
   observe: RpcObserver,
   lifecycle: Lifecycle,
   /** Waits for a mainnet RPC that does not answer yet. */
   wait: StartupWait,
-  /** The devnet's anvil, being started since start-up began; required without `BASE_RPC_URL`. */
-  anvil?: Promise<AnvilInstance>,
 ): Promise<ChainConnection> {
   let devnet: Devnet | undefined
-  let rpcUrl = config.BASE_RPC_URL ?? ''
-  if (!config.BASE_RPC_URL) {
+  let rpcUrl: string
+  if (node.environment === 'mainnet') rpcUrl = node.rpcUrl
+  else {
+    const { forkUrl, port } = node.devnet
     try {
-      if (!anvil) throw new Error('unreachable: no BASE_RPC_URL and no embedded anvil started')
       // Loaded only for the devnet: mainnet needs neither anvil's adapter nor viem's test client.
       const { prepareAnvil } = await import('../adapters/devnet/devnet.js')
-      devnet = await prepareAnvil(await anvil)
+      devnet = await prepareAnvil(await node.anvil)
     } catch (error) {
       logStartupFailure(
         logger,
-        config.DEVNET_FORK_URL
+        forkUrl
           ? 'cannot start the embedded devnet forking DEVNET_FORK_URL'
-          : config.DEVNET_PORT !== undefined
-            ? `cannot start the embedded devnet on DEVNET_PORT ${config.DEVNET_PORT}`
+          : port !== undefined
+            ? `cannot start the embedded devnet on DEVNET_PORT ${port}`
             : 'cannot start the embedded devnet',
         error,
-        config.DEVNET_FORK_URL
+        forkUrl
           ? 'is that RPC reachable, and is it Base? unset DEVNET_FORK_URL for a fresh devnet'
-          : config.DEVNET_PORT !== undefined
+          : port !== undefined
             ? 'is the port in use? unset DEVNET_PORT for a free port'
             : 'the devnet runs anvil from @foundry-rs/anvil-linux-amd64 (Linux x86-64 only; a full `npm install` puts it there); set BASE_RPC_URL to use a Base RPC instead',
       )
@@ -124,7 +132,7 @@ export async function connectChain(
     return lifecycle.exit(1)
   }
   return {
-    environment: devnet ? 'devnet' : 'mainnet',
+    environment: node.environment,
     rpcUrl,
     chainId,
     reader,

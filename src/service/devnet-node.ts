@@ -1,5 +1,5 @@
 import { type AnvilInstance, startAnvil } from '../adapters/devnet/anvil.js'
-import type { Config } from '../config.js'
+import type { DevnetConfig } from '../config.js'
 import type { Lifecycle } from './lifecycle.js'
 
 /**
@@ -12,16 +12,16 @@ import type { Lifecycle } from './lifecycle.js'
  */
 export function startEmbeddedAnvil(
   lifecycle: Lifecycle,
-  config: Pick<Config, 'DEVNET_FORK_URL' | 'DEVNET_PORT'>,
+  settings: DevnetConfig['devnet'],
   log: (message: string) => void,
 ): Promise<AnvilInstance> {
   const starting = (async () => {
-    const forkUrl = config.DEVNET_FORK_URL
+    const { forkUrl, port } = settings
     const loadStatePath = forkUrl
       ? undefined
       : await (await import('../adapters/devnet/devnet-state.js')).ensureDevnetState(log)
     return startAnvil({
-      ...(config.DEVNET_PORT !== undefined ? { port: config.DEVNET_PORT } : {}),
+      ...(port !== undefined ? { port } : {}),
       ...(forkUrl ? { forkUrl } : {}),
       ...(loadStatePath ? { loadStatePath } : {}),
     })

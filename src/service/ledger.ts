@@ -20,7 +20,7 @@ export function ledgerSetup(config: Config, logger: Logger): StorageSetup {
   }
   return {
     kind: 'pglite',
-    dataDir: config.mode === 'devnet' ? undefined : join(config.DATA_DIR, 'ledger'),
+    dataDir: config.environment === 'devnet' ? undefined : join(config.DATA_DIR, 'ledger'),
     schema: config.DATABASE_SCHEMA,
   }
 }

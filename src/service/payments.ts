@@ -1,26 +1,25 @@
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
-import { DEVNET_ACCOUNTS } from '../adapters/devnet/accounts.js'
-import {
-  type PaymentServices,
-  type PaymentServicesOptions,
-  startPaymentServices,
-} from '../adapters/facilitator/payment-services.js'
 import type { Storage } from '../adapters/storage/open-storage.js'
 import { SettlerInUseError } from '../adapters/storage/settler-lease.js'
-import { type Config, mainnetPaymentProblems, reportConfigProblems } from '../config.js'
+import type { Config } from '../config.js'
 import { errorCodes } from '../errors.js'
 import { publicOrigin, redactSecrets } from '../secrets.js'
 import type { ChainConnection } from './chain.js'
 import { openLedger } from './ledger.js'
 import type { Lifecycle } from './lifecycle.js'
+import {
+  type PaymentServices,
+  type PaymentServicesOptions,
+  startPaymentServices,
+} from './payment-services.js'
 import type { StartupWait } from './starting.js'
 import { logStartupFailure } from './startup-failure.js'
 
 /**
- * Start-up's payments step: checks mainnet's payment settings (exit 2 naming each missing or
- * unsafe one), then starts the payment side on the opened ledger: the settlement account's
+ * Start-up's payments step (its settings were checked with the rest of the configuration,
+ * before anything started): starts the payment side on the opened ledger: the settlement account's
  * lease in a shared ledger (another living instance holding it is exit 2, before anything is
  * served), the facilitator, the x402 rail and the reconciler's first pass.
  */
@@ -34,11 +33,6 @@ export async function startPayments(
   /** Waits for a ledger database that does not answer yet. */
   wait: StartupWait,
 ): Promise<PaymentServices> {
-  const problems = chain.environment === 'mainnet' ? paymentProblems(config) : []
-  if (problems.length > 0) {
-    reportConfigProblems(problems)
-    return lifecycle.exit(2)
-  }
   let services: PaymentServices
   try {
     // Mainnet: a database that does not answer yet is waited for; a refusal (a password, a
@@ -81,7 +75,7 @@ export async function startPayments(
       },
       ledger: {
         kind: services.storage.kind,
-        persistent: config.DATABASE_URL !== undefined || chain.environment === 'mainnet',
+        persistent: config.DATABASE_URL !== undefined || config.environment === 'mainnet',
       },
     },
     'paid route: x402 v2, $0.01 USDC on eip155:8453',
@@ -89,77 +83,33 @@ export async function startPayments(
   return services
 }
 
-/** Mainnet's missing payment settings, and any set to a public anvil test account. */
-function paymentProblems(config: Config): string[] {
-  const problems = mainnetPaymentProblems(config)
-  const publicKeys = new Set(
-    Object.values(DEVNET_ACCOUNTS).flatMap((a) => [
-      a.privateKey.toLowerCase(),
-      a.address.toLowerCase(),
-    ]),
-  )
-  for (const name of ['PAY_TO_ADDRESS', 'SETTLEMENT_PRIVATE_KEY', 'RECEIPT_PRIVATE_KEY'] as const) {
-    // Anvil's test keys are public: on mainnet anything they hold or sign is anyone's.
-    if (publicKeys.has(config[name]?.toLowerCase() ?? '')) {
-      problems.push(`${name}: is a public anvil test account; never use it on mainnet`)
-    }
-  }
-  return problems
-}
-
-/**
- * The paid route's settings: configuration where given; on the devnet, the devnet's role
- * accounts.
- */
+/** The payment side's options: the configuration's payment settings, wired to the chain. */
 function paymentOptions(
   config: Config,
   chain: ChainConnection,
   storage: Storage,
   logger: PaymentServicesOptions['logger'],
 ): PaymentServicesOptions {
-  const devnet = chain.environment === 'devnet'
-  const fallback = (value: `0x${string}` | undefined, devnetValue: `0x${string}`) => {
-    if (value) return value
-    if (!devnet) throw new Error('unreachable: mainnet payment settings were checked')
-    return devnetValue
-  }
-  const kind = config.FACILITATOR ?? 'builtin'
+  const devnet = config.environment === 'devnet'
+  const { payment } = config
+  const timeoutMs = config.FACILITATOR_TIMEOUT_MS
   const facilitator: PaymentServicesOptions['facilitator'] =
-    kind === 'builtin'
+    payment.facilitator.kind === 'builtin'
       ? {
-          kind,
-          settlementPrivateKey: fallback(
-            config.SETTLEMENT_PRIVATE_KEY as `0x${string}` | undefined,
-            DEVNET_ACCOUNTS.facilitator.privateKey,
-          ),
+          ...payment.facilitator,
           rpcUrl: chain.rpcUrl,
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
-          confirmationTimeoutMs: config.FACILITATOR_TIMEOUT_MS,
+          confirmationTimeoutMs: timeoutMs,
           ...(devnet ? { pollingIntervalMs: 100 } : {}),
         }
-      : kind === 'url'
-        ? { kind, url: config.FACILITATOR_URL ?? '', timeoutMs: config.FACILITATOR_TIMEOUT_MS }
-        : {
-            kind,
-            apiKeyId: config.CDP_API_KEY_ID ?? '',
-            apiKeySecret: config.CDP_API_KEY_SECRET ?? '',
-            timeoutMs: config.FACILITATOR_TIMEOUT_MS,
-          }
+      : { ...payment.facilitator, timeoutMs }
   return {
     facilitator,
-    payTo: getAddress(
-      fallback(
-        config.PAY_TO_ADDRESS as `0x${string}` | undefined,
-        DEVNET_ACCOUNTS.payTo.address,
-      ).toLowerCase(),
-    ),
-    receiptPrivateKey: fallback(
-      config.RECEIPT_PRIVATE_KEY as `0x${string}` | undefined,
-      DEVNET_ACCOUNTS.receiptSigner.privateKey,
-    ),
+    payTo: getAddress(payment.payTo.toLowerCase()),
+    receiptPrivateKey: payment.receiptPrivateKey,
     storage,
     leaseMs: config.PAYMENT_LEASE_MS,
-    paymentIdentifierRequired: config.PAYMENT_IDENTIFIER_REQUIRED === 'true',
+    paymentIdentifierRequired: payment.identifierRequired,
     // An idle anvil makes no blocks: judge expiry by the wall clock too (devnet only).
     ...(devnet ? { idleChainClock: true } : {}),
     rpcUrl: chain.rpcUrl,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../../packages/client/src/cli/cli.js'
 import { EXIT } from '../../packages/client/src/cli/cli-output.js'
@@ -227,6 +228,11 @@ describe('npm start, as a new user runs it', () => {
         PORT: String(await freePort()),
         DATA_DIR: dataDir,
         BASE_RPC_URL: other.rpcUrl,
+        // Complete mainnet payment settings: without them start-up refuses before the chain.
+        PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
+        FACILITATOR: 'builtin',
+        SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),
+        RECEIPT_PRIVATE_KEY: generatePrivateKey(),
       })
       child = service.child
       const code = await service.exited

@@ -1,4 +1,5 @@
 import net from 'node:net'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
 import { freePort } from '../support/net.js'
@@ -29,6 +30,11 @@ describe('a start-up failure says why in one line, with a hint', () => {
       LOG_LEVEL: logLevel,
       // Nothing listens there: the RPC is waited for, on the (taken) port.
       BASE_RPC_URL: `http://127.0.0.1:${await freePort()}`,
+      // Complete mainnet payment settings: without them start-up refuses before the RPC.
+      PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
+      FACILITATOR: 'builtin',
+      SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),
+      RECEIPT_PRIVATE_KEY: generatePrivateKey(),
     })
     const code = await guard.exited
     return { code, stdout: guard.stdout(), stderr: guard.stderr(), lines: guard.lines() }

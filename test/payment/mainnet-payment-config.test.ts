@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
-import { loadConfig, mainnetPaymentProblems } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/config.js'
 
 // "Mainnet" here is a bare anvil answering chain id 8453: the service cannot tell, which is the
 // point - on mainnet nothing about payments may default.
@@ -61,23 +61,27 @@ function run(env: Record<string, string>) {
 
 describe('payment configuration on mainnet', () => {
   it('names every missing payment variable', () => {
-    const config = loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' })
-    expect(mainnetPaymentProblems(config).join('\n')).toMatch(
+    expect(() => loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' })).toThrow(
       /PAY_TO_ADDRESS[\s\S]*FACILITATOR[\s\S]*RECEIPT_PRIVATE_KEY/,
     )
-    expect(
-      mainnetPaymentProblems(
-        loadConfig({
-          BASE_RPC_URL: 'https://mainnet.base.org',
-          FACILITATOR: 'builtin',
-          PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
-          RECEIPT_PRIVATE_KEY: generatePrivateKey(),
-        }),
-      ),
-    ).toEqual(['SETTLEMENT_PRIVATE_KEY: required when FACILITATOR=builtin on mainnet'])
+    let error: unknown
+    try {
+      loadConfig({
+        BASE_RPC_URL: 'https://mainnet.base.org',
+        FACILITATOR: 'builtin',
+        PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
+        RECEIPT_PRIVATE_KEY: generatePrivateKey(),
+      })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as ConfigError).problems).toEqual([
+      'SETTLEMENT_PRIVATE_KEY: required when FACILITATOR=builtin on mainnet',
+    ])
   })
 
-  it('refuses to start without them, after checking the chain, and names them', async () => {
+  it('refuses to start without them, before reaching the chain, and names them', async () => {
     const service = run({ PORT: String(await freePort()), BASE_RPC_URL: anvil.rpcUrl })
     expect(await service.exited).toBe(2)
     expect(service.stderr()).toMatch(/PAY_TO_ADDRESS: required on mainnet/)

@@ -18,7 +18,6 @@ import {
   createFacilitator,
   type Facilitator,
 } from '../../src/adapters/facilitator/facilitator-client.js'
-import { startPaymentServices } from '../../src/adapters/facilitator/payment-services.js'
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import type { Storage } from '../../src/adapters/storage/open-storage.js'
 import { authorizationId } from '../../src/domain/payment/authorization-id.js'
@@ -35,6 +34,7 @@ import {
 } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
+import { startPaymentServices } from '../../src/service/payment-services.js'
 import {
   authorizationOf,
   BUYER,

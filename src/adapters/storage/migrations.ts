@@ -1,4 +1,4 @@
-import type { SqlClient } from './sql-client.js'
+import type { SqlClient } from './sql-port.js'
 
 /**
  * The one set of migrations, for PGlite and PostgreSQL alike. Append only: a released

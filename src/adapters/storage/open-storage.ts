@@ -1,13 +1,8 @@
 import type { PaymentLedger } from '../../domain/payment/payment-ledger.js'
 import { migrate } from './migrations.js'
-import {
-  openPglite,
-  openPostgres,
-  type PostgresOptions,
-  type SqlClient,
-  type StorageErrorListener,
-} from './sql-client.js'
+import { openPglite, openPostgres, type PostgresOptions } from './sql-client.js'
 import { createSqlPaymentLedger } from './sql-payment-ledger.js'
+import type { SqlClient, StorageErrorListener } from './sql-port.js'
 
 /** Where the ledger lives. */
 export type StorageSetup =

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path'
 import v8 from 'node:v8'
 import { MIGRATIONS, migrate } from './migrations.js'
 import { type PgliteStarter, type PgliteThread, startPgliteThread } from './pglite-thread.js'
-import type { SqlClient } from './sql-client.js'
+import type { SqlClient } from './sql-port.js'
 
 /**
  * How the service runs PGlite, and where its files come from. Measured (see bench/startup.ts

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import type { SqlQueryable } from './sql-client.js'
+import type { SqlQueryable } from './sql-port.js'
 
 /**
  * PGlite in a worker thread. PostgreSQL compiled to WebAssembly runs synchronously on the

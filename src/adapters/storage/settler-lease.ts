@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { quoteSchema } from './migrations.js'
-import type { SqlClient } from './sql-client.js'
+import type { SqlClient } from './sql-port.js'
 
 /** Another running instance settles with the same key: their transaction nonces would collide. */
 export class SettlerInUseError extends Error {

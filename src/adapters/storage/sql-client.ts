@@ -10,25 +10,7 @@ import {
   throwawayDataDir,
 } from './pglite-files.js'
 import type { PgliteThread } from './pglite-thread.js'
-
-/** Runs one parameterised statement ($1, $2, ...) and returns its rows. */
-export interface SqlQueryable {
-  query<Row>(sql: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>
-}
-
-/**
- * The SQL both storage backends share: PostgreSQL's dialect, spoken by PGlite (Postgres
- * compiled to WASM, embedded) and by a real server through `pg`.
- */
-export interface SqlClient extends SqlQueryable {
-  kind: 'pglite' | 'postgres'
-  /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
-  transaction<T>(fn: (tx: SqlQueryable) => Promise<T>): Promise<T>
-  close(): Promise<void>
-}
-
-/** Where a storage backend reports trouble that no caller is waiting on (a dropped idle link). */
-export type StorageErrorListener = (error: Error, context: string) => void
+import type { SqlClient, StorageErrorListener } from './sql-port.js'
 
 /** Name of the lock file PGlite's data directory is guarded by. */
 export const PGLITE_LOCK_FILE = 'pre-send-guard.lock'

@@ -18,7 +18,7 @@ import type { PreflightResult } from '../../domain/preflight/run-preflight.js'
 import type { Receipt } from '../../domain/receipt/receipt.js'
 import { LedgerUnavailableError } from '../../errors.js'
 import { quoteSchema } from './migrations.js'
-import type { SqlClient } from './sql-client.js'
+import type { SqlClient } from './sql-port.js'
 
 interface PaymentRow {
   id: string

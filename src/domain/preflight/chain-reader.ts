@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import type { CallOutcome, GasOutcome, SignedAuthorizationInput } from '../screen/context.js'
+import type { CallOutcome, GasOutcome, SignedAuthorizationInput } from '../evm/transaction.js'
 
 /**
  * The address `eth_simulateV1` (with `traceTransfers`) names as the emitter of the ERC-20-shaped

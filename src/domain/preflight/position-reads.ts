@@ -10,9 +10,9 @@ import {
 } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { JsonValue } from '../calldata/json-value.js'
+import type { TransactionInput } from '../evm/transaction.js'
 import { addr, big, type KnownCallSite, knownCallSite, obj } from '../screen/call-args.js'
 import { type CallSite, callSites } from '../screen/call-sites.js'
-import type { TransactionInput } from '../screen/context.js'
 import type { CallRequest, SimulatedCall } from './chain-reader.js'
 
 /**

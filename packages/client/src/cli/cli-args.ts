@@ -3,20 +3,12 @@ import type { Address, Hex } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { PUBLIC_BASE_RPC } from './cli-chain.js'
 import { DEFAULT_COMMAND, UsageError } from './cli-output.js'
-import type { RunningGuard } from './running-guards.js'
+import type { GuardUrl, RunningGuard } from './running-guards.js'
 
 /** What the buyer CLI reads from its command line, and the help that says so. */
 
 /** The guard the CLI asks when nothing names another (see {@link guardUrl}). */
 export const DEFAULT_URL = 'http://127.0.0.1:8402'
-
-/** The guard's URL and what named it (said when nothing answers there). */
-export interface GuardUrl {
-  url: string
-  from: '--url' | 'PRE_SEND_GUARD_URL' | 'PORT' | 'npm start' | 'default'
-  /** With `from: 'npm start'`: the running instance it is. */
-  instance?: RunningGuard
-}
 
 /**
  * Which guard the CLI asks, first found: `--url`, `PRE_SEND_GUARD_URL`, `PORT` (the same

@@ -4,8 +4,7 @@ import type { ChallengeChecks } from '../client/check-challenge.js'
 import { GuardError } from '../client/guard-error.js'
 import type { Discovery, PreflightResult } from '../client/guard-responses.js'
 import type { ReceiptVerification } from '../client/verify-receipt.js'
-import type { GuardUrl } from './cli-args.js'
-import type { RunningGuard } from './running-guards.js'
+import type { GuardUrl, RunningGuard } from './running-guards.js'
 
 /** How the buyer CLI talks to people and machines: exit codes, output, error reports. */
 

@@ -108,3 +108,11 @@ async function answersAsGuard(
     return false
   }
 }
+
+/** The guard's URL and what named it (said when nothing answers there). */
+export interface GuardUrl {
+  url: string
+  from: '--url' | 'PRE_SEND_GUARD_URL' | 'PORT' | 'npm start' | 'default'
+  /** With `from: 'npm start'`: the running instance it is. */
+  instance?: RunningGuard
+}

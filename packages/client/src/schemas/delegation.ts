@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { VERDICTS } from '../types/index.js'
+import { VERDICTS } from '../types/vocabulary.js'
 import { chainFields, FindingSchema } from './preflight.js'
 import { address, decimal, hex, quantity, word, yParity } from './primitives.js'
 

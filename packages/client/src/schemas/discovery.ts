@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ENVIRONMENTS, PAYMENT_REASON_CODES, RECEIPT_TYPE } from '../types/index.js'
+import { ENVIRONMENTS, PAYMENT_REASON_CODES, RECEIPT_TYPE } from '../types/vocabulary.js'
 import { ErrorIssueSchema } from './error-body.js'
 import { address, addressText, decimal } from './primitives.js'
 import { ReceiptEip712Schema } from './receipt.js'

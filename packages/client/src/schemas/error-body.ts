@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ERROR_CODES } from '../types/index.js'
+import { ERROR_CODES } from '../types/vocabulary.js'
 
 /** The stable error code of an error body. */
 export const ErrorCodeSchema = z.enum(ERROR_CODES).meta({

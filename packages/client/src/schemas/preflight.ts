@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ENVIRONMENTS, SEVERITIES, VERDICTS } from '../types/index.js'
+import { ENVIRONMENTS, SEVERITIES, VERDICTS } from '../types/vocabulary.js'
 import { DecodedCallSchema, RevertSchema } from './calldata.js'
 import { address, decimal, hex, PinnedBlockSchema, wei } from './primitives.js'
 import { ReceiptSchema } from './receipt.js'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { RECEIPT_TYPE } from '../types/index.js'
+import { RECEIPT_TYPE } from '../types/vocabulary.js'
 import { address, bytes32, decimal, hex } from './primitives.js'
 
 /** The EIP-712 definition receipts are signed under (a receipt carries it; discovery publishes it). */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { REQUEST_LIMITS } from '../types/index.js'
+import { REQUEST_LIMITS } from '../types/vocabulary.js'
 import { SignedAuthorizationSchema } from './delegation.js'
 
 // The request bodies of the guard's free and paid routes, declared once: the service validates

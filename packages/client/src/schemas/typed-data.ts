@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ENVIRONMENTS, TYPED_DATA_KINDS, VERDICTS } from '../types/index.js'
+import { ENVIRONMENTS, TYPED_DATA_KINDS, VERDICTS } from '../types/vocabulary.js'
 import { FindingSchema } from './preflight.js'
 import { address, decimal, hex, PinnedBlockSchema } from './primitives.js'
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { VERDICTS } from '../types/index.js'
+import { VERDICTS } from '../types/vocabulary.js'
 import { chainFields, FindingSchema, transactionReport } from './preflight.js'
 import { address, bytes, bytes32, decimal, word, yParity } from './primitives.js'
 

@@ -1,16 +1,23 @@
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createInFlightTracker } from '../../domain/payment/in-flight.js'
-import type { PaidPreflightDeps } from '../../domain/payment/paid-preflight.js'
-import { DEFAULT_PAYMENT_LEASE_MS } from '../../domain/payment/payment-ledger.js'
-import type { PaymentLogger } from '../../domain/payment/payment-logger.js'
-import { startReconciler } from '../../process/reconciler.js'
-import { openStorage, type Storage, type StorageSetup } from '../storage/open-storage.js'
-import { holdSettlerLease, type SettlerLease } from '../storage/settler-lease.js'
-import { createFacilitator, type Facilitator, type FacilitatorSetup } from './facilitator-client.js'
-import { createFacilitatorReadiness, type FacilitatorReadiness } from './facilitator-readiness.js'
-import { createViemSettlementChain } from './settlement-chain.js'
-import { createX402PaymentRail } from './x402-payment-rail.js'
+import {
+  createFacilitator,
+  type Facilitator,
+  type FacilitatorSetup,
+} from '../adapters/facilitator/facilitator-client.js'
+import {
+  createFacilitatorReadiness,
+  type FacilitatorReadiness,
+} from '../adapters/facilitator/facilitator-readiness.js'
+import { createViemSettlementChain } from '../adapters/facilitator/settlement-chain.js'
+import { createX402PaymentRail } from '../adapters/facilitator/x402-payment-rail.js'
+import { openStorage, type Storage, type StorageSetup } from '../adapters/storage/open-storage.js'
+import { holdSettlerLease, type SettlerLease } from '../adapters/storage/settler-lease.js'
+import { createInFlightTracker } from '../domain/payment/in-flight.js'
+import type { PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
+import { DEFAULT_PAYMENT_LEASE_MS } from '../domain/payment/payment-ledger.js'
+import type { PaymentLogger } from '../domain/payment/payment-logger.js'
+import { startReconciler } from '../process/reconciler.js'
 
 /** Everything the paid route runs on, resolved from configuration by `main.ts`. */
 export interface PaymentServicesOptions {

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino'
-import type { Config } from '../../config.js'
-import type { RateLimitSettings } from '../../http/create-app.js'
-import type { RpcObserver } from '../fetch/observed-fetch.js'
-import { createMemoryBucketStore } from '../rate-limit/memory-bucket-store.js'
-import { createServiceMetrics, type ServiceMetrics } from './service-metrics.js'
+import type { RpcObserver } from '../adapters/fetch/observed-fetch.js'
+import { createServiceMetrics, type ServiceMetrics } from '../adapters/metrics/service-metrics.js'
+import { createMemoryBucketStore } from '../adapters/rate-limit/memory-bucket-store.js'
+import type { Config } from '../config.js'
+import type { RateLimitSettings } from '../http/create-app.js'
 
 /** Metrics, the RPC observer feeding them, and the free routes' rate limits, from config. */
 export interface OperationsSetup {
@@ -21,7 +21,6 @@ export interface OperationsSetup {
  */
 export async function setUpOperations(
   config: Config,
-  environment: 'devnet' | 'mainnet',
   logger: Logger,
   unresolvedPayments: () => Promise<number>,
 ): Promise<OperationsSetup> {
@@ -33,7 +32,7 @@ export async function setUpOperations(
     ? undefined
     : config.REDIS_URL
       ? // Loaded only with REDIS_URL: ioredis costs about 8 MB that one instance never needs.
-        (await import('../rate-limit/redis-bucket-store.js')).createRedisBucketStore({
+        (await import('../adapters/rate-limit/redis-bucket-store.js')).createRedisBucketStore({
           url: config.REDIS_URL,
           onError: (error) => {
             // ioredis reports every reconnect attempt; one line per 30 s is enough.
@@ -67,7 +66,7 @@ export async function setUpOperations(
           }
         : {}),
       ...(config.RATE_LIMIT_CLIENT_HEADER ? { clientHeader: config.RATE_LIMIT_CLIENT_HEADER } : {}),
-      exemptLoopback: environment === 'devnet',
+      exemptLoopback: config.environment === 'devnet',
     },
     close: async () => {
       await store?.close()
