@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem'
 import type { SenderDelegate } from '../delegation/probe-report.js'
 import type { ExecutionEffects } from '../effects/execution-effects.js'
 import type { TokenBook } from '../effects/token-amount.js'
+import type { OwnerPowers } from '../tokens/owner-powers.js'
 
 /** The transaction as the agent intends to send it (already validated and normalised). */
 export interface TransactionInput {
@@ -81,6 +82,12 @@ export interface ScreenContext {
   execution?: { available: true; effects: ExecutionEffects } | { available: false; reason: string }
   /** ERC-20 `symbol`/`decimals` of the tokens findings name, read at the pinned block. */
   tokens?: TokenBook
+  /**
+   * Owner powers of the ERC-20s the sender receives whose code the preflight read (lower-case
+   * keys): the tokens the calldata names or its swaps trade (in the one wave), and tokens only
+   * execution revealed when their metadata takes a second wave anyway. Absent entry: not read.
+   */
+  ownerPowers?: ReadonlyMap<string, OwnerPowers>
   /** The answer assumes state overrides the caller supplied: its verdict is hypothetical. */
   hypothetical?: boolean
   /**
