@@ -1,7 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { type Abi, type Hex, toFunctionSelector } from 'viem'
+import {
+  type Abi,
+  type Address,
+  encodeAbiParameters,
+  encodeFunctionData,
+  encodePacked,
+  type Hex,
+  parseAbi,
+  parseAbiParameters,
+  toFunctionSelector,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
+import { decodeCalldata } from '../../src/domain/calldata/decode-calldata.js'
 import { readDispatcher } from '../../src/domain/evm/dispatcher-selectors.js'
+import { swapTokens } from '../../src/domain/screen/calldata-tokens.js'
 import { OWNER_POWER_FUNCTIONS, readOwnerPowers } from '../../src/domain/tokens/owner-powers.js'
 import { loadArtifact } from '../support/contracts.js'
 
@@ -108,5 +120,62 @@ describe('readOwnerPowers', () => {
     const all = Object.values(OWNER_POWER_FUNCTIONS).flat()
     expect(new Set(all.map((s) => toFunctionSelector(s))).size).toBe(all.length)
     expect(all.filter((s) => /^(is[A-Z]|get[A-Z]|paused\(|balanceOf\()/.test(s))).toEqual([])
+  })
+})
+
+describe('swapTokens: what the calldata trades, known before the wave', () => {
+  const A = '0x1111111111111111111111111111111111111111'
+  const B = '0x2222222222222222222222222222222222222222'
+  const C = '0x3333333333333333333333333333333333333333'
+  const me = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+  const tokensOf = (to: Address, data: Hex) =>
+    swapTokens({ from: me, to, data, value: 0n }, decodeCalldata(data, to))
+
+  it('reads Universal Router v3 packed paths and v2 address paths, SwapRouter02 singles', () => {
+    const v3 = encodeAbiParameters(parseAbiParameters('address, uint256, uint256, bytes, bool'), [
+      me,
+      1n,
+      0n,
+      encodePacked(['address', 'uint24', 'address', 'uint24', 'address'], [A, 500, B, 3000, C]),
+      true,
+    ])
+    const v2 = encodeAbiParameters(
+      parseAbiParameters('address, uint256, uint256, address[], bool'),
+      [me, 1n, 0n, [C, A], true],
+    )
+    const ur = encodeFunctionData({
+      abi: parseAbi(['function execute(bytes commands, bytes[] inputs, uint256 deadline) payable']),
+      functionName: 'execute',
+      args: ['0x0008', [v3, v2], 1n],
+    })
+    expect(tokensOf('0xFdf682F51FE81Aa4898F0AE2163d8A55c127fbC7', ur)).toEqual([A, B, C])
+    const single = encodeFunctionData({
+      abi: parseAbi([
+        'struct S { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }',
+        'function exactInputSingle(S params) payable returns (uint256)',
+      ]),
+      functionName: 'exactInputSingle',
+      args: [
+        {
+          tokenIn: B,
+          tokenOut: A,
+          fee: 500,
+          recipient: me,
+          amountIn: 1n,
+          amountOutMinimum: 0n,
+          sqrtPriceLimitX96: 0n,
+        },
+      ],
+    })
+    expect(tokensOf('0x2626664c2603336E57B271c5C0b26F421741e481', single)).toEqual([B, A])
+  })
+
+  it('names nothing for calls that trade nothing', () => {
+    const transfer = encodeFunctionData({
+      abi: parseAbi(['function transfer(address, uint256) returns (bool)']),
+      functionName: 'transfer',
+      args: [B, 1n],
+    })
+    expect(tokensOf(A, transfer)).toEqual([])
   })
 })
