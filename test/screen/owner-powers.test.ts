@@ -70,6 +70,10 @@ describe('readDispatcher', () => {
     // Truncated code ends the walk without inventing bytes.
     expect(readDispatcher('0x638456cb').selectors).toEqual([])
     expect(readDispatcher('0x')).toEqual({ selectors: [], words: new Set() })
+    // Code that is not hex (an unlinked library placeholder) is read up to it, never a throw.
+    expect(readDispatcher('0x638456cb5914__$ab$__633f4ba83a14' as Hex).selectors).toEqual([
+      '0x8456cb59',
+    ])
   })
 })
 

@@ -29,28 +29,30 @@ export interface DispatcherFacts {
  * @example readDispatcher('0x...63a9059cbb14...').selectors // ['0xa9059cbb']
  */
 export function readDispatcher(code: Hex): DispatcherFacts {
-  const hex = code.slice(2).toLowerCase()
-  const length = hex.length / 2
-  const byteAt = (i: number) => Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)
+  // Buffer's hex decoding stops at the first byte that is not hex: malformed code is cut
+  // short, never a throw.
+  const bytes = Buffer.from(code.slice(2), 'hex')
+  const length = bytes.length
+  const hexOf = (start: number, end: number) => bytes.toString('hex', start, end)
   const selectors: Hex[] = []
   const seen = new Set<string>()
   const words = new Set<Hex>()
   for (let i = 0; i < length; i++) {
-    const op = byteAt(i)
+    const op = bytes[i] as number
     if (op < PUSH1 || op > PUSH32) continue
     const size = op - PUSH1 + 1
     if (op >= PUSH3 && op <= PUSH4 && i + size + 1 < length) {
-      const next = byteAt(i + size + 1)
-      const compared = next === EQ || (next === DUP2 && byteAt(i + size + 2) === EQ)
+      const next = bytes[i + size + 1]
+      const compared = next === EQ || (next === DUP2 && bytes[i + size + 2] === EQ)
       if (compared) {
-        const selector = `0x${hex.slice((i + 1) * 2, (i + 1 + size) * 2).padStart(8, '0')}` as Hex
+        const selector = `0x${hexOf(i + 1, i + 1 + size).padStart(8, '0')}` as Hex
         if (!seen.has(selector)) {
           seen.add(selector)
           selectors.push(selector)
         }
       }
     } else if (op === PUSH32 && i + size < length) {
-      words.add(`0x${hex.slice((i + 1) * 2, (i + 33) * 2)}` as Hex)
+      words.add(`0x${hexOf(i + 1, i + 33)}` as Hex)
     }
     i += size
   }
