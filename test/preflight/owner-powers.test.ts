@@ -82,6 +82,10 @@ beforeAll(async () => {
       await deploy(devnet.rpcUrl, artifact, [`${key} token`, symbol], deployer)
     ).address
   }
+  // OpenZeppelin's ERC-20 with an open mint(address,uint256) (TestERC20).
+  tokens.mintOnly = (
+    await deploy(devnet.rpcUrl, 'TestERC20', ['mint token', 'MNT'], deployer)
+  ).address
   // A plain token behind OpenZeppelin's ERC1967Proxy (storage in the proxy, code upgradeable);
   // OpenZeppelin 5 wants an initialising call: a drip for the deployer.
   tokens.proxied = (
@@ -212,6 +216,22 @@ describe('a token the sender receives (its own drip)', () => {
     const answer = await preflight(drip(token))
     expect(answer.verdict).toBe('sign')
     expect(answer.effects.receivedTokens).toEqual([{ token, ownerPowers: [] }])
+    expect(powersFinding(answer)).toEqual([])
+  })
+
+  it('a token that can only mint (as every bridged token can): reported, no finding', async () => {
+    const token = getAddress(tokens.mintOnly as Address)
+    const answer = await preflight({
+      from: sender.address,
+      to: token,
+      data: encodeFunctionData({
+        abi: parseAbi(['function mint(address, uint256)']),
+        functionName: 'mint',
+        args: [sender.address, parseEther('1')],
+      }),
+    })
+    expect(answer.verdict).toBe('sign')
+    expect(answer.effects.receivedTokens).toEqual([{ token, ownerPowers: ['mint'] }])
     expect(powersFinding(answer)).toEqual([])
   })
 

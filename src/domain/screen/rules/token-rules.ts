@@ -86,7 +86,7 @@ export const tokenOwnerPowers: ScreenRule = {
   severity: 'info',
   title: "A received token's owner can pause, blacklist, set fees, mint or upgrade it",
   checks:
-    "A token the sender receives (an ERC-20 whose balance execution raises), on neither pinned token list and not recognised known code, whose runtime code the preflight read has, among its solc dispatcher's selectors, functions that pause transfers, blacklist holders, set fees or taxes, mint, or upgrade (upgradeTo, upgradeToAndCall), or pushes an ERC-1967 or ZeppelinOS proxy slot (the list: src/domain/tokens/owner-powers.ts). The finding names the token, its address, the powers and the functions found.",
+    "A token the sender receives (an ERC-20 whose balance execution raises), on neither pinned token list and not recognised known code, whose runtime code the preflight read has, among its solc dispatcher's selectors, functions that pause transfers, blacklist holders, set fees or taxes, or upgrade (upgradeTo, upgradeToAndCall), or pushes an ERC-1967 or ZeppelinOS proxy slot (the list: src/domain/tokens/owner-powers.ts). A mint function is named beside those but alone raises nothing (every bridged token mints for its bridge). The finding names the token, its address, the powers and the functions found.",
   why: 'What the agent holds is only as good as what the owner may do to it: pause or blacklist traps the balance, a fee setter can turn a buyable token into a 99 % sell tax after the buy, a mint dilutes it, an upgrade replaces every rule. Information, not a verdict: most of these powers have honest uses.',
   example:
     'A swap that buys a token whose code has `setSellTax(uint256)` and `blacklist(address)`: "its owner can blacklist holders (blacklist(address)) and change its fees or taxes (setSellTax(uint256))".',
@@ -95,7 +95,9 @@ export const tokenOwnerPowers: ScreenRule = {
     if (effects === undefined || ctx.ownerPowers === undefined) return []
     return receivedTokens(effects, ctx.tx.from).flatMap((token) => {
       const found = ctx.ownerPowers?.get(token.toLowerCase())
-      if (found === undefined || found.powers.length === 0) return []
+      // `mint` alone is no finding: every bridged token on Base (OptimismMintableERC20) mints
+      // for its bridge, and minting dilutes holders without trapping what they hold.
+      if (found === undefined || found.powers.every((p) => p === 'mint')) return []
       if (found.knownAs !== undefined || listedToken(token) !== undefined) return []
       const symbol = ctx.tokens?.get(token.toLowerCase())?.symbol
       const powers = found.powers.map(
