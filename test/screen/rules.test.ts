@@ -550,6 +550,39 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
       },
     ),
   },
+  // The sender receives a token whose code can blacklist; the twin's can only mint (a bridged
+  // token's power), which alone is no finding.
+  'token-owner-powers': {
+    fires: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, EOA, SENDER, 5n)],
+      {
+        tokens: claiming('BLK', 'Blacklisting Token'),
+        ownerPowers: new Map([
+          [
+            UNLISTED.toLowerCase(),
+            {
+              powers: ['blacklist', 'mint'],
+              evidence: { blacklist: ['blacklist(address)'], mint: ['mint(address,uint256)'] },
+            },
+          ],
+        ]),
+      },
+    ),
+    benign: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, EOA, SENDER, 5n)],
+      {
+        tokens: claiming('BRG', 'Bridged Token'),
+        ownerPowers: new Map([
+          [
+            UNLISTED.toLowerCase(),
+            { powers: ['mint'], evidence: { mint: ['mint(address,uint256)'] } },
+          ],
+        ]),
+      },
+    ),
+  },
   'address-checksum-mismatch': {
     fires: makeContext({
       data: encode('approve', [SPENDER_CONTRACT, 1n]),

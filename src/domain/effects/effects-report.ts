@@ -6,8 +6,14 @@ import type {
   EffectsReport,
 } from '@pre-send-guard/client/schemas'
 import { type Address, maxUint160, maxUint256 } from 'viem'
+import type { OwnerPower } from '../tokens/owner-powers.js'
 import type { ApprovalChange, Asset } from './decode-logs.js'
-import type { AccountChanges, ExecutionEffects, NetChange } from './execution-effects.js'
+import {
+  type AccountChanges,
+  type ExecutionEffects,
+  type NetChange,
+  receivedTokens,
+} from './execution-effects.js'
 import { groupedUnits, humanAmount, type TokenBook, type TokenMetadata } from './token-amount.js'
 
 // The `effects` answer shapes are declared with the other answers, in the client package's
@@ -123,17 +129,24 @@ function allowanceDisplay(a: ApprovalChange, meta: TokenMetadata | undefined): s
   return humanAmount(a.amount, meta)
 }
 
-/** The `effects` field for one transaction (or a bundle's net, with the bundle's first sender). */
+/**
+ * The `effects` field for one transaction (or a bundle's net, with the bundle's first sender).
+ * With `powers` (lower-case token -> the owner powers its code shows), each ERC-20 the sender
+ * gains net is listed in `receivedTokens` (null powers: its code was not read); without it, or
+ * when the sender gains no ERC-20, the field is absent.
+ */
 export function effectsReport(
   effects: ExecutionEffects,
   sender: Address,
   source: 'eth_simulateV1' | 'debug_traceCall',
   book: TokenBook,
   tokenMetadata: { limit: number; omitted: number },
+  powers?: ReadonlyMap<string, readonly OwnerPower[]>,
 ): EffectsReport {
   const assetChanges = accountReports(effects.net, sender, book)
   const mine = assetChanges.find((a) => a.isSender)?.changes ?? []
   const positions = effects.positions ?? []
+  const received = powers === undefined ? [] : receivedTokens(effects, sender)
   return {
     available: true,
     source,
@@ -154,6 +167,14 @@ export function effectsReport(
             before: p.before.toString(),
             after: p.after.toString(),
           })),
+        }
+      : {}),
+    ...(received.length > 0
+      ? {
+          receivedTokens: received.map((token) => {
+            const shown = powers?.get(token.toLowerCase())
+            return { token, ownerPowers: shown === undefined ? null : [...shown] }
+          }),
         }
       : {}),
   }

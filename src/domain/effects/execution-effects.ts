@@ -110,6 +110,13 @@ export function senderChanges(effects: ExecutionEffects, sender: Address): NetCh
   return effects.net.find((a) => a.account.toLowerCase() === me)?.changes ?? []
 }
 
+/** The ERC-20 tokens the sender gains net (in the order of its changes, the asset order). */
+export function receivedTokens(effects: ExecutionEffects, sender: Address): Address[] {
+  return senderChanges(effects, sender).flatMap((c) =>
+    c.asset.standard === 'erc20' && c.delta > 0n ? [c.asset.token] : [],
+  )
+}
+
 /** ERC-20 tokens whose metadata the report and findings want, in first-seen order. */
 export function effectTokens(effects: ExecutionEffects): Address[] {
   const seen = new Set<string>()

@@ -6,16 +6,17 @@ import {
   type ExecutionEffects,
   effectTokens,
   executionEffects,
+  receivedTokens,
 } from '../effects/execution-effects.js'
 import type { TokenMetadata } from '../effects/token-amount.js'
-import { walletDelegateAt } from '../protocols/known-code.js'
+import { recogniseCode, walletDelegateAt } from '../protocols/known-code.js'
 import {
   ADDRESSES_OF_INTEREST_LIMIT,
   addressesOfInterest,
   STANDARD_PROBE_LIMIT,
   standardProbeTargets,
 } from '../screen/addresses-of-interest.js'
-import { calldataTokens } from '../screen/calldata-tokens.js'
+import { calldataTokenParts, calldataTokens, swapTokens } from '../screen/calldata-tokens.js'
 import type {
   CallOutcome,
   Finding,
@@ -28,6 +29,7 @@ import type {
 import { effectAddresses } from '../screen/effect-facts.js'
 import { delegateOf } from '../screen/screen-rule.js'
 import { screenTransaction } from '../screen/screen-transaction.js'
+import { type OwnerPowers, readOwnerPowers } from '../tokens/owner-powers.js'
 import { atLatestHead } from './at-latest-head.js'
 import {
   type BlockRef,
@@ -64,6 +66,12 @@ const FEE_HISTORY_BLOCKS = 5
 const FEE_HISTORY_PERCENTILE = 50
 /** Most addresses whose code one bundle reads in the wave (a lone transaction stays within 64). */
 export const BUNDLE_CODE_LIMIT = 2 * ADDRESSES_OF_INTEREST_LIMIT
+/**
+ * Most tokens the calldata names or its swaps trade whose code the wave reads beside the rest
+ * (for their owner powers), and most received tokens only execution revealed whose code rides
+ * in the second wave their metadata already takes.
+ */
+export const TOKEN_CODE_LIMIT = 16
 /** Most addresses named only by execution effects whose code is read (a second wave). */
 export const EFFECT_CODE_LIMIT = 16
 /**
@@ -125,6 +133,8 @@ export interface SequenceOutcome {
   tokensOmitted: number
   /** Each sender's nonce at the pinned block (lower-case keys). */
   senderNonces: ReadonlyMap<string, number>
+  /** Owner powers of every received ERC-20 whose code was read (lower-case keys). */
+  ownerPowers: ReadonlyMap<string, OwnerPowers>
 }
 
 /**
@@ -163,8 +173,9 @@ function unique(addresses: readonly string[]): Address[] {
  * {@link atLatestHead}) beside `eth_simulateV1` of the whole sequence, which also carries the
  * token metadata reads of tokens the calldata names and the GasPriceOracle's fee parameters (so
  * the L1 data fee is computed here, {@link fjordL1Fee}), `eth_call`/`eth_estimateGas` of the first
- * transaction (when no overrides apply), balances, nonces, fee history, code and token-standard
- * probes. A second wave follows only when execution reveals what the calldata did not name
+ * transaction (when no overrides apply), balances, nonces, fee history, code (the addresses of
+ * interest, and the tokens the calldata names or its swaps trade, for their owner powers) and
+ * token-standard probes. A second wave follows only when execution reveals what the calldata did not name
  * (tokens whose metadata is read late, addresses an effect rule judges by their code) or when the
  * node lacks `eth_simulateV1` (the fee parameters are then read with `eth_call`); a third only
  * when the chain moved during the request. Sends nothing.
@@ -219,22 +230,51 @@ async function sequenceAt(
     TOKEN_METADATA_LIMIT,
   )
 
+  // Tokens the calldata names or its swaps trade (what a swap buys is known before it runs):
+  // their code rides in the wave too, for their owner powers, unless the wave reads it already.
+  const watchedSet = new Set<string>(watched)
+  const tokenCodeTargets = unique(
+    txs.flatMap((tx, i) => [
+      ...calldataTokenParts(tx, decoded[i] as DecodedCall).tokens,
+      ...swapTokens(tx, decoded[i] as DecodedCall),
+    ]),
+  )
+    .filter((t) => !watchedSet.has(t))
+    .slice(0, TOKEN_CODE_LIMIT)
+
   const riding = ridingReads(early, positionProbes(txs, decoded))
-  const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenStandards] =
-    await Promise.all([
-      chain.simulate(options?.simulateAs ?? txs, at, overrides, riding.before, riding.after),
-      direct ? chain.call(first, at) : undefined,
-      direct ? chain.estimateGas(first, at) : undefined,
-      Promise.all(senders.map((s) => chain.balance(s, at))),
-      Promise.all(senders.map((s) => chain.nonce(s, at))),
-      chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
-      Promise.all(watched.map((address) => chain.code(address, at))),
-      probeTokenStandards(chain, probes, at),
-    ])
+  const [
+    simulation,
+    call0,
+    gas0,
+    balances,
+    nonces,
+    rewards,
+    codeList,
+    tokenStandards,
+    tokenCodeList,
+  ] = await Promise.all([
+    chain.simulate(options?.simulateAs ?? txs, at, overrides, riding.before, riding.after),
+    direct ? chain.call(first, at) : undefined,
+    direct ? chain.estimateGas(first, at) : undefined,
+    Promise.all(senders.map((s) => chain.balance(s, at))),
+    Promise.all(senders.map((s) => chain.nonce(s, at))),
+    chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
+    Promise.all(watched.map((address) => chain.code(address, at))),
+    probeTokenStandards(chain, probes, at),
+    Promise.all(tokenCodeTargets.map((address) => chain.code(address, at))),
+  ])
   const codes = new Map<string, Hex>(watched.map((address, i) => [address, codeList[i] ?? '0x']))
+  // Kept apart from `codes` (what the rules read), so no rule sees more than it asked for.
+  const tokenCodes = new Map<string, Hex>(
+    tokenCodeTargets.map((address, i) => [address, tokenCodeList[i] ?? '0x']),
+  )
   // Code the caller overrides is the code the simulation ran: the rules must judge that one.
   for (const [address, o] of Object.entries(overrides ?? {})) {
-    if (o.code !== undefined) codes.set(address.toLowerCase(), o.code)
+    if (o.code !== undefined) {
+      codes.set(address.toLowerCase(), o.code)
+      tokenCodes.set(address.toLowerCase(), o.code)
+    }
   }
   // Without a simulation only a lone transaction on the real state can be judged.
   if (!simulation.available && (!direct || txs.length > 1)) {
@@ -312,7 +352,16 @@ async function sequenceAt(
       ? []
       : [{ sender: s, delegate }]
   })
-  const [l1Params, lateTokens, extraCodes, senderDelegates] = await Promise.all([
+  // Received tokens whose code is not read yet: only those whose metadata the second wave reads
+  // anyway (`late`), so their code never costs a wave of its own.
+  const lateSet = new Set<string>(late)
+  const received = unique(
+    outcomes.flatMap((o) => (o.effects === undefined ? [] : receivedTokens(o.effects, o.tx.from))),
+  )
+  const lateCode = received
+    .filter((t) => !tokenCodes.has(t) && !codes.has(t) && !extraCode.includes(t) && lateSet.has(t))
+    .slice(0, TOKEN_CODE_LIMIT)
+  const [l1Params, lateTokens, extraCodes, senderDelegates, lateCodeList] = await Promise.all([
     ridden !== undefined ? l1FeeParamsFromSimulated(ridden.l1) : readL1FeeParams(chain, at),
     readTokenMetadata(
       chain,
@@ -322,7 +371,18 @@ async function sequenceAt(
     ),
     Promise.all(extraCode.map((a) => chain.code(a, at))),
     Promise.all(delegated.map((d) => readSenderDelegate(chain, d.sender, d.delegate, at))),
+    Promise.all(lateCode.map((a) => chain.code(a, at))),
   ])
+  lateCode.forEach((a, i) => {
+    tokenCodes.set(a, lateCodeList[i] ?? '0x')
+  })
+  const ownerPowers = new Map<string, OwnerPowers>()
+  for (const t of received) {
+    const code = tokenCodes.get(t) ?? codes.get(t)
+    if (code === undefined) continue
+    const known = recogniseCode(t, code)
+    ownerPowers.set(t, { ...readOwnerPowers(code), ...(known ? { knownAs: known.name } : {}) })
+  }
   const delegateOfSender = new Map(delegated.map((d, i) => [d.sender, senderDelegates[i]]))
   extraCode.forEach((a, i) => {
     codes.set(a, extraCodes[i] ?? '0x')
@@ -387,6 +447,7 @@ async function sequenceAt(
             ? { available: true, effects: { moves: [], approvals: [], net: [] } }
             : { available: false, reason: simulation.reason },
       tokens,
+      ownerPowers,
     }
     const senderDelegate = delegateOfSender.get(key)
     if (senderDelegate !== undefined) context.senderDelegate = senderDelegate
@@ -413,6 +474,7 @@ async function sequenceAt(
     tokens,
     tokensOmitted: allTokens.length - tokenList.length,
     senderNonces: new Map(senders.map((s, i) => [s, nonces[i] ?? 0])),
+    ownerPowers,
   }
 }
 

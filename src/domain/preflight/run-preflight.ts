@@ -48,6 +48,7 @@ export function transactionReport(
         sim.source,
         sequence.tokens,
         { limit: TOKEN_METADATA_LIMIT, omitted: sequence.tokensOmitted },
+        new Map([...sequence.ownerPowers].map(([token, p]) => [token, p.powers])),
       )
   return {
     verdict: o.verdict,

@@ -1,5 +1,7 @@
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
+import type { JsonValue } from '../calldata/json-value.js'
+import { isAddressShaped } from '../evm/checksummed.js'
 import { catalogueToken } from './beneficiary-effects.js'
 import { BURN_ADDRESSES } from './burn-addresses.js'
 import { knownCallSite } from './call-args.js'
@@ -18,6 +20,18 @@ import type { TransferEffect } from './transfer-effects.js'
  * contract. ERC-721 collections are harmless here: they answer no `decimals`, so their ids stay raw.
  */
 export function calldataTokens(tx: TransactionInput, decoded: DecodedCall): Address[] {
+  const { tokens, recipients } = calldataTokenParts(tx, decoded)
+  return [...new Set([...tokens, ...recipients])] as Address[]
+}
+
+/**
+ * {@link calldataTokens} in its two parts: the tokens the calldata names, and the recipients
+ * `transfer-to-other-token-contract` judges (each lower-case, deduplicated, in call order).
+ */
+export function calldataTokenParts(
+  tx: TransactionInput,
+  decoded: DecodedCall,
+): { tokens: Address[]; recipients: Address[] } {
   const tokens = new Set<string>()
   const recipients = new Set<string>()
   for (const site of callSites(tx, decoded)) {
@@ -37,7 +51,7 @@ export function calldataTokens(tx: TransactionInput, decoded: DecodedCall): Addr
     const token = known ? catalogueToken(known) : undefined
     if (token !== undefined) tokens.add(token.toLowerCase())
   }
-  return [...new Set([...tokens, ...recipients])] as Address[]
+  return { tokens: [...tokens] as Address[], recipients: [...recipients] as Address[] }
 }
 
 /**
@@ -49,4 +63,53 @@ export function recipientMayBeToken(t: TransferEffect): boolean {
   if (t.token === undefined || t.output) return false
   const to = t.to.toLowerCase()
   return !BURN_ADDRESSES.has(to) && to !== t.token.toLowerCase()
+}
+
+/** A Uniswap v3 packed path: 20-byte tokens joined by 3-byte fees. */
+const V3_PATH = /^0x[0-9a-fA-F]{40}(?:[0-9a-fA-F]{6}[0-9a-fA-F]{40})+$/
+
+/**
+ * The tokens the swaps in the calldata name, lower-case, deduplicated, in call order: every
+ * `path` (a v2 `address[]` or a v3 packed `bytes` path), `tokenIn`/`tokenOut`, and Aerodrome
+ * `routes` `from`/`to`, at any depth of the decoded arguments (Router02, SwapRouter02, Universal
+ * Router commands, Aerodrome). What a swap buys is known before it runs, so the preflight reads
+ * those tokens' code in its one wave (their owner powers, `token-owner-powers`).
+ */
+export function swapTokens(tx: TransactionInput, decoded: DecodedCall): Address[] {
+  const out = new Set<string>()
+  const address = (v: JsonValue | undefined) => {
+    if (typeof v === 'string' && isAddressShaped(v)) out.add(v.toLowerCase())
+  }
+  const walk = (value: JsonValue, key: string | undefined): void => {
+    if (key === 'path' && typeof value === 'string' && V3_PATH.test(value)) {
+      for (let i = 2; i < value.length; i += 46) address(`0x${value.slice(i, i + 40)}`)
+      return
+    }
+    if (key === 'path' && Array.isArray(value)) {
+      for (const v of value) address(v)
+      return
+    }
+    if (key === 'tokenIn' || key === 'tokenOut') {
+      address(value)
+      return
+    }
+    if (key === 'routes' && Array.isArray(value)) {
+      for (const r of value) {
+        if (r !== null && typeof r === 'object' && !Array.isArray(r)) {
+          address(r.from)
+          address(r.to)
+        }
+      }
+      return
+    }
+    if (Array.isArray(value)) for (const v of value) walk(v, undefined)
+    else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) walk(v, k)
+    }
+  }
+  for (const site of callSites(tx, decoded)) {
+    if (!site.call.known) continue
+    for (const arg of site.call.args) walk(arg.value, arg.name)
+  }
+  return [...out] as Address[]
 }

@@ -8,6 +8,7 @@ import type {
   TokenStandard,
   TransactionInput,
 } from '../evm/transaction.js'
+import type { OwnerPowers } from '../tokens/owner-powers.js'
 
 // The transaction vocabulary lives in evm/transaction.ts, below the preflight and the screen
 // alike (the chain reader speaks it too); re-exported here for the screen's readers.
@@ -62,6 +63,12 @@ export interface ScreenContext {
   execution?: { available: true; effects: ExecutionEffects } | { available: false; reason: string }
   /** ERC-20 `symbol`/`decimals` of the tokens findings name, read at the pinned block. */
   tokens?: TokenBook
+  /**
+   * Owner powers of the ERC-20s the sender receives whose code the preflight read (lower-case
+   * keys): the tokens the calldata names or its swaps trade (in the one wave), and tokens only
+   * execution revealed when their metadata takes a second wave anyway. Absent entry: not read.
+   */
+  ownerPowers?: ReadonlyMap<string, OwnerPowers>
   /** The answer assumes state overrides the caller supplied: its verdict is hypothetical. */
   hypothetical?: boolean
   /**

@@ -59,7 +59,11 @@ import {
   gasEstimationFailed,
 } from './rules/simulation-rules.js'
 import { calldataToNoCode, valueWithCalldataToNoCode } from './rules/target-rules.js'
-import { tokenImpersonatesListed, tokenImpersonatesPaymentToken } from './rules/token-rules.js'
+import {
+  tokenImpersonatesListed,
+  tokenImpersonatesPaymentToken,
+  tokenOwnerPowers,
+} from './rules/token-rules.js'
 import {
   pullTransferToNoCode,
   transferToBurnAddress,
@@ -121,6 +125,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   addressChecksumMismatch,
   tokenImpersonatesPaymentToken,
   tokenImpersonatesListed,
+  tokenOwnerPowers,
 ]
 
 /** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */

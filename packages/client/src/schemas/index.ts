@@ -63,10 +63,13 @@ export {
   FeeContextSchema,
   type Finding,
   FindingSchema,
+  OwnerPowerSchema,
   type PaidPreflightResponse,
   PaidPreflightResponseSchema,
   type PreflightResult,
   PreflightResultSchema,
+  type ReceivedTokenFacts,
+  ReceivedTokenFactsSchema,
   type TransactionReport,
   TransactionReportSchema,
 } from './preflight.js'

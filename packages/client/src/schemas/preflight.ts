@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ENVIRONMENTS, SEVERITIES, VERDICTS } from '../types/vocabulary.js'
+import { ENVIRONMENTS, OWNER_POWERS, SEVERITIES, VERDICTS } from '../types/vocabulary.js'
 import { DecodedCallSchema, RevertSchema } from './calldata.js'
 import { address, decimal, hex, PinnedBlockSchema, wei } from './primitives.js'
 import { ReceiptSchema } from './receipt.js'
@@ -96,6 +96,21 @@ export const PositionChangeSchema = z
   .meta({ id: 'PositionChange' })
 export type PositionReport = z.output<typeof PositionChangeSchema>
 
+/** A power a token's owner holds over its holders, read from the token's dispatcher. */
+export const OwnerPowerSchema = z.enum(OWNER_POWERS).meta({ id: 'OwnerPower' })
+
+/** Facts about one ERC-20 the sender receives (`effects.receivedTokens`). */
+export const ReceivedTokenFactsSchema = z
+  .object({
+    token: address,
+    ownerPowers: z.array(OwnerPowerSchema).nullable().meta({
+      description:
+        "What the token's owner can do, from selectors in its runtime code's dispatcher (and ERC-1967 slots): pause transfers, blacklist holders, set fees or taxes, mint, upgrade the code. `[]`: none found; null: its code was not read (docs/api.md).",
+    }),
+  })
+  .meta({ id: 'ReceivedTokenFacts' })
+export type ReceivedTokenFacts = z.output<typeof ReceivedTokenFactsSchema>
+
 /** What execution does to assets and approvals (the `effects` field; docs/effects.md). */
 export const ExecutionEffectsSchema = z
   .union([
@@ -126,6 +141,10 @@ export const ExecutionEffectsSchema = z
       positionChanges: z.array(PositionChangeSchema).optional().meta({
         description:
           "Positions a catalogued protocol keeps in its own storage (Morpho Blue's supply shares, borrow shares and collateral) that the transaction changed, read before and after it in the same simulation: what a supply, a repay or a withdrawal changes that no Transfer shows. Absent when none changed.",
+      }),
+      receivedTokens: z.array(ReceivedTokenFactsSchema).optional().meta({
+        description:
+          'Each ERC-20 whose balance the sender gains net, in asset order, with facts about the token. Absent when it gains none.',
       }),
     }),
     z.object({ available: z.literal(false), reason: z.string() }),

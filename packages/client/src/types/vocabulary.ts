@@ -101,6 +101,13 @@ export const TYPED_DATA_KINDS = [
 ] as const
 export type TypedDataKind = (typeof TYPED_DATA_KINDS)[number]
 
+/**
+ * What a token's owner (or admin) can do to its holders, read from the token's runtime code
+ * (`effects.receivedTokens[].ownerPowers`; docs/rules.md, `token-owner-powers`).
+ */
+export const OWNER_POWERS = ['pause', 'blacklist', 'set-fees', 'mint', 'upgrade'] as const
+export type OwnerPower = (typeof OWNER_POWERS)[number]
+
 /** The `type` of the guard's own signed receipt. */
 export const RECEIPT_TYPE = 'PRE_SEND_PROOF_RECEIPT'
 

@@ -1,5 +1,11 @@
-import { senderChanges } from '../../effects/execution-effects.js'
-import { type Impersonation, impersonationOf, listsOf } from '../../tokens/token-lists.js'
+import { receivedTokens, senderChanges } from '../../effects/execution-effects.js'
+import type { OwnerPower } from '../../tokens/owner-powers.js'
+import {
+  type Impersonation,
+  impersonationOf,
+  listedToken,
+  listsOf,
+} from '../../tokens/token-lists.js'
 import type { ScreenContext } from '../context.js'
 import { seenEffects } from '../effect-facts.js'
 import type { RuleHit, RuleInput, ScreenRule } from '../screen-rule.js'
@@ -59,4 +65,55 @@ export const tokenImpersonatesListed: ScreenRule = {
   why: 'Copies of listed tokens borrow their reputation: the agent may believe it bought AERO or DEGEN and hold a token anyone can mint.',
   example: 'A swap that buys `AERO` from a token at an address the lists do not carry.',
   evaluate: ({ ctx }: RuleInput) => hits(ctx, false),
+}
+
+/** How each power reads in a finding. */
+const POWER_TEXT: Record<OwnerPower, string> = {
+  pause: 'pause transfers',
+  blacklist: 'blacklist holders',
+  'set-fees': 'change its fees or taxes',
+  mint: 'mint more',
+  upgrade: 'replace its code (upgradeable)',
+}
+
+/**
+ * A token the sender receives whose code shows owner powers over holders, when it is on neither
+ * pinned list and not known code: genuine tokens (USDC can pause and blacklist) stay quiet, their
+ * powers are still in `effects.receivedTokens`.
+ */
+export const tokenOwnerPowers: ScreenRule = {
+  id: 'token-owner-powers',
+  severity: 'info',
+  title: "A received token's owner can pause, blacklist, set fees, mint or upgrade it",
+  checks:
+    "A token the sender receives (an ERC-20 whose balance execution raises), on neither pinned token list and not recognised known code, whose runtime code the preflight read has, among its solc dispatcher's selectors, functions that pause transfers, blacklist holders, set fees or taxes, or upgrade (upgradeTo, upgradeToAndCall), or pushes an ERC-1967 or ZeppelinOS proxy slot (the list: src/domain/tokens/owner-powers.ts). A mint function is named beside those but alone raises nothing (every bridged token mints for its bridge). The finding names the token, its address, the powers and the functions found.",
+  why: 'What the agent holds is only as good as what the owner may do to it: pause or blacklist traps the balance, a fee setter can turn a buyable token into a 99 % sell tax after the buy, a mint dilutes it, an upgrade replaces every rule. Information, not a verdict: most of these powers have honest uses.',
+  example:
+    'A swap that buys a token whose code has `setSellTax(uint256)` and `blacklist(address)`: "its owner can blacklist holders (blacklist(address)) and change its fees or taxes (setSellTax(uint256))".',
+  evaluate: ({ ctx }: RuleInput) => {
+    const effects = seenEffects(ctx)
+    if (effects === undefined || ctx.ownerPowers === undefined) return []
+    return receivedTokens(effects, ctx.tx.from).flatMap((token) => {
+      const found = ctx.ownerPowers?.get(token.toLowerCase())
+      // `mint` alone is no finding: every bridged token on Base (OptimismMintableERC20) mints
+      // for its bridge, and minting dilutes holders without trapping what they hold.
+      if (found === undefined || found.powers.every((p) => p === 'mint')) return []
+      if (found.knownAs !== undefined || listedToken(token) !== undefined) return []
+      const symbol = ctx.tokens?.get(token.toLowerCase())?.symbol
+      const powers = found.powers.map(
+        (p) => `${POWER_TEXT[p]} (${(found.evidence[p] ?? []).join(', ')})`,
+      )
+      return [
+        {
+          detail: `The sender receives token ${token}${symbol ? ` (${symbol})` : ''}, whose code shows its owner can ${joinAnd(powers)}.`,
+        },
+      ]
+    })
+  },
+}
+
+function joinAnd(items: readonly string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
 }
