@@ -156,5 +156,15 @@ export function effectsReport(
           })),
         }
       : {}),
+    ...(effects.receivedTokens !== undefined && effects.receivedTokens.length > 0
+      ? {
+          receivedTokens: effects.receivedTokens.map((t) => ({
+            token: t.token,
+            listed: [...t.listed],
+            sellable: t.sellable,
+            taxBps: { ...t.taxBps },
+          })),
+        }
+      : {}),
   }
 }

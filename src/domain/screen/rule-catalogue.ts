@@ -46,6 +46,12 @@ import {
 } from './rules/recipient-rules.js'
 import { safeDelegatecall } from './rules/safe-rules.js'
 import {
+  tokenHoneypot,
+  tokenSellLoss,
+  tokenTax,
+  tokenTaxCritical,
+} from './rules/sellability-rules.js'
+import {
   addressChecksumMismatch,
   insufficientBalance,
   senderDelegateRecognised,
@@ -121,6 +127,10 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   addressChecksumMismatch,
   tokenImpersonatesPaymentToken,
   tokenImpersonatesListed,
+  tokenHoneypot,
+  tokenTaxCritical,
+  tokenTax,
+  tokenSellLoss,
 ]
 
 /** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */

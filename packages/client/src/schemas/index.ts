@@ -67,6 +67,8 @@ export {
   PaidPreflightResponseSchema,
   type PreflightResult,
   PreflightResultSchema,
+  type ReceivedTokenFactsReport,
+  ReceivedTokenFactsSchema,
   type TransactionReport,
   TransactionReportSchema,
 } from './preflight.js'

@@ -96,6 +96,34 @@ export const PositionChangeSchema = z
   .meta({ id: 'PositionChange' })
 export type PositionReport = z.output<typeof PositionChangeSchema>
 
+/** Basis points (1 % = 100) lost to a token's own transfer logic; null when not measured. */
+const taxBps = z.number().int().min(0).max(10_000).nullable()
+
+/** Facts on one ERC-20 the sender receives (issue 31). */
+export const ReceivedTokenFactsSchema = z
+  .object({
+    token: address,
+    listed: z.array(z.string()).meta({
+      description:
+        'The pinned token lists that carry the token at this address (`uniswap-default`, `superchain`); empty when none does.',
+    }),
+    sellable: z.boolean().nullable().meta({
+      description:
+        'Whether the amount received can be moved to a fresh address and sold back through the Uniswap pool it was bought from, tried in a later simulated block of the same simulation; null when not determinable (no swap names a pool, or the node could not run the probe).',
+    }),
+    taxBps: z
+      .object({
+        buy: taxBps.meta({
+          description: 'Received less than the pool sent, from the transaction’s logs.',
+        }),
+        sell: taxBps.meta({ description: 'The pool received less than the sender sent it.' }),
+        transfer: taxBps.meta({ description: 'A fresh address received less than it was sent.' }),
+      })
+      .meta({ description: 'Shares lost to the token’s own transfer logic, in basis points.' }),
+  })
+  .meta({ id: 'ReceivedTokenFacts' })
+export type ReceivedTokenFactsReport = z.output<typeof ReceivedTokenFactsSchema>
+
 /** What execution does to assets and approvals (the `effects` field; docs/effects.md). */
 export const ExecutionEffectsSchema = z
   .union([
@@ -126,6 +154,10 @@ export const ExecutionEffectsSchema = z
       positionChanges: z.array(PositionChangeSchema).optional().meta({
         description:
           "Positions a catalogued protocol keeps in its own storage (Morpho Blue's supply shares, borrow shares and collateral) that the transaction changed, read before and after it in the same simulation: what a supply, a repay or a withdrawal changes that no Transfer shows. Absent when none changed.",
+      }),
+      receivedTokens: z.array(ReceivedTokenFactsSchema).optional().meta({
+        description:
+          'One entry per ERC-20 whose balance the transaction raises for the sender, in the order of its net changes: the lists that carry it, whether it sells, and its taxes. Absent when the sender receives no ERC-20.',
       }),
     }),
     z.object({ available: z.literal(false), reason: z.string() }),

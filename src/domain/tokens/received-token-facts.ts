@@ -1,0 +1,148 @@
+import { type Address, getAddress, type Hex, toEventSelector } from 'viem'
+import { type ExecutionEffects, senderChanges } from '../effects/execution-effects.js'
+import type { SimulatedLog } from '../preflight/chain-reader.js'
+import type { SellMeasurement } from './sell-probe.js'
+import { listedToken } from './token-lists.js'
+
+/** Shares lost to a token's own transfer logic, in basis points; null when not measured. */
+export interface TaxBps {
+  /** Received less than the pool sent (from the transaction's logs). */
+  buy: number | null
+  /** The pool received less than the sender sent, selling the received amount back (the probe). */
+  sell: number | null
+  /** A fresh address received less than the sender sent it (the probe). */
+  transfer: number | null
+}
+
+/** What the guard learnt about one ERC-20 the sender receives. */
+export interface ReceivedTokenFacts {
+  token: Address
+  /** The pinned token lists that carry it (`uniswap-default`, `superchain`); empty when none. */
+  listed: string[]
+  /** Whether the received amount can be moved and sold back; null when not determinable. */
+  sellable: boolean | null
+  taxBps: TaxBps
+  /** The probe's figures (for findings; not answered). */
+  measured?: SellMeasurement
+}
+
+/** A token the sender sells that loses part of what it sends to its own transfer logic. */
+export interface SellLoss {
+  token: Address
+  /** What the sender's balance lost. */
+  debited: bigint
+  /** What the swap pools received of it. */
+  credited: bigint
+  lossBps: number
+}
+
+const TRANSFER = toEventSelector('Transfer(address,address,uint256)')
+/** Uniswap v2 and v3 `Swap` events: their emitters are the pools the tokens went through. */
+const SWAPS = new Set([
+  toEventSelector('Swap(address,uint256,uint256,uint256,uint256,address)'),
+  toEventSelector('Swap(address,address,int256,int256,uint160,uint128,int24)'),
+])
+
+/** `part` of `whole` in basis points, rounded half up; `whole` > 0. */
+export function bpsOf(part: bigint, whole: bigint): number {
+  return Number((part * 10_000n + whole / 2n) / whole)
+}
+
+/** What each swap pool of the logs sent and received, per token (lower-case keys). */
+function poolFlows(logs: readonly SimulatedLog[]) {
+  const pools = new Set(
+    logs
+      .filter((l) => l.topics[0] !== undefined && SWAPS.has(l.topics[0]))
+      .map((l) => l.address.toLowerCase()),
+  )
+  const sent = new Map<string, bigint>()
+  const got = new Map<string, bigint>()
+  if (pools.size === 0) return { sent, got }
+  for (const l of logs) {
+    if (l.topics[0] !== TRANSFER || l.topics.length !== 3 || l.data.length !== 66) continue
+    const from = topicAddress(l.topics[1])
+    const to = topicAddress(l.topics[2])
+    const token = l.address.toLowerCase()
+    const amount = BigInt(l.data)
+    if (pools.has(from) && !pools.has(to)) sent.set(token, (sent.get(token) ?? 0n) + amount)
+    if (pools.has(to) && !pools.has(from)) got.set(token, (got.get(token) ?? 0n) + amount)
+  }
+  return { sent, got }
+}
+
+function topicAddress(topic: Hex | undefined): string {
+  return topic === undefined ? '' : `0x${topic.slice(26)}`.toLowerCase()
+}
+
+/**
+ * Facts on every ERC-20 whose balance the transaction raises for `sender`, in the order of the
+ * sender's net changes: the lists that carry it, the buy tax (the pools' `Transfer`s out of them
+ * beside what the sender gained), and, from the sell probe, the transfer and sell taxes and
+ * whether it sells at all. Empty when the sender receives no ERC-20.
+ */
+export function receivedTokenFacts(
+  effects: ExecutionEffects,
+  logs: readonly SimulatedLog[],
+  sender: Address,
+  measurements: ReadonlyMap<string, SellMeasurement> | undefined,
+): ReceivedTokenFacts[] {
+  const received = senderChanges(effects, sender).filter(
+    (c) => c.asset.standard === 'erc20' && c.delta > 0n,
+  )
+  if (received.length === 0) return []
+  const { sent } = poolFlows(logs)
+  return received.map((c) => {
+    const token = getAddress((c.asset as { token: Address }).token)
+    const poolSent = sent.get(token.toLowerCase()) ?? 0n
+    const buy =
+      poolSent === 0n ? null : c.delta >= poolSent ? 0 : bpsOf(poolSent - c.delta, poolSent)
+    const m = measurements?.get(token.toLowerCase())
+    const facts: ReceivedTokenFacts = {
+      token,
+      listed: [...(listedToken(token)?.lists ?? [])],
+      sellable: m === undefined ? null : sellableFrom(m),
+      taxBps: {
+        buy,
+        sell: m === undefined || !m.delivered ? null : bpsOf(m.received - m.poolGot, m.received),
+        transfer: m === undefined || !m.moved ? null : bpsOf(m.received - m.arrived, m.received),
+      },
+    }
+    if (m !== undefined) facts.measured = m
+    return facts
+  })
+}
+
+/** Cannot be moved, or reached a pool that would not pay for it: false; no pool known: null. */
+function sellableFrom(m: SellMeasurement): boolean | null {
+  if (!m.moved) return false
+  if (m.pool === undefined) return null
+  return m.delivered && m.proceeds > 0n
+}
+
+/**
+ * Tokens the sender sells into a swap pool (a pool that emits a Uniswap v2/v3 `Swap` in the same
+ * execution) whose pools receive less than the sender's balance lost: the share lost to the
+ * token's own logic on the way (a sell tax).
+ */
+export function sellLosses(
+  effects: ExecutionEffects,
+  logs: readonly SimulatedLog[],
+  sender: Address,
+): SellLoss[] {
+  const { got } = poolFlows(logs)
+  if (got.size === 0) return []
+  const out: SellLoss[] = []
+  for (const c of senderChanges(effects, sender)) {
+    if (c.asset.standard !== 'erc20' || c.delta >= 0n) continue
+    const debited = -c.delta
+    const credited = got.get(c.asset.token.toLowerCase()) ?? 0n
+    if (credited === 0n || credited >= debited) continue
+    out.push({
+      token: getAddress(c.asset.token),
+      debited,
+      credited,
+      lossBps: bpsOf(debited - credited, debited),
+    })
+  }
+  return out
+}
