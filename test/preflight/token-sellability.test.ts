@@ -237,6 +237,44 @@ describe('tokens a swap buys', () => {
     })
   })
 
+  it('does not count an interface fee the calldata pays as the token’s buy tax', async () => {
+    const amount = parseEther('0.01')
+    const collector: Address = '0x00000000000000000000000000000000000fee01'
+    const inputs = [
+      encodeAbiParameters(parseAbiParameters('address, uint256'), [ADDRESS_THIS, amount]),
+      encodeAbiParameters(parseAbiParameters('address, uint256, uint256, address[], bool'), [
+        ADDRESS_THIS,
+        amount,
+        0n,
+        [WETH, tokens.plain],
+        false,
+      ]),
+      // PAY_PORTION: 0.25 % of the output to a fee collector, then SWEEP the rest to the sender.
+      encodeAbiParameters(parseAbiParameters('address, address, uint256'), [
+        tokens.plain,
+        collector,
+        25n,
+      ]),
+      encodeAbiParameters(parseAbiParameters('address, address, uint256'), [
+        tokens.plain,
+        MSG_SENDER,
+        0n,
+      ]),
+    ]
+    const answer = await preflight({
+      from: sender.address,
+      to: UNIVERSAL_ROUTER,
+      value: '0x2386f26fc10000',
+      data: encodeFunctionData({
+        abi: ABI,
+        functionName: 'execute',
+        args: ['0x0b080604', inputs, deadline()],
+      }),
+    })
+    expect(raised(answer)).toEqual([])
+    expect(factsOf(answer, tokens.plain)?.taxBps).toEqual({ buy: 0, sell: 0, transfer: 0 })
+  })
+
   it.each([
     ['Router02 (v2 pair)', () => router02Buy(USDC_ADDRESS)],
     ['the Universal Router (v3 pool)', () => universalRouterBuy(USDC_ADDRESS, 500)],

@@ -15,6 +15,7 @@ import {
   STANDARD_PROBE_LIMIT,
   standardProbeTargets,
 } from '../screen/addresses-of-interest.js'
+import { callSites } from '../screen/call-sites.js'
 import { calldataTokens } from '../screen/calldata-tokens.js'
 import type {
   CallOutcome,
@@ -25,7 +26,7 @@ import type {
   TransactionInput,
   Verdict,
 } from '../screen/context.js'
-import { effectAddresses } from '../screen/effect-facts.js'
+import { declaredRecipients, effectAddresses } from '../screen/effect-facts.js'
 import { delegateOf } from '../screen/screen-rule.js'
 import { screenTransaction } from '../screen/screen-transaction.js'
 import { receivedTokenFacts, sellLosses } from '../tokens/received-token-facts.js'
@@ -295,14 +296,17 @@ async function sequenceAt(
         : undefined
     const effects = logs === undefined ? undefined : executionEffects(logs, tx.from)
     if (effects !== undefined && logs !== undefined) {
+      // What the calldata pays on purpose (a router's fee, a friend) is no token's tax.
+      const declared = declaredRecipients(callSites(tx, decoded[i] as DecodedCall))
       const received = receivedTokenFacts(
         effects,
         logs,
         tx.from,
         measured.get(tx.from.toLowerCase()),
+        declared,
       )
       if (received.length > 0) effects.receivedTokens = received
-      const losses = sellLosses(effects, logs, tx.from)
+      const losses = sellLosses(effects, logs, tx.from, declared)
       if (losses.length > 0) effects.sellLosses = losses
     }
     return { tx, decoded: decoded[i] as DecodedCall, call, gas, gasFromEstimate, effects }
