@@ -10,6 +10,7 @@ const benches = [
   'rpc.ts',
   'service.ts',
   'effects.ts',
+  'sellability.ts',
   'screen.ts',
   'catalogue.ts',
   'wallets.ts',

@@ -38,8 +38,20 @@ const deployer = testAccount(63)
 interface Answer {
   verdict: string
   findings: { id: string; severity: string; title: string; detail: string }[]
-  effects: { receivedTokens?: { token: string; ownerPowers: string[] | null }[] }
+  effects: {
+    receivedTokens?: {
+      token: string
+      listed: string[]
+      sellable: boolean | null
+      taxBps: { buy: number | null; sell: number | null; transfer: number | null }
+      ownerPowers: string[] | null
+    }[]
+  }
 }
+
+/** Each received token's owner powers (the sell and tax facts are token-sellability's). */
+const powersOf = (answer: Answer) =>
+  answer.effects.receivedTokens?.map((t) => ({ token: t.token, ownerPowers: t.ownerPowers }))
 
 let devnet: Devnet
 let app: ReturnType<typeof preflightApp>
@@ -204,7 +216,16 @@ describe('a token the sender receives (its own drip)', () => {
       expect(waves).toBeLessThanOrEqual(2)
       expect(counting.calls.filter((c) => c.method === 'eth_getCode' && c.wave > 1)).toEqual([])
       expect(answer.verdict).toBe('sign')
-      expect(answer.effects.receivedTokens).toEqual([{ token, ownerPowers: powers }])
+      // Received by a drip, not bought from a pool: no list, nothing sold, no tax measured.
+      expect(answer.effects.receivedTokens).toEqual([
+        {
+          token,
+          listed: [],
+          sellable: null,
+          taxBps: { buy: null, sell: null, transfer: null },
+          ownerPowers: powers,
+        },
+      ])
       const found = powersFinding(answer)
       expect(found).toHaveLength(1)
       expect(found[0]?.severity).toBe('info')
@@ -220,7 +241,7 @@ describe('a token the sender receives (its own drip)', () => {
     const token = getAddress(tokens.plain as Address)
     const answer = await preflight(drip(token))
     expect(answer.verdict).toBe('sign')
-    expect(answer.effects.receivedTokens).toEqual([{ token, ownerPowers: [] }])
+    expect(powersOf(answer)).toEqual([{ token, ownerPowers: [] }])
     expect(powersFinding(answer)).toEqual([])
   })
 
@@ -236,7 +257,7 @@ describe('a token the sender receives (its own drip)', () => {
       }),
     })
     expect(answer.verdict).toBe('sign')
-    expect(answer.effects.receivedTokens).toEqual([{ token, ownerPowers: ['mint'] }])
+    expect(powersOf(answer)).toEqual([{ token, ownerPowers: ['mint'] }])
     expect(powersFinding(answer)).toEqual([])
   })
 
@@ -261,7 +282,7 @@ describe('a token only execution reveals', () => {
       value: parseEther('0.01'),
     })
     expect(answer.verdict).toBe('sign')
-    expect(answer.effects.receivedTokens).toEqual([{ token, ownerPowers: ['set-fees'] }])
+    expect(powersOf(answer)).toEqual([{ token, ownerPowers: ['set-fees'] }])
     expect(powersFinding(answer)).toHaveLength(1)
     // The first wave reads the code of the target and the sender; the token's is the third read,
     // made beside its metadata (a second eth_simulateV1), and no third wave follows.
@@ -276,7 +297,7 @@ describe('a token bought through Uniswap v2 Router02', () => {
     const token = getAddress(tokens.blacklist as Address)
     const { answer, waves, methods } = await countedPreflight(buy(token))
     expect(answer.verdict).toBe('sign')
-    expect(answer.effects.receivedTokens).toEqual([{ token, ownerPowers: ['blacklist'] }])
+    expect(powersOf(answer)).toEqual([{ token, ownerPowers: ['blacklist'] }])
     expect(powersFinding(answer)[0]?.detail).toContain('blacklist(address)')
     // The token's metadata is a second wave (execution names it, the calldata's path does not
     // ride metadata); its code was read in the first, so no wave was added.
@@ -289,9 +310,7 @@ describe('a token bought through Uniswap v2 Router02', () => {
     const { answer, waves } = await countedPreflight(buy(USDC_ADDRESS))
     expect(waves).toBe(1)
     expect(answer.verdict).toBe('sign')
-    expect(answer.effects.receivedTokens).toEqual([
-      { token: getAddress(USDC_ADDRESS), ownerPowers: ['mint'] },
-    ])
+    expect(powersOf(answer)).toEqual([{ token: getAddress(USDC_ADDRESS), ownerPowers: ['mint'] }])
     expect(powersFinding(answer)).toEqual([])
   })
 })

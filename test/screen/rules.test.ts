@@ -7,6 +7,7 @@ import {
   parseAbi,
   parseAbiParameters,
   toBytes,
+  toEventSelector,
   toHex,
 } from 'viem'
 import { describe, expect, it } from 'vitest'
@@ -18,6 +19,8 @@ import type { ScreenContext, TokenStandard } from '../../src/domain/screen/conte
 import { mayReceiveNfts } from '../../src/domain/screen/nft-receiver.js'
 import { RULES } from '../../src/domain/screen/rule-catalogue.js'
 import { screenTransaction } from '../../src/domain/screen/screen-transaction.js'
+import { receivedTokenFacts, sellLosses } from '../../src/domain/tokens/received-token-facts.js'
+import type { SellMeasurement } from '../../src/domain/tokens/sell-probe.js'
 import {
   BLOCK_TIMESTAMP,
   CONFIG,
@@ -121,6 +124,66 @@ const UNLISTED: Hex = '0x5555555555555555555555555555555555555555'
 const claiming = (symbol: string, name: string) =>
   new Map([[UNLISTED.toLowerCase(), { symbol, decimals: 18, claimed: { symbol, name } }]])
 const UNKNOWN_CALL = '0xb6b55f25' as Hex
+/** A Uniswap v2 pair: it emits `Swap`, so the sellability facts read it as a pool. */
+const POOL: Hex = '0x6666666666666666666666666666666666666666'
+const swapLog = (): SimulatedLog =>
+  ({
+    address: POOL,
+    topics: [
+      toEventSelector('Swap(address,uint256,uint256,uint256,uint256,address)'),
+      word(ROUTER),
+      word(SENDER),
+    ],
+    data: `0x${'00'.repeat(128)}`,
+  }) as SimulatedLog
+/** The sender buys 1,000 UNLISTED from POOL; the sell probe measured `m` (all else clean). */
+function bought(m: Partial<SellMeasurement>): ScreenContext {
+  const logs = [log(UNLISTED, TRANSFER, POOL, SENDER, 1000n), swapLog()]
+  const effects = executionEffects(logs, SENDER)
+  const measured: SellMeasurement = {
+    received: 1000n,
+    moved: true,
+    arrived: 1000n,
+    pool: POOL,
+    delivered: true,
+    poolGot: 1000n,
+    proceeds: 5n,
+    ...m,
+  }
+  const facts = receivedTokenFacts(
+    effects,
+    logs,
+    SENDER,
+    new Map([[UNLISTED.toLowerCase(), measured]]),
+    new Set(),
+  )
+  return makeContext(
+    { to: ROUTER, data: UNKNOWN_CALL },
+    {
+      execution: { available: true, effects: { ...effects, receivedTokens: facts } },
+      tokens: claiming('MEME', 'Meme Token'),
+    },
+  )
+}
+/** The sender sells 1,000 UNLISTED into POOL, of which `toPool` arrive (the rest to EOA). */
+function sold(toPool: bigint): ScreenContext {
+  const logs = [
+    log(UNLISTED, TRANSFER, SENDER, POOL, toPool),
+    ...(toPool < 1000n ? [log(UNLISTED, TRANSFER, SENDER, EOA, 1000n - toPool)] : []),
+    swapLog(),
+  ]
+  const effects = executionEffects(logs, SENDER)
+  return makeContext(
+    { to: ROUTER, data: UNKNOWN_CALL },
+    {
+      execution: {
+        available: true,
+        effects: { ...effects, sellLosses: sellLosses(effects, logs, SENDER, new Set()) },
+      },
+      tokens: claiming('MEME', 'Meme Token'),
+    },
+  )
+}
 const CANONICAL_PERMIT2: Hex = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
 const MULTISEND_CALL_ONLY: Hex = '0x9641d764fc13c8B624c04430C7356C1C7C8102e2'
 
@@ -582,6 +645,26 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
         ]),
       },
     ),
+  },
+  // A received token whose sale into its pool reverts; the twin sells.
+  'token-honeypot': {
+    fires: bought({ delivered: false, poolGot: 0n, proceeds: 0n }),
+    benign: bought({}),
+  },
+  // A received token whose pool gets 5 % of a sale; the twin keeps 10 % (a warning only).
+  'token-tax-critical': {
+    fires: bought({ poolGot: 50n }),
+    benign: bought({ poolGot: 900n }),
+  },
+  // A received token that keeps 10 % of a transfer; the twin keeps 1 %.
+  'token-tax': {
+    fires: bought({ arrived: 900n }),
+    benign: bought({ arrived: 990n }),
+  },
+  // A held token sold: 5 % of what the sender loses reaches the pool; the twin delivers it all.
+  'token-sell-loss': {
+    fires: sold(50n),
+    benign: sold(1000n),
   },
   'address-checksum-mismatch': {
     fires: makeContext({

@@ -153,6 +153,27 @@ function simulatedCallOf(value: unknown, maxLogs: number): SimulatedCallReply | 
 }
 
 /**
+ * The calls of each block of an `eth_simulateV1` reply, when it has exactly `blocks` blocks of
+ * well-shaped calls (each with its status, return data, gas and at most `maxLogs` logs);
+ * undefined otherwise.
+ */
+export function simulatedBlocksOf(
+  value: unknown,
+  maxLogs: number,
+  blocks: number,
+): SimulatedCallReply[][] | undefined {
+  if (!Array.isArray(value) || value.length !== blocks) return undefined
+  const out: SimulatedCallReply[][] = []
+  for (const block of value) {
+    if (!isRecord(block)) return undefined
+    const calls = listOf(block.calls, (call) => simulatedCallOf(call, maxLogs))
+    if (calls === undefined) return undefined
+    out.push(calls)
+  }
+  return out
+}
+
+/**
  * The call results of an `eth_simulateV1` answer for one block of calls: exactly one block,
  * each call with its status, return data, gas and (at most `maxLogs`) logs.
  */

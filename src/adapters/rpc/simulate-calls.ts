@@ -4,6 +4,7 @@ import {
   type BlockRef,
   type CallRequest,
   ETH_TRANSFER_EMITTER,
+  type LaterBlock,
   type SimulatedCall,
   type SimulatedLog,
   type Simulation,
@@ -11,7 +12,7 @@ import {
 } from '../../domain/preflight/chain-reader.js'
 import type { RpcUnavailableError } from '../../errors.js'
 import { JsonRpcError, RpcTransportError } from './json-rpc-client.js'
-import { simulatedCallsOf } from './reply-shapes.js'
+import { type SimulatedCallReply, simulatedBlocksOf } from './reply-shapes.js'
 
 /** keccak256("Transfer(address,address,uint256)"): the topic of the synthetic ETH moves. */
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
@@ -230,15 +231,23 @@ export function createSimulator(deps: SimulatorDeps) {
     overrides?: StateOverrides,
     reads: readonly CallRequest[] = [],
     after: readonly CallRequest[] = [],
+    later?: LaterBlock,
   ): Promise<Simulation> {
     const blockStateCall: Record<string, unknown> = {
       calls: [...reads, ...calls, ...after].map(callParams),
     }
     if (overrides !== undefined) blockStateCall.stateOverrides = wireOverrides(overrides)
+    const blockStateCalls = [blockStateCall]
+    if (later !== undefined) {
+      blockStateCalls.push({
+        calls: later.calls.map(callParams),
+        stateOverrides: wireOverrides(later.overrides),
+      })
+    }
     let raw: unknown
     try {
       raw = await deps.send('eth_simulateV1', [
-        { blockStateCalls: [blockStateCall], traceTransfers: true, validation: false },
+        { blockStateCalls, traceTransfers: true, validation: false },
         { blockHash: at.hash },
       ])
     } catch (error) {
@@ -269,26 +278,17 @@ export function createSimulator(deps: SimulatorDeps) {
       }
       throw deps.unavailable('eth_simulateV1', error)
     }
-    const results = simulatedCallsOf(raw, MAX_LOGS)
-    if (results === undefined || results.length !== reads.length + calls.length + after.length) {
+    const blocks = simulatedBlocksOf(raw, MAX_LOGS, blockStateCalls.length)
+    const results = blocks?.[0]
+    const laterResults = blocks?.[1]
+    if (
+      results === undefined ||
+      results.length !== reads.length + calls.length + after.length ||
+      (later !== undefined && laterResults?.length !== later.calls.length)
+    ) {
       throw deps.unavailable('eth_simulateV1', new Error('unexpected reply'))
     }
-    const simulated = results.map((r): SimulatedCall => {
-      if (r.status === '0x1') {
-        const logs = (r.logs ?? []).map((l) => ({
-          address: l.address as Address,
-          topics: l.topics,
-          data: l.data,
-        }))
-        return { status: 'success', returnData: r.returnData, gasUsed: r.gasUsed, logs }
-      }
-      return {
-        status: 'reverted',
-        revertData: r.error?.data ?? r.returnData,
-        message: bounded(r.error?.message ?? 'execution reverted'),
-        gasUsed: r.gasUsed,
-      }
-    })
+    const simulated = results.map(toSimulatedCall)
     const outcome: Simulation = {
       available: true,
       source: 'eth_simulateV1',
@@ -296,6 +296,24 @@ export function createSimulator(deps: SimulatorDeps) {
     }
     if (reads.length > 0) outcome.reads = simulated.slice(0, reads.length)
     if (after.length > 0) outcome.after = simulated.slice(reads.length + calls.length)
+    if (laterResults !== undefined) outcome.later = laterResults.map(toSimulatedCall)
     return outcome
+  }
+}
+
+function toSimulatedCall(r: SimulatedCallReply): SimulatedCall {
+  if (r.status === '0x1') {
+    const logs = (r.logs ?? []).map((l) => ({
+      address: l.address as Address,
+      topics: l.topics,
+      data: l.data,
+    }))
+    return { status: 'success', returnData: r.returnData, gasUsed: r.gasUsed, logs }
+  }
+  return {
+    status: 'reverted',
+    revertData: r.error?.data ?? r.returnData,
+    message: bounded(r.error?.message ?? 'execution reverted'),
+    gasUsed: r.gasUsed,
   }
 }

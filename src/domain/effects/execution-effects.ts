@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
 import type { SimulatedLog } from '../preflight/chain-reader.js'
 import type { PositionChange } from '../preflight/position-reads.js'
+import type { ReceivedTokenFacts, SellLoss } from '../tokens/token-facts.js'
 import { type ApprovalChange, type Asset, type AssetMove, decodeLogs } from './decode-logs.js'
 
 /** One account's net change in one asset (negative: it lost). */
@@ -26,6 +27,13 @@ export interface ExecutionEffects {
    * it in the same simulation); absent when none was read or none changed.
    */
   positions?: PositionChange[]
+  /**
+   * Facts on each ERC-20 the sender receives (lists, sellability, taxes); absent when it
+   * receives none.
+   */
+  receivedTokens?: ReceivedTokenFacts[]
+  /** Tokens the sender sells that lose part of what it sends on the way; absent when none. */
+  sellLosses?: SellLoss[]
 }
 
 const STANDARD_ORDER: Record<Asset['standard'], number> = {

@@ -61,6 +61,8 @@ export type Simulation =
       reads?: SimulatedCall[]
       /** Results of the `after` view calls, when there were any. */
       after?: SimulatedCall[]
+      /** Results of the {@link LaterBlock}'s calls, when one was asked for. */
+      later?: SimulatedCall[]
     }
   | {
       available: false
@@ -82,6 +84,16 @@ export interface StateOverride {
 
 /** Overrides by checksummed address. */
 export type StateOverrides = Readonly<Record<Address, StateOverride>>
+
+/**
+ * A second simulated block in the same `eth_simulateV1` request, after the calls' block: its
+ * overrides apply from its start (the calls never see them), its calls see the state the calls
+ * left. The sell probe runs there.
+ */
+export interface LaterBlock {
+  overrides: StateOverrides
+  calls: readonly CallRequest[]
+}
 
 /**
  * The read-only chain access the preflight needs. Implementations never send a transaction.
@@ -110,8 +122,8 @@ export interface ChainReader {
    * throws `RpcUnavailableError`; a node without the method is `available: false`.
    * `reads` are view calls (token metadata) run first in the same block, so they cost no extra
    * request; they change no state the calls see. `after` are view calls run after the calls in
-   * the same block (a position read again once the transaction ran). Both are dropped on the
-   * fallback path.
+   * the same block (a position read again once the transaction ran). `later` is a second block
+   * in the same request (see {@link LaterBlock}). All three are dropped on the fallback path.
    */
   simulate(
     calls: readonly CallRequest[],
@@ -119,5 +131,6 @@ export interface ChainReader {
     overrides?: StateOverrides,
     reads?: readonly CallRequest[],
     after?: readonly CallRequest[],
+    later?: LaterBlock,
   ): Promise<Simulation>
 }

@@ -16,6 +16,7 @@ import {
   STANDARD_PROBE_LIMIT,
   standardProbeTargets,
 } from '../screen/addresses-of-interest.js'
+import { callSites } from '../screen/call-sites.js'
 import { calldataTokenParts, calldataTokens, swapTokens } from '../screen/calldata-tokens.js'
 import type {
   CallOutcome,
@@ -26,10 +27,13 @@ import type {
   TransactionInput,
   Verdict,
 } from '../screen/context.js'
-import { effectAddresses } from '../screen/effect-facts.js'
+import { declaredRecipients, effectAddresses } from '../screen/effect-facts.js'
 import { delegateOf } from '../screen/screen-rule.js'
 import { screenTransaction } from '../screen/screen-transaction.js'
 import { type OwnerPowers, readOwnerPowers } from '../tokens/owner-powers.js'
+import { receivedTokenFacts, sellLosses } from '../tokens/received-token-facts.js'
+import { type SellProbePlan, sellMeasurements, sellProbePlan } from '../tokens/sell-probe.js'
+import { swapOutputHops } from '../tokens/swap-hops.js'
 import { atLatestHead } from './at-latest-head.js'
 import {
   type BlockRef,
@@ -145,20 +149,32 @@ export interface SequenceOutcome {
  * GasPriceOracle's fee parameters, and the positions catalogued calls change (Morpho's), read
  * before the transactions and again after them in the same simulated block.
  */
-function ridingReads(calldataTokens: readonly Address[], probes: readonly PositionProbe[]) {
-  const tokens = unique([...calldataTokens, ...EVERYDAY_TOKENS])
+function ridingReads(
+  calldataTokens: readonly Address[],
+  probes: readonly PositionProbe[],
+  sell: SellProbePlan | undefined,
+) {
+  // The tokens swaps buy ride too (their metadata is wanted once received), after the others
+  // so that the book's order does not change.
+  const bought = sell === undefined ? [] : [...sell.candidates.values()].flat().map((c) => c.token)
+  const tokens = unique([...calldataTokens, ...EVERYDAY_TOKENS, ...bought])
   const metadata = metadataCalls(tokens)
   const l1 = l1FeeParamCalls()
   const positions = probes.map((p) => p.call)
+  // The sell probe's keeper records the senders' balances last, just before the transactions.
+  const snapshot = sell?.snapshot ?? []
   return {
     tokens,
     probes,
-    before: [...metadata, ...l1, ...positions],
+    before: [...metadata, ...l1, ...positions, ...snapshot],
     after: positions,
     split: (results: readonly SimulatedCall[]) => ({
       metadata: results.slice(0, metadata.length),
       l1: results.slice(metadata.length, metadata.length + l1.length),
-      positions: results.slice(metadata.length + l1.length),
+      positions: results.slice(
+        metadata.length + l1.length,
+        metadata.length + l1.length + positions.length,
+      ),
     }),
   }
 }
@@ -242,7 +258,17 @@ async function sequenceAt(
     .filter((t) => !watchedSet.has(t))
     .slice(0, TOKEN_CODE_LIMIT)
 
-  const riding = ridingReads(early, positionProbes(txs, decoded))
+  // The sell probe (transactions judged as themselves only): a later simulated block in the
+  // same request, where each sender sells back what its swaps bought.
+  const sell =
+    options === undefined
+      ? sellProbePlan(
+          txs.flatMap((tx, i) =>
+            swapOutputHops(tx, decoded[i] as DecodedCall).map((hop) => ({ sender: tx.from, hop })),
+          ),
+        )
+      : undefined
+  const riding = ridingReads(early, positionProbes(txs, decoded), sell)
   const [
     simulation,
     call0,
@@ -254,7 +280,14 @@ async function sequenceAt(
     tokenStandards,
     tokenCodeList,
   ] = await Promise.all([
-    chain.simulate(options?.simulateAs ?? txs, at, overrides, riding.before, riding.after),
+    chain.simulate(
+      options?.simulateAs ?? txs,
+      at,
+      sell === undefined ? overrides : { ...overrides, ...sell.keeperOverride },
+      riding.before,
+      riding.after,
+      sell?.later,
+    ),
     direct ? chain.call(first, at) : undefined,
     direct ? chain.estimateGas(first, at) : undefined,
     Promise.all(senders.map((s) => chain.balance(s, at))),
@@ -281,6 +314,10 @@ async function sequenceAt(
     throw new SimulationUnavailableError(simulation.reason, simulation.refused === true)
   }
 
+  const measured =
+    sell !== undefined && simulation.available
+      ? sellMeasurements(sell, simulation.later)
+      : new Map<string, never>()
   const outcomes = txs.map((tx, i) => {
     const simulated = simulation.available ? simulation.calls[i] : undefined
     const call: CallOutcome =
@@ -293,10 +330,25 @@ async function sequenceAt(
     const gas: GasOutcome = gasFromEstimate
       ? (gas0 as GasOutcome)
       : simulatedGas(simulated as NonNullable<typeof simulated>)
-    const effects =
+    const logs =
       simulated?.status === 'success'
-        ? executionEffects(withoutGasPayment(simulated.logs, tx.from, options?.gasPaidTo), tx.from)
+        ? withoutGasPayment(simulated.logs, tx.from, options?.gasPaidTo)
         : undefined
+    const effects = logs === undefined ? undefined : executionEffects(logs, tx.from)
+    if (effects !== undefined && logs !== undefined) {
+      // What the calldata pays on purpose (a router's fee, a friend) is no token's tax.
+      const declared = declaredRecipients(callSites(tx, decoded[i] as DecodedCall))
+      const received = receivedTokenFacts(
+        effects,
+        logs,
+        tx.from,
+        measured.get(tx.from.toLowerCase()),
+        declared,
+      )
+      if (received.length > 0) effects.receivedTokens = received
+      const losses = sellLosses(effects, logs, tx.from, declared)
+      if (losses.length > 0) effects.sellLosses = losses
+    }
     return { tx, decoded: decoded[i] as DecodedCall, call, gas, gasFromEstimate, effects }
   })
 

@@ -46,6 +46,12 @@ import {
 } from './rules/recipient-rules.js'
 import { safeDelegatecall } from './rules/safe-rules.js'
 import {
+  tokenHoneypot,
+  tokenSellLoss,
+  tokenTax,
+  tokenTaxCritical,
+} from './rules/sellability-rules.js'
+import {
   addressChecksumMismatch,
   insufficientBalance,
   senderDelegateRecognised,
@@ -126,6 +132,10 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   tokenImpersonatesPaymentToken,
   tokenImpersonatesListed,
   tokenOwnerPowers,
+  tokenHoneypot,
+  tokenTaxCritical,
+  tokenTax,
+  tokenSellLoss,
 ]
 
 /** The rule catalogue as data, for docs, the OpenAPI description and the catalogue test. */

@@ -96,13 +96,33 @@ export const PositionChangeSchema = z
   .meta({ id: 'PositionChange' })
 export type PositionReport = z.output<typeof PositionChangeSchema>
 
+/** Basis points (1 % = 100) lost to a token's own transfer logic; null when not measured. */
+const taxBps = z.number().int().min(0).max(10_000).nullable()
+
 /** A power a token's owner holds over its holders, read from the token's dispatcher. */
 export const OwnerPowerSchema = z.enum(OWNER_POWERS).meta({ id: 'OwnerPower' })
 
-/** Facts about one ERC-20 the sender receives (`effects.receivedTokens`). */
+/** Facts about one ERC-20 the sender receives (`effects.receivedTokens`, issue 31). */
 export const ReceivedTokenFactsSchema = z
   .object({
     token: address,
+    listed: z.array(z.string()).meta({
+      description:
+        'The pinned token lists that carry the token at this address (`uniswap-default`, `superchain`); empty when none does.',
+    }),
+    sellable: z.boolean().nullable().meta({
+      description:
+        'Whether the amount received can be moved to a fresh address and sold back through the Uniswap pool it was bought from, tried in a later simulated block of the same simulation; null when not determinable (no swap names a pool, or the node could not run the probe).',
+    }),
+    taxBps: z
+      .object({
+        buy: taxBps.meta({
+          description: 'Received less than the pool sent, from the transaction’s logs.',
+        }),
+        sell: taxBps.meta({ description: 'The pool received less than the sender sent it.' }),
+        transfer: taxBps.meta({ description: 'A fresh address received less than it was sent.' }),
+      })
+      .meta({ description: 'Shares lost to the token’s own transfer logic, in basis points.' }),
     ownerPowers: z.array(OwnerPowerSchema).nullable().meta({
       description:
         "What the token's owner can do, from selectors in its runtime code's dispatcher (and ERC-1967 slots): pause transfers, blacklist holders, set fees or taxes, mint, upgrade the code. `[]`: none found; null: its code was not read (docs/api.md).",
@@ -144,7 +164,7 @@ export const ExecutionEffectsSchema = z
       }),
       receivedTokens: z.array(ReceivedTokenFactsSchema).optional().meta({
         description:
-          'Each ERC-20 whose balance the sender gains net, in asset order, with facts about the token. Absent when it gains none.',
+          'One entry per ERC-20 whose balance the transaction raises for the sender (gains net), in the order of its net changes: the lists that carry it, whether it sells, its taxes and its owner powers. Absent when the sender receives no ERC-20.',
       }),
     }),
     z.object({ available: z.literal(false), reason: z.string() }),
