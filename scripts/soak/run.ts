@@ -35,7 +35,7 @@ const options = {
   kills: int(values.kills, LONG_SOAK.kills, 'kills'),
   dbCuts: int(values['db-cuts'], LONG_SOAK.dbCuts, 'db-cuts'),
   recoverySeconds: int(values['recovery-seconds'], LONG_SOAK.recoverySeconds, 'recovery-seconds'),
-  basePort: int(values['base-port'], LONG_SOAK.basePort, 'base-port'),
+  basePort: int(values['base-port'], LONG_SOAK.basePort ?? 18_800, 'base-port'),
   httpFacilitatorInstances: int(
     values['http-facilitator-instances'],
     LONG_SOAK.httpFacilitatorInstances ?? 0,

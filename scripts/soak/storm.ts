@@ -26,6 +26,7 @@ import type { Receipt } from '../../src/domain/receipt/receipt.js'
 import { startHttpFacilitator } from '../../test/payment/http-facilitator.js'
 import { startFaultyRpc } from '../../test/support/faulty-rpc.js'
 import { type GuardProcess, spawnGuard } from '../../test/support/guard-process.js'
+import { freePort } from '../../test/support/net.js'
 import { DATABASE_URL } from '../../test/support/postgres.js'
 import { startTcpProxy, type TcpProxy } from '../../test/support/tcp-proxy.js'
 import {
@@ -67,8 +68,11 @@ export interface SoakOptions {
   baselineErrorRate: number
   /** Bound on the recovery after the storm heals, in seconds. */
   recoverySeconds: number
-  /** First of 60 loopback ports the run uses (anvil, instances, proxies). */
-  basePort: number
+  /**
+   * First of 60 loopback ports the run uses (anvil, instances, proxies); without it every
+   * port is one the OS says is free (two runs at once never collide).
+   */
+  basePort?: number
   /** Each instance's owner lease, `PAYMENT_LEASE_MS` (ms). */
   leaseMs: number
   /**
@@ -82,6 +86,13 @@ export interface SoakOptions {
    * buyer's pause before its retry (ms; see docs/soak.md).
    */
   workMs: number
+  /**
+   * Ceiling on the work allowance (ms): the run's paid p99 may widen it from `workMs` up to
+   * this, no further, so a slowness that hits every paid call cannot loosen the bound without
+   * limit. Must leave the bound under two leases (checked): a payment that waits out a second
+   * lease, the kind of defect the bound is there to catch, always breaks it.
+   */
+  maxWorkMs: number
   /** Where each instance's log is written at the end (default: nowhere). */
   logDir?: string
   /** Progress lines (default: none). */
@@ -107,6 +118,7 @@ export const LONG_SOAK: SoakOptions = {
   basePort: 18800,
   leaseMs: 15_000,
   workMs: 3_000,
+  maxWorkMs: 10_000,
 }
 
 /** A run's outcome: the counts, the faults injected, each invariant's verdict. */
@@ -147,6 +159,11 @@ function exampleBody(from: Address, to: Address) {
  */
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const o = options
+  if (o.leaseMs + BLOCK_MS + Math.max(o.workMs, o.maxWorkMs) >= 2 * o.leaseMs) {
+    throw new Error(
+      `the kill bound (lease ${o.leaseMs} ms + block ${BLOCK_MS} ms + work up to ${o.maxWorkMs} ms) must stay under two leases`,
+    )
+  }
   const log = o.log ?? (() => {})
   const random = mulberry32(o.seed * 7919 + 1)
   const schema = `soak_${o.seed}_${randomBytes(4).toString('hex')}`
@@ -156,7 +173,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   // Set once the run ends: an instance that exits then is not respawned.
   let stopping = false
   try {
-    anvil = await startAnvil({ port: o.basePort, readyTimeoutMs: 30_000 })
+    /** Port `offset` of the fixed range, or undefined: a free one. */
+    const fixedPort = (offset: number) =>
+      o.basePort === undefined ? undefined : o.basePort + offset
+    anvil = await startAnvil({
+      ...(o.basePort === undefined ? {} : { port: o.basePort }),
+      readyTimeoutMs: 30_000,
+    })
     const rpcUrl = anvil.rpcUrl
     await prepareDevnet(rpcUrl)
     const chain = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 })
@@ -202,7 +225,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           pollingIntervalMs: 100,
         }).client,
         facilitatorFaults,
-        o.basePort + 49,
+        fixedPort(49),
       )
       cleanups.push(() => remote.close())
       facilitatorCalls = remote.calls
@@ -214,22 +237,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       receiptSigners.push(privateKeyToAddress(receiptKey))
       await test.setBalance({ address: privateKeyToAddress(settlementKey), value: 10n ** 21n })
       const rpc = await startFaultyRpc(rpcUrl, {
-        port: o.basePort + 50 + i,
+        ...(o.basePort === undefined ? {} : { port: o.basePort + 50 + i }),
         random: mulberry32(o.seed * 104_729 + i),
       })
       cleanups.push(() => rpc.close())
-      const db = await startTcpProxy(
-        Number(pgUrl.port || 5432),
-        pgUrl.hostname,
-        o.basePort + 30 + i,
-      )
+      const db = await startTcpProxy(Number(pgUrl.port || 5432), pgUrl.hostname, fixedPort(30 + i))
       cleanups.push(() => db.close())
       const viaProxy = new URL(DATABASE_URL)
       viaProxy.hostname = '127.0.0.1'
       viaProxy.port = String(db.port)
       const dataDir = mkdtempSync(join(tmpdir(), 'psg-soak-'))
       dataDirs.push(dataDir)
-      const port = o.basePort + 10 + i
+      // Kept across restarts: a free one is asked for once.
+      const port = fixedPort(10 + i) ?? (await freePort())
       instances.push({
         index: i,
         port,
@@ -682,15 +702,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }
       }),
     )
-    // The work allowance: at least `workMs`, or a paid call's p99 on this run (a loaded machine).
+    // The work allowance: at least `workMs`, or a paid call's p99 on this run (a loaded
+    // machine), at most `maxWorkMs`.
     const paid200 = payments
       .flatMap((p) => p.attempts)
       .filter((a) => a.status === 200)
       .map((a) => a.ms)
       .sort((a, b) => a - b)
-    const workMs = Math.max(
-      o.workMs,
-      paid200[Math.min(paid200.length - 1, Math.floor(0.99 * paid200.length))] ?? 0,
+    const workMs = Math.min(
+      o.maxWorkMs,
+      Math.max(
+        o.workMs,
+        paid200[Math.min(paid200.length - 1, Math.floor(0.99 * paid200.length))] ?? 0,
+      ),
     )
     const recoveryBoundMs = o.leaseMs + BLOCK_MS + workMs
     const evidenceAt = Date.now() - t0
@@ -765,7 +789,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       `paid latency (200 requests): p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms; first try to 200: p50 ${pct(toAnswer, 0.5)} ms, p99 ${pct(toAnswer, 0.99)} ms, max ${toAnswer.at(-1) ?? 0} ms`,
       `no answer: ${attempts.filter((a) => a.status === 'network').length} paid requests (${attempts.filter((a) => a.status === 'network' && a.ms >= 29_000).length} of them hung 30 s, the rest refused or cut by a kill)`,
       `restarts, spawn to listening: ${restarts.join(', ') || 'none'}`,
-      `payments cut off by a kill (${(recoveryBoundMs / 1000).toFixed(1)} s bound: lease ${o.leaseMs / 1000} s + block ${BLOCK_MS / 1000} s + work ${(workMs / 1000).toFixed(1)} s, the larger of ${o.workMs / 1000} s and a paid call's p99):`,
+      `payments cut off by a kill (${(recoveryBoundMs / 1000).toFixed(1)} s bound: lease ${o.leaseMs / 1000} s + block ${BLOCK_MS / 1000} s + work ${(workMs / 1000).toFixed(1)} s, the larger of ${o.workMs / 1000} s and a paid call's p99, at most ${o.maxWorkMs / 1000} s):`,
       ...(afterKill.length ? afterKill.map((l) => `  ${l}`) : ['  none']),
       `slowest of them: ${
         slowest

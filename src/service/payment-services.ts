@@ -1,3 +1,4 @@
+import type { FacilitatorClient } from '@x402/core/server'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import {
@@ -17,6 +18,7 @@ import { createInFlightTracker } from '../domain/payment/in-flight.js'
 import type { PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import { DEFAULT_PAYMENT_LEASE_MS } from '../domain/payment/payment-ledger.js'
 import type { PaymentLogger } from '../domain/payment/payment-logger.js'
+import { LedgerUnavailableError } from '../errors.js'
 import { startReconciler } from '../process/reconciler.js'
 
 /** Everything the paid route runs on, resolved from configuration by `main.ts`. */
@@ -96,20 +98,33 @@ export async function startPaymentServices(
         instance: options.instanceId,
         onRenewError: (error) =>
           options.logger.warn({ err: error }, 'cannot renew the settlement account lease'),
+        onLost: () =>
+          options.logger.warn(
+            { settler: facilitator.settlerAddress },
+            'the settlement account lease ran out while the ledger was unreachable and another instance took the account: not settling until it is free again',
+          ),
+        onRegained: () =>
+          options.logger.info(
+            { settler: facilitator.settlerAddress },
+            'the settlement account lease is held again: settling',
+          ),
       })
     } catch (error) {
       await storage.close()
       throw error
     }
   }
+  const client = settlerLease
+    ? settleOnlyWhileHeld(facilitator.client, settlerLease)
+    : facilitator.client
   const readiness = createFacilitatorReadiness({
     kind: facilitator.kind,
     ...(facilitator.url ? { url: facilitator.url } : {}),
-    client: facilitator.client,
+    client,
   })
   readiness.start()
   const rail = createX402PaymentRail({
-    facilitator: facilitator.client,
+    facilitator: client,
     payTo: options.payTo,
     facilitatorStatus: readiness.status,
   })
@@ -139,7 +154,7 @@ export async function startPaymentServices(
       leaseMs,
       ...(options.paymentIdentifierRequired ? { paymentIdentifierRequired: true } : {}),
     },
-    facilitator,
+    facilitator: { ...facilitator, client },
     readiness,
     storage,
     receiptSigner: receiptSigner.address,
@@ -156,6 +171,28 @@ export async function startPaymentServices(
       }
       await settlerLease?.release()
       await storage.close()
+    },
+  }
+}
+
+/**
+ * The built-in facilitator's client, refusing to settle while the settler lease is not
+ * surely held (the ledger was unreachable for a third of the lease, or another instance took
+ * the account over): nothing is sent, the payment is left pending (503
+ * `settlement_pending`, retryable), and the next retry or the reconciler settles it once the
+ * lease is held again, here or on another instance.
+ */
+function settleOnlyWhileHeld(inner: FacilitatorClient, lease: SettlerLease): FacilitatorClient {
+  return {
+    verify: (payload, requirements) => inner.verify(payload, requirements),
+    getSupported: () => inner.getSupported(),
+    settle: async (payload, requirements) => {
+      if (!lease.held()) {
+        throw new LedgerUnavailableError(
+          'the settlement account lease could not be renewed in the ledger (or another instance holds the account): nothing was sent; retry with the same PAYMENT-SIGNATURE',
+        )
+      }
+      return inner.settle(payload, requirements)
     },
   }
 }

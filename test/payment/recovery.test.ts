@@ -13,6 +13,7 @@ import { ABANDONED_CODE } from '../../src/domain/payment/payment-recovery.js'
 import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
+import { startFaultyRpc } from '../support/faulty-rpc.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import {
   authorizationOf,
@@ -350,6 +351,86 @@ describe('a takeover that cannot read the chain', () => {
     expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
       retry.body.receipt.settlementTx,
     ])
+  })
+})
+
+describe('a settlement read the node holds', () => {
+  // Seed 3 of the soak (docs/soak.md): a take-over's chain read held for the whole
+  // RPC_TIMEOUT_MS in an RPC hang burst pushed its answer past the kill bound. The settlement
+  // chain's reads are sent again when unanswered after a moment; the first reply wins.
+  const holdingFirstCall = async () => {
+    const draws = [0]
+    const rpc = await startFaultyRpc(devnet.rpcUrl, { random: () => draws.shift() ?? 0.99 })
+    // Of the calls drawn below 0.5, the node answers the headers and then nothing.
+    rpc.set('*', { kind: 'stall' }, 0.5)
+    return rpc
+  }
+
+  it('is sent again and answered long before the timeout', async () => {
+    const rpc = await holdingFirstCall()
+    try {
+      const started = Date.now()
+      const head = await createViemSettlementChain({
+        rpcUrl: rpc.url,
+        timeoutMs: 30_000,
+        hedgeAfterMs: 500,
+      }).latestBlock()
+      expect(head.number).toBe(await chain.getBlockNumber())
+      // Without the second request it could not be answered before the 30 s timeout.
+      expect(Date.now() - started).toBeLessThan(30_000)
+      expect(rpc.seen.map((c) => c.method)).toEqual([
+        'eth_getBlockByNumber',
+        'eth_getBlockByNumber',
+      ])
+    } finally {
+      await rpc.close()
+    }
+  })
+
+  it('costs the whole timeout without it (what the take-over met)', async () => {
+    const rpc = await holdingFirstCall()
+    try {
+      const started = Date.now()
+      const head = await createViemSettlementChain({
+        rpcUrl: rpc.url,
+        timeoutMs: 2_000,
+        hedgeAfterMs: 0,
+      }).latestBlock()
+      expect(head.number).toBe(await chain.getBlockNumber())
+      // The held request times out, and viem's one retry is answered.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000)
+      expect(rpc.seen).toHaveLength(2)
+    } finally {
+      await rpc.close()
+    }
+  })
+
+  it('lets a take-over through a node that holds its first read settle once', async () => {
+    const rpc = await holdingFirstCall()
+    try {
+      const held = await paidApp({
+        preflightRpcUrl: devnet.rpcUrl,
+        settlementRpcUrl: rpc.url,
+        facilitator: builtinFacilitator(devnet.rpcUrl),
+        ledger: storage.ledger,
+        payments: { leaseMs: SHORT_LEASE_MS },
+      })
+      const payer = await fundedPayer(devnet.rpcUrl)
+      const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
+        await unpaidOffer(stack.app),
+      )
+      await ownerDiedWhileSettling(header, 0)
+      const retry = await sendPayment(held.app, header)
+      expect(retry.status).toBe(200)
+      expect(await settlementsOf(chain, payer.address, nonceOf(header))).toEqual([
+        retry.body.receipt.settlementTx,
+      ])
+      // Its first chain read was held and sent again.
+      const [first, second] = rpc.seen
+      expect(second).toEqual(first)
+    } finally {
+      await rpc.close()
+    }
   })
 })
 

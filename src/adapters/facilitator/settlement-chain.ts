@@ -36,12 +36,27 @@ export interface ViemSettlementChainOptions {
    * not read from the node again (it was read from it a moment ago, by this process).
    */
   minedReceipts?: MinedReceipts
+  /**
+   * A read unanswered this long is sent again and the first reply wins (default: a quarter
+   * of `timeoutMs`, at most 1 s): a node that holds one read does not hold a settlement's
+   * confirmation, or a take-over's resolution, for the whole timeout (docs/soak.md, seed 3).
+   * Every read here is safe to send twice. 0 turns it off.
+   */
+  hedgeAfterMs?: number
 }
+
+/** Upper end of the default {@link ViemSettlementChainOptions.hedgeAfterMs}. */
+const MAX_DEFAULT_HEDGE_MS = 1_000
 
 /** The chain reads that confirm and resolve settlements (request path and reconciler), over viem. */
 export function createViemSettlementChain(options: ViemSettlementChainOptions): SettlementChain {
   const client = createPublicClient({
-    transport: boundedHttp(options.rpcUrl, { retryCount: 1, timeoutMs: options.timeoutMs }),
+    transport: boundedHttp(options.rpcUrl, {
+      retryCount: 1,
+      timeoutMs: options.timeoutMs,
+      hedgeAfterMs:
+        options.hedgeAfterMs ?? Math.min(MAX_DEFAULT_HEDGE_MS, Math.floor(options.timeoutMs / 4)),
+    }),
   })
   const chunk = options.logChunkBlocks ?? 2_000n
   const [usedTopic] = encodeEventTopics({

@@ -15,7 +15,12 @@ import type {
   SettleOutcome,
   VerifyOutcome,
 } from '../../domain/payment/payment-rail.js'
-import { errorCodes, FacilitatorUnavailableError, RpcUnavailableError } from '../../errors.js'
+import {
+  errorCodes,
+  FacilitatorUnavailableError,
+  LedgerUnavailableError,
+  RpcUnavailableError,
+} from '../../errors.js'
 import { redactSecrets } from '../../secrets.js'
 
 /**
@@ -146,8 +151,9 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
               network: PAYMENT_NETWORK,
             })
           }
-          // The built-in facilitator's RPC failed before it sent anything.
-          if (error instanceof RpcUnavailableError) {
+          // The built-in facilitator's RPC failed before it sent anything, or it may not send
+          // (its settlement account lease is not surely held).
+          if (error instanceof RpcUnavailableError || error instanceof LedgerUnavailableError) {
             return { status: 'unreachable', message: error.message }
           }
           if (error instanceof FacilitatorTimeoutError) {
