@@ -1,8 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import { FREE_ROUTES_PREFIX, ROUTES } from '@pre-send-guard/client/types'
 import { publicBaseUrl } from '../http/base-url.js'
 import { codesByStatus } from '../http/error-status.js'
-
-export const OPENAPI_PATH = '/openapi.json'
 
 /** The OpenAPI document's own version (`info.version`); it is OpenAPI 3.1.0. */
 export const OPENAPI_VERSION = '1.2.0'
@@ -101,7 +100,7 @@ function narrowErrorBody(status: string, response: DocResponse, schemas: Json): 
 function rateLimited(path: string, method: string): boolean {
   return (
     method === 'post' &&
-    (path.startsWith('/payanagent/v1/') || path === '/simulate/transaction-preflight')
+    (path.startsWith(FREE_ROUTES_PREFIX) || path === ROUTES.paidTransactionPreflight)
   )
 }
 
@@ -183,7 +182,7 @@ export function registerOpenApiDocument(
 ): void {
   app.openAPIRegistry.registerPath({
     method: 'get',
-    path: OPENAPI_PATH,
+    path: ROUTES.openapi,
     operationId: 'getOpenApiDocument',
     tags: ['discovery'],
     summary: 'This OpenAPI 3.1 document',
@@ -194,7 +193,7 @@ export function registerOpenApiDocument(
       },
     },
   })
-  app.get(OPENAPI_PATH, (c) => {
+  app.get(ROUTES.openapi, (c) => {
     const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
     const doc = app.getOpenAPI31Document({
       openapi: '3.1.0',

@@ -1,7 +1,7 @@
 import { type Address, isAddress, isHex, parseSignature, toHex } from 'viem'
 import type { GuardClient } from '../client/guard-client.js'
 import type { AuthorizationResult } from '../client/guard-responses.js'
-import type { AuthorizationTuple } from '../schemas/delegation.js'
+import type { AuthorizationTuple } from '../schemas/requests.js'
 import { type CliValues, required } from './cli-args.js'
 import { EXIT, type Printer, UsageError } from './cli-output.js'
 
