@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import { FREE_ROUTES_PREFIX, ROUTES } from '@pre-send-guard/client/types'
 import type { Context, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
@@ -24,14 +25,8 @@ import { registerMcp } from '../routes/mcp.js'
 import { registerOpenApiDocument } from '../routes/openapi-document.js'
 import { registerOperations } from '../routes/operations.js'
 import { notFoundPage, registerPages, wantsHtml } from '../routes/pages.js'
-import {
-  registerTransactionPreflight,
-  TRANSACTION_PREFLIGHT_PATH,
-} from '../routes/paid-transaction-preflight.js'
-import {
-  PUBLIC_PAGE_EVIDENCE_PATH,
-  registerPublicPageEvidence,
-} from '../routes/public-page-evidence.js'
+import { registerTransactionPreflight } from '../routes/paid-transaction-preflight.js'
+import { registerPublicPageEvidence } from '../routes/public-page-evidence.js'
 import { registerReceipts } from '../routes/receipts.js'
 import { errorResponse, notFound, onError, validationHook } from './errors.js'
 import { rateLimit } from './rate-limit.js'
@@ -118,9 +113,6 @@ function corsHeaders(): MiddlewareHandler {
   }
 }
 
-/** Free POST routes share this prefix (the API's versioned path, `/payanagent/v1`). */
-const FREE_ROUTES_PREFIX = '/payanagent/v1/'
-
 /** Anvil account #2, the devnet's payTo; only an example address when no rail is configured. */
 const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
@@ -187,11 +179,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
         ...(limits.clientHeader ? { clientHeader: limits.clientHeader } : {}),
         policyFor: (c) => {
           if (c.req.method !== 'POST') return undefined
-          if (c.req.path === PUBLIC_PAGE_EVIDENCE_PATH) return limits.evidence
+          if (c.req.path === ROUTES.evidence) return limits.evidence
           if (c.req.path.startsWith(FREE_ROUTES_PREFIX)) return limits.free
           // A call carrying a payment is never refused by the free routes' limits; an unpaid
           // one (a 402 challenge) counts as free.
-          if (c.req.path === TRANSACTION_PREFLIGHT_PATH) {
+          if (c.req.path === ROUTES.paidTransactionPreflight) {
             const paying = c.req.header('payment-signature') ?? c.req.header('x-payment')
             return paying ? undefined : limits.free
           }

@@ -1,9 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import {
   type AuthorizationRequest,
-  AuthorizationRequestSchema,
   AuthorizationResultSchema,
+  OPENAPI_REQUEST_BODIES,
 } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import {
   type AuthorizationInput,
   runAuthorizationPreflight,
@@ -11,16 +12,14 @@ import {
 import { checksummed } from '../domain/evm/checksummed.js'
 import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { toWord } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
-import { toWord } from './schemas/signed-authorization.js'
-
-export const BASE_AUTHORIZATION_PREFLIGHT_PATH = '/payanagent/v1/base-authorization-preflight'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
 export function baseAuthorizationPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
-    path: BASE_AUTHORIZATION_PREFLIGHT_PATH,
+    path: ROUTES.authorizationPreflight,
     operationId: 'authorizationPreflight',
     tags: ['preflight'],
     summary: 'Read-only judgement of an EIP-7702 authorization before it is signed or sent',
@@ -30,7 +29,7 @@ export function baseAuthorizationPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: AuthorizationRequestSchema } },
+        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.authorization } },
       },
     },
     responses: {

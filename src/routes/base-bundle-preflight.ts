@@ -1,28 +1,31 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { BundleResultSchema } from '@pre-send-guard/client/schemas'
+import { BundleResultSchema, OPENAPI_REQUEST_BODIES } from '@pre-send-guard/client/schemas'
+import { REQUEST_LIMITS, ROUTES } from '@pre-send-guard/client/types'
 import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
-import { BundleRequestSchema, OVERRIDE_LIMITS, toStateOverrides } from './schemas/bundle-request.js'
+import { toSignedAuthorization, toStateOverrides, toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
-import { toSignedAuthorization } from './schemas/signed-authorization.js'
-import { toTransactionInput } from './schemas/transaction-request.js'
 
-export const BASE_BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
+/** Bounds on `stateOverrides`: a node simulates whatever it is given, so we do not. */
+const OVERRIDE_LIMITS = REQUEST_LIMITS.overrides
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
 export function baseBundlePreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
-    path: BASE_BUNDLE_PREFLIGHT_PATH,
+    path: ROUTES.bundlePreflight,
     operationId: 'bundlePreflight',
     tags: ['preflight'],
     summary: 'Read-only Base bundle preflight: transactions simulated in order, with one verdict',
     description: `Simulates 1 to 8 transactions in order at one pinned block with eth_simulateV1 (each sees the state the earlier ones left: approve then swap), optionally under eth_simulateV1-shaped state overrides (at most ${OVERRIDE_LIMITS.addresses} addresses, ${OVERRIDE_LIMITS.slotsPerAddress} slots each, ${OVERRIDE_LIMITS.slots} in all, ${OVERRIDE_LIMITS.codeBytes} code bytes each). Each transaction gets its call, gas, fees, findings and effects; the bundle its net effects per sender and the worst verdict. Gas for the first transaction is eth_estimateGas; for later ones (and all under overrides) the simulated gasUsed x 1.3. Free; never broadcasts.`,
     middleware: jsonBody(maxBodyBytes),
     request: {
-      body: { required: true, content: { 'application/json': { schema: BundleRequestSchema } } },
+      body: {
+        required: true,
+        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.bundle } },
+      },
     },
     responses: {
       200: {

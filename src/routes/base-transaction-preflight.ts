@@ -1,17 +1,16 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { PreflightResultSchema } from '@pre-send-guard/client/schemas'
+import { OPENAPI_REQUEST_BODIES, PreflightResultSchema } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import { type PreflightDeps, runPreflight } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
-import { TransactionRequestSchema, toTransactionInput } from './schemas/transaction-request.js'
-
-export const BASE_TRANSACTION_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflight'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
 export function baseTransactionPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
-    path: BASE_TRANSACTION_PREFLIGHT_PATH,
+    path: ROUTES.transactionPreflight,
     operationId: 'transactionPreflight',
     tags: ['preflight'],
     summary: 'Read-only Base preflight: revert, gas, fee and calldata risk, with a verdict',
@@ -21,7 +20,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: TransactionRequestSchema } },
+        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.transaction } },
       },
     },
     responses: {

@@ -1,18 +1,17 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { TypedDataResultSchema } from '@pre-send-guard/client/schemas'
+import { OPENAPI_REQUEST_BODIES, TypedDataResultSchema } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { runTypedDataPreflight } from '../domain/typed-data/run-typed-data-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { toTypedDataInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
-import { TypedDataRequestSchema, toTypedDataInput } from './schemas/typed-data-request.js'
-
-export const BASE_TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
 export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
-    path: BASE_TYPED_DATA_PREFLIGHT_PATH,
+    path: ROUTES.typedDataPreflight,
     operationId: 'typedDataPreflight',
     tags: ['preflight'],
     summary: 'Read-only screen of EIP-712 typed data before it is signed, with a verdict',
@@ -20,7 +19,10 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
       'Validates `eth_signTypedData_v4` typed data strictly, recognises permits (EIP-2612, DAI, Permit2), EIP-3009 authorizations, Seaport orders and Safe transactions by structure, reads the verifying contract, spenders and nonces at one pinned block and screens it with the typed-data rules of the catalogue. Signs nothing. Free; no payment.',
     middleware: jsonBody(maxBodyBytes),
     request: {
-      body: { required: true, content: { 'application/json': { schema: TypedDataRequestSchema } } },
+      body: {
+        required: true,
+        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.typedData } },
+      },
     },
     responses: {
       200: {

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import {
+  OPENAPI_REQUEST_BODIES,
   type UserOperationRequest,
-  UserOperationRequestSchema,
   UserOperationResultSchema,
 } from '@pre-send-guard/client/schemas'
-import type { Address, Hex } from 'viem'
+import { lowerHex, ROUTES } from '@pre-send-guard/client/types'
 import { entryPointVersion } from '../domain/account-abstraction/entry-points.js'
 import { runUserOperationPreflight } from '../domain/account-abstraction/run-user-operation-preflight.js'
 import {
@@ -15,10 +15,8 @@ import { checksummed } from '../domain/evm/checksummed.js'
 import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
+import { toWord } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
-import { toWord } from './schemas/signed-authorization.js'
-
-export const BASE_USER_OPERATION_PREFLIGHT_PATH = '/payanagent/v1/base-user-operation-preflight'
 
 const V06_ONLY = ['initCode', 'paymasterAndData'] as const
 const V07_ONLY = [
@@ -35,7 +33,7 @@ const V07_ONLY = [
 export function baseUserOperationPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
-    path: BASE_USER_OPERATION_PREFLIGHT_PATH,
+    path: ROUTES.userOperationPreflight,
     operationId: 'userOperationPreflight',
     tags: ['preflight'],
     summary: 'Read-only simulation and screen of an ERC-4337 user operation, with a verdict',
@@ -45,7 +43,7 @@ export function baseUserOperationPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: UserOperationRequestSchema } },
+        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.userOperation } },
       },
     },
     responses: {
@@ -94,7 +92,7 @@ export function toUserOperationInput(body: UserOperationRequest): UserOperationI
     entryPoint: checksummed(body.entryPoint),
     sender: checksummed(u.sender),
     nonce: BigInt(u.nonce),
-    callData: u.callData.toLowerCase() as Hex,
+    callData: lowerHex(u.callData),
   }
   const set = <K extends keyof UserOperationInput>(k: K, v: UserOperationInput[K] | undefined) => {
     if (v !== undefined) input[k] = v
@@ -104,9 +102,9 @@ export function toUserOperationInput(body: UserOperationRequest): UserOperationI
   set('preVerificationGas', big(u.preVerificationGas))
   set('maxFeePerGas', big(u.maxFeePerGas))
   set('maxPriorityFeePerGas', big(u.maxPriorityFeePerGas))
-  if (u.signature !== undefined && u.signature !== '0x') set('signature', u.signature as Hex)
+  if (u.signature !== undefined && u.signature !== '0x') set('signature', u.signature)
   if (version === '0.6') {
-    const init = splitAddressPrefixed((u.initCode ?? '0x') as Hex)
+    const init = splitAddressPrefixed(u.initCode ?? '0x')
     if (u.initCode !== undefined && u.initCode !== '0x' && init === undefined) {
       throw new AppError(
         'invalid_request',
@@ -120,7 +118,7 @@ export function toUserOperationInput(body: UserOperationRequest): UserOperationI
       set('factory', checksummed(init.address))
       set('factoryData', init.rest)
     }
-    const pm = splitAddressPrefixed((u.paymasterAndData ?? '0x') as Hex)
+    const pm = splitAddressPrefixed(u.paymasterAndData ?? '0x')
     if (pm !== undefined) {
       set('paymaster', checksummed(pm.address))
       set('paymasterData', pm.rest)
@@ -129,18 +127,18 @@ export function toUserOperationInput(body: UserOperationRequest): UserOperationI
   }
   if (u.factory !== undefined) {
     set('factory', u.factory === '0x7702' ? '0x7702' : checksummed(u.factory))
-    set('factoryData', (u.factoryData ?? '0x') as Hex)
+    set('factoryData', u.factoryData ?? '0x')
   }
   if (u.paymaster !== undefined) {
     set('paymaster', checksummed(u.paymaster))
     set('paymasterVerificationGasLimit', big(u.paymasterVerificationGasLimit))
     set('paymasterPostOpGasLimit', big(u.paymasterPostOpGasLimit))
-    set('paymasterData', (u.paymasterData ?? '0x') as Hex)
+    set('paymasterData', u.paymasterData ?? '0x')
   }
   const auth = u.eip7702Auth
   if (auth !== undefined) {
     set('authorization', {
-      address: checksummed(auth.address) as Address,
+      address: checksummed(auth.address),
       chainId: Number(BigInt(auth.chainId)),
       nonce: Number(BigInt(auth.nonce)),
       yParity: BigInt(auth.yParity) === 1n ? 1 : 0,

@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+import { addressOf } from '@pre-send-guard/client/schemas'
 import { jsonBody } from '../http/json-body.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -22,10 +23,9 @@ const decimalAmount = (decimals: number, max: number, fallback: string) =>
 
 export const FaucetRequestSchema = z
   .object({
-    address: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte address')
-      .openapi({ example: '0x1111111111111111111111111111111111111111' }),
+    address: addressOf('a 0x-prefixed 20-byte address').openapi({
+      example: '0x1111111111111111111111111111111111111111',
+    }),
     eth: decimalAmount(18, MAX_ETH, '10'),
     usdc: decimalAmount(6, MAX_USDC, '1000'),
   })

@@ -1,13 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { DiscoverySchema } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import type { DevnetDescription } from '../domain/discovery/discovery-document.js'
 import { discoveryDocument } from '../domain/discovery/discovery-document.js'
 import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaymentRail } from '../domain/payment/payment-rail.js'
 import { type ReceiptSigner, receiptVerification } from '../domain/receipt/receipt.js'
 import { publicBaseUrl } from '../http/base-url.js'
-
-export const DISCOVERY_PATH = '/.well-known/x402'
 
 /** Mounts `GET /.well-known/x402` (unauthenticated). */
 export function registerDiscovery(
@@ -22,7 +21,7 @@ export function registerDiscovery(
 ): void {
   app.openAPIRegistry.registerPath({
     method: 'get',
-    path: DISCOVERY_PATH,
+    path: ROUTES.discovery,
     operationId: 'getDiscovery',
     tags: ['discovery'],
     summary: 'The x402 discovery document',
@@ -35,7 +34,7 @@ export function registerDiscovery(
       },
     },
   })
-  app.get(DISCOVERY_PATH, (c) => {
+  app.get(ROUTES.discovery, (c) => {
     const signer = deps.receiptSigner.address
     const doc = discoveryDocument({
       baseUrl: publicBaseUrl(c, deps.publicBaseUrl),

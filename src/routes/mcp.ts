@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { DiscoveryDocument } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -10,10 +11,7 @@ import {
 import type { Context } from 'hono'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
-import { DISCOVERY_PATH } from './discovery.js'
 
-/** Where the MCP endpoint is served (Streamable HTTP, stateless). */
-export const MCP_PATH = '/mcp'
 /** x402's MCP transport keys (`specs/transports-v2/mcp.md`). */
 export const X402_PAYMENT_META = 'x402/payment'
 export const X402_PAYMENT_RESPONSE_META = 'x402/payment-response'
@@ -43,7 +41,7 @@ const mcpSdk = (() => {
 export function registerMcp(app: OpenAPIHono, deps: { maxBodyBytes: number; paid: boolean }): void {
   const [guardBody] = jsonBody(deps.maxBodyBytes)
   if (!guardBody) throw new Error('jsonBody gives its body guard')
-  app.post(MCP_PATH, guardBody, async (c) => {
+  app.post(ROUTES.mcp, guardBody, async (c) => {
     const sdk = await mcpSdk()
     const server = mcpServer(sdk, c, app, deps.paid)
     // No sessionIdGenerator: stateless, every POST stands alone.
@@ -57,8 +55,11 @@ export function registerMcp(app: OpenAPIHono, deps: { maxBodyBytes: number; paid
   })
   // Stateless: no server-initiated stream and no session to end.
   for (const method of ['GET', 'DELETE'] as const) {
-    app.on(method, MCP_PATH, () => {
-      throw new AppError('method_not_allowed', `${method} ${MCP_PATH} is not served: POST JSON-RPC`)
+    app.on(method, ROUTES.mcp, () => {
+      throw new AppError(
+        'method_not_allowed',
+        `${method} ${ROUTES.mcp} is not served: POST JSON-RPC`,
+      )
     })
   }
 }
@@ -95,7 +96,7 @@ function mcpServer(
     }
     if (tool.name === 'guard_status') {
       server.registerTool(tool.name, config, async () =>
-        statusResult(await app.fetch(new Request(new URL(DISCOVERY_PATH, c.req.url)), c.env)),
+        statusResult(await app.fetch(new Request(new URL(ROUTES.discovery, c.req.url)), c.env)),
       )
     } else if (tool.name === 'paid_preflight_transaction') {
       if (!paid) continue

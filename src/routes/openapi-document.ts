@@ -1,9 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import { FREE_ROUTES_PREFIX, ROUTES } from '@pre-send-guard/client/types'
 import manifest from '../../package.json' with { type: 'json' }
 import { publicBaseUrl } from '../http/base-url.js'
 import { codesByStatus } from '../http/error-status.js'
-
-export const OPENAPI_PATH = '/openapi.json'
 
 /**
  * The OpenAPI document's own version (`info.version`): the service's, read from its
@@ -105,7 +104,7 @@ function narrowErrorBody(status: string, response: DocResponse, schemas: Json): 
 function rateLimited(path: string, method: string): boolean {
   return (
     method === 'post' &&
-    (path.startsWith('/payanagent/v1/') || path === '/simulate/transaction-preflight')
+    (path.startsWith(FREE_ROUTES_PREFIX) || path === ROUTES.paidTransactionPreflight)
   )
 }
 
@@ -187,7 +186,7 @@ export function registerOpenApiDocument(
 ): void {
   app.openAPIRegistry.registerPath({
     method: 'get',
-    path: OPENAPI_PATH,
+    path: ROUTES.openapi,
     operationId: 'getOpenApiDocument',
     tags: ['discovery'],
     summary: 'This OpenAPI 3.1 document',
@@ -198,7 +197,7 @@ export function registerOpenApiDocument(
       },
     },
   })
-  app.get(OPENAPI_PATH, (c) => {
+  app.get(ROUTES.openapi, (c) => {
     const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
     const doc = app.getOpenAPI31Document({
       openapi: '3.1.0',

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import { ROUTES } from '@pre-send-guard/client/types'
 import type { Context } from 'hono'
 import { html, raw } from 'hono/html'
 import type { HtmlEscapedString } from 'hono/utils/html'
 import { publicBaseUrl } from '../http/base-url.js'
-import { BASE_TRANSACTION_PREFLIGHT_PATH } from './base-transaction-preflight.js'
 import { CHECKER_SCRIPT_PATH, registerBrowserChecker } from './browser-checker.js'
 import { renderMarkdown, tableOfContents } from './markdown.js'
 import { OPENAPI_VERSION } from './openapi-document.js'
@@ -29,7 +29,7 @@ export const PAGE_PATHS = [
 ] as const
 
 /** Every route the service answers, as /start-here lists them (a test holds it to the OpenAPI document). */
-export const ROUTES: readonly {
+export const START_HERE_ROUTES: readonly {
   method: 'GET' | 'POST'
   path: string
   what: string
@@ -37,58 +37,58 @@ export const ROUTES: readonly {
 }[] = [
   {
     method: 'POST',
-    path: '/payanagent/v1/base-transaction-preflight',
+    path: ROUTES.transactionPreflight,
     what: 'read-only preflight of one transaction: revert, gas, fees, effects and a verdict (sign, review or block)',
     link: '/playground',
   },
   {
     method: 'POST',
-    path: '/payanagent/v1/base-bundle-preflight',
+    path: ROUTES.bundlePreflight,
     what: 'up to 8 transactions simulated in order (approve, then swap), one verdict',
   },
   {
     method: 'POST',
-    path: '/payanagent/v1/base-typed-data-preflight',
+    path: ROUTES.typedDataPreflight,
     what: 'EIP-712 typed data (permits, Permit2, EIP-3009, Seaport, Safe) judged before it is signed',
   },
   {
     method: 'POST',
-    path: '/payanagent/v1/base-user-operation-preflight',
+    path: ROUTES.userOperationPreflight,
     what: 'an ERC-4337 user operation simulated and judged before it goes to a bundler',
   },
   {
     method: 'POST',
-    path: '/payanagent/v1/base-authorization-preflight',
+    path: ROUTES.authorizationPreflight,
     what: 'an EIP-7702 authorization judged, with a behaviour probe of the delegate',
   },
   {
     method: 'POST',
-    path: '/payanagent/v1/public-page-evidence',
+    path: ROUTES.evidence,
     what: 'one public URL as bounded, hashed, LLM-ready markdown',
   },
   {
     method: 'POST',
-    path: '/simulate/transaction-preflight',
+    path: ROUTES.paidTransactionPreflight,
     what: 'the transaction preflight sold per call under x402 v2, with a signed PRE_SEND_PROOF_RECEIPT',
     link: '/first-unpaid-402',
   },
-  { method: 'POST', path: '/mcp', what: 'the same tools for MCP clients (Streamable HTTP)' },
+  { method: 'POST', path: ROUTES.mcp, what: 'the same tools for MCP clients (Streamable HTTP)' },
   {
     method: 'GET',
-    path: '/.well-known/x402',
+    path: ROUTES.discovery,
     what: 'discovery: the offer, the receipt signer, the free routes',
-    link: '/.well-known/x402',
+    link: ROUTES.discovery,
   },
   {
     method: 'GET',
-    path: '/openapi.json',
+    path: ROUTES.openapi,
     what: 'the OpenAPI 3.1 document of every route',
-    link: '/openapi.json',
+    link: ROUTES.openapi,
   },
-  { method: 'GET', path: '/receipts/{id}', what: 'a stored proof receipt', link: '/proof' },
+  { method: 'GET', path: ROUTES.receipt, what: 'a stored proof receipt', link: '/proof' },
   {
     method: 'GET',
-    path: '/receipts/by-authorization/{payer}/{nonce}',
+    path: ROUTES.receiptByAuthorization,
     what: 'the receipt of a payment, found from the payment itself',
   },
   { method: 'GET', path: '/healthz', what: 'liveness: the process answers', link: '/healthz' },
@@ -193,12 +193,12 @@ function layout(
 <style>${raw(STYLE)}</style></head>
 <body><header class="site"><a class="brand" href="/start-here">Pre-Send Guard</a>
 <span class="meta">v${VERSION} <span class="env env-${environment}" id="environment">${environment}</span></span>
-<nav class="main" aria-label="main"><a href="${PLAYGROUND_PATH}">Playground</a><a href="/rules">Rule catalogue</a><a href="/proof">Receipt verification</a><a href="/openapi.json">OpenAPI</a></nav></header>
+<nav class="main" aria-label="main"><a href="${PLAYGROUND_PATH}">Playground</a><a href="/rules">Rule catalogue</a><a href="/proof">Receipt verification</a><a href="${ROUTES.openapi}">OpenAPI</a></nav></header>
 <nav class="pages" aria-label="pages">${NAV}</nav>${banner}<h1>${title}</h1>${body}${script ? html`<script src="${script}" defer></script>` : ''}</body></html>`
 }
 
 function curl(base: string, payTo: string): string {
-  return `curl -s -i ${base}/simulate/transaction-preflight \\\n  -H 'content-type: application/json' \\\n  -d '${JSON.stringify(examplePayload(payTo))}'`
+  return `curl -s -i ${base}${ROUTES.paidTransactionPreflight} \\\n  -H 'content-type: application/json' \\\n  -d '${JSON.stringify(examplePayload(payTo))}'`
 }
 
 const pages: Record<
@@ -217,19 +217,19 @@ const pages: Record<
 </ul>
 <h2 id="first-run">The recommended first run</h2>
 <ol>
-<li>Fetch the discovery document: <a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a>.</li>
+<li>Fetch the discovery document: <a href="${ROUTES.discovery}"><code>${base}${ROUTES.discovery}</code></a>.</li>
 <li>Send the example payload <em>without</em> payment and confirm the 402 challenge (no wallet needed): <a href="/first-unpaid-402?autorun=1">run it in this browser</a>.</li>
 <li>Only if the challenge's route, network and price match discovery, make exactly one paid call with an x402 buyer wallet holding a little USDC and gas on Base. Expect one HTTP 200, one settlement transaction hash, one matching wallet debit and one <code>PRE_SEND_PROOF_RECEIPT</code>.</li>
 <li>If anything does not match, stop before funding a wallet.</li>
 </ol>
 <h2 id="routes">Every route</h2>
 <div class="table-wrap"><table><thead><tr><th>route</th><th>what it does</th><th>cost</th></tr></thead><tbody>
-${ROUTES.map(
+${START_HERE_ROUTES.map(
   (r) =>
-    html`<tr><td><code>${r.method} ${r.path}</code></td><td>${r.what}${r.link ? html` (<a href="${r.link}">open</a>)` : ''}</td><td>${r.path === '/simulate/transaction-preflight' ? html`$0.01 USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>` : 'free'}</td></tr>`,
+    html`<tr><td><code>${r.method} ${r.path}</code></td><td>${r.what}${r.link ? html` (<a href="${r.link}">open</a>)` : ''}</td><td>${r.path === ROUTES.paidTransactionPreflight ? html`$0.01 USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>` : 'free'}</td></tr>`,
 )}
 </tbody></table></div>
-<p>Every request and answer shape is in <a href="/openapi.json">the OpenAPI 3.1 document</a>.</p>
+<p>Every request and answer shape is in <a href="${ROUTES.openapi}">the OpenAPI 3.1 document</a>.</p>
 <h2 id="pages">Pages</h2>
 <ul>
 <li><a href="${PLAYGROUND_PATH}">Playground</a> and <a href="/rules">the rule catalogue</a></li>
@@ -253,7 +253,7 @@ ${PAGE_PATHS.filter((p) => p !== '/start-here').map((p) => html`<li><a href="${p
   ],
   '/quickstart': (base, deps) => [
     'Quickstart',
-    html`<h2>1. Discovery</h2><pre>curl -s ${base}/.well-known/x402</pre>
+    html`<h2>1. Discovery</h2><pre>curl -s ${base}${ROUTES.discovery}</pre>
 <h2>2. The unpaid challenge</h2><pre>${curl(base, deps.payTo)}</pre>
 <p>Expect <code>HTTP/1.1 402</code>, a <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2) and a body with <code>"error":"payment_required"</code>, <code>"price":"$0.01"</code>, <code>"network":"eip155:8453"</code>.</p>
 <h2>3. One paid call (TypeScript, @x402/fetch + viem)</h2>
@@ -269,7 +269,7 @@ if (!key) throw new Error('set BUYER_PRIVATE_KEY to the buyer wallet key (0x...)
 const client = new x402Client()
 registerExactEvmScheme(client, { signer: privateKeyToAccount(key) })
 const pay = wrapFetchWithPayment(fetch, client)
-const res = await pay('${base}/simulate/transaction-preflight', {
+const res = await pay('${base}${ROUTES.paidTransactionPreflight}', {
   method: 'POST', headers: { 'content-type': 'application/json' },
   body: JSON.stringify(${JSON.stringify(examplePayload(deps.payTo))}),
 })
@@ -284,16 +284,16 @@ ${
 <pre class="run">BUYER_PRIVATE_KEY=0x... npx tsx ${QUICKSTART_FILE}</pre>`
 }
 <h2>4. The free read-only preflight</h2>
-<pre>curl -s ${base}/payanagent/v1/base-transaction-preflight -H 'content-type: application/json' \\
+<pre>curl -s ${base}${ROUTES.transactionPreflight} -H 'content-type: application/json' \\
   -d '${JSON.stringify({ from: examplePayload(deps.payTo).from, to: deps.payTo, data: '0x' })}'</pre>`,
   ],
   '/integrations': (base) => [
     'Integrations',
     html`<ul>
-<li><strong>Any HTTP client</strong>: the read-only routes are plain JSON POSTs; see <a href="/openapi.json">the OpenAPI 3.1 document</a>.</li>
+<li><strong>Any HTTP client</strong>: the read-only routes are plain JSON POSTs; see <a href="${ROUTES.openapi}">the OpenAPI 3.1 document</a>.</li>
 <li><strong>x402 buyers</strong> (<code>@x402/fetch</code>, <code>@x402/axios</code>, any x402 v2 client): the paid route answers the standard v2 challenge in the <code>PAYMENT-REQUIRED</code> header and takes <code>PAYMENT-SIGNATURE</code>.</li>
 <li><strong>Browsers</strong>: CORS exposes <code>PAYMENT-REQUIRED</code> and <code>PAYMENT-RESPONSE</code> and allows <code>PAYMENT-SIGNATURE</code>.</li>
-<li><strong>x402 indexers</strong>: <a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a> lists the paid resource.</li>
+<li><strong>x402 indexers</strong>: <a href="${ROUTES.discovery}"><code>${base}${ROUTES.discovery}</code></a> lists the paid resource.</li>
 </ul>`,
   ],
   '/recipes': (base) => [
@@ -308,7 +308,7 @@ export async function guardedSend(
   tx: { to: Address; data: Hex; value: bigint },
   askAHuman: (findings: PreflightResult['findings']) =&gt; Promise&lt;void&gt;,
 ): Promise&lt;Hex&gt; {
-  const res = await fetch('${base}/payanagent/v1/base-transaction-preflight', {
+  const res = await fetch('${base}${ROUTES.transactionPreflight}', {
     method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ from: wallet.account.address, to: tx.to, data: tx.data, value: '0x' + tx.value.toString(16) }),
   })
@@ -332,12 +332,12 @@ export async function guardedSend(
   ],
   '/proof': (base) => [
     'Proof receipts',
-    html`<p>Every paid call returns a <code>PRE_SEND_PROOF_RECEIPT</code>: the hashes of your request and of the answer, the verdict, the block the simulation was pinned to, the settlement transaction, payer, payTo, amount and network, signed as EIP-712 typed data by the service's receipt key. The signer address and the typed-data domain and types are published in <a href="/.well-known/x402">discovery</a>.</p>
+    html`<p>Every paid call returns a <code>PRE_SEND_PROOF_RECEIPT</code>: the hashes of your request and of the answer, the verdict, the block the simulation was pinned to, the settlement transaction, payer, payTo, amount and network, signed as EIP-712 typed data by the service's receipt key. The signer address and the typed-data domain and types are published in <a href="${ROUTES.discovery}">discovery</a>.</p>
 <pre class="ts">import { type Discovery, type PreflightResult, verifyReceipt } from '@pre-send-guard/client'
 
 /** Checks a paid answer's receipt against the signer discovery publishes (not the receipt's own claim). */
 export async function checkReceipt(paidResponse: Response, requestBody: unknown): Promise&lt;boolean&gt; {
-  const discovery = (await (await fetch('${base}/.well-known/x402')).json()) as Discovery
+  const discovery = (await (await fetch('${base}${ROUTES.discovery}')).json()) as Discovery
   const { result, receipt } = (await paidResponse.json()) as { result: PreflightResult; receipt: unknown }
   const { valid, checks } = await verifyReceipt(receipt, discovery, { request: requestBody, result })
   for (const c of checks) if (!c.ok) console.error('receipt check failed:', c.name, c.detail)
@@ -345,15 +345,15 @@ export async function checkReceipt(paidResponse: Response, requestBody: unknown)
 }</pre>
 <p>Without the kit, <code>verifyTypedData</code> from viem with <code>discovery.receipts.signer</code>, the domain and types in <code>discovery.receipts.eip712</code>, the receipt as the message and <code>receipt.signature</code> checks the signature alone.</p>
 <p><code>requestHash</code> and <code>responseHash</code> are keccak256 of the RFC 8785 canonical JSON of the request body you sent and of the <code>result</code> you received, so you can recompute both.</p>
-<p>Stored receipts: <code>GET ${base}/receipts/{id}</code>.</p>`,
+<p>Stored receipts: <code>GET ${base}${ROUTES.receipt}</code>.</p>`,
   ],
   '/artifact-index': (base) => [
     'Artifact index',
     html`<ul>
-<li><a href="/.well-known/x402"><code>${base}/.well-known/x402</code></a>: discovery (JSON)</li>
-<li><a href="/openapi.json"><code>${base}/openapi.json</code></a>: OpenAPI 3.1.0, document version ${VERSION}</li>
+<li><a href="${ROUTES.discovery}"><code>${base}${ROUTES.discovery}</code></a>: discovery (JSON)</li>
+<li><a href="${ROUTES.openapi}"><code>${base}${ROUTES.openapi}</code></a>: OpenAPI 3.1.0, document version ${VERSION}</li>
 <li><a href="/healthz"><code>${base}/healthz</code></a>: health</li>
-<li><code>${base}/receipts/{id}</code>: stored proof receipts</li>
+<li><code>${base}${ROUTES.receipt}</code>: stored proof receipts</li>
 </ul>`,
   ],
 }
@@ -370,8 +370,8 @@ const out = document.getElementById('out')
 const show = (cls, text, id) => { const p = document.createElement('pre'); p.className = cls; if (id) p.id = id; p.textContent = text; out.append(p) }
 async function run() {
   out.textContent = ''
-  const discovery = await (await fetch('/.well-known/x402')).json()
-  const requestUrl = new URL('/simulate/transaction-preflight', location.href).href
+  const discovery = await (await fetch('${ROUTES.discovery}')).json()
+  const requestUrl = new URL('${ROUTES.paidTransactionPreflight}', location.href).href
   const res = await fetch(requestUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(${JSON.stringify(examplePayload(payTo))}) })
   const body = await res.json()
   const header = res.headers.get('PAYMENT-REQUIRED')
@@ -406,7 +406,7 @@ function readDoc(name: string): string {
 let rulesHtml: string | undefined
 
 function playgroundPage(): Html {
-  return html`<p>Check a transaction with the free read-only preflight (<code>POST ${BASE_TRANSACTION_PREFLIGHT_PATH}</code>): pick an example or paste your own. Nothing is signed or broadcast, and nothing is paid.</p>
+  return html`<p>Check a transaction with the free read-only preflight (<code>POST ${ROUTES.transactionPreflight}</code>): pick an example or paste your own. Nothing is signed or broadcast, and nothing is paid.</p>
 <form class="tx" id="tx-form">
 <label for="example">Example</label><select id="example"></select>
 <label for="tx-from">from</label><input id="tx-from" name="from" autocomplete="off" spellcheck="false">

@@ -1,17 +1,17 @@
 import { z } from '@hono/zod-openapi'
 import { TransactionRequestSchema } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import {
   bazaarResourceServerExtension,
   type DiscoveryExtension,
   declareDiscoveryExtension,
 } from '@x402/extensions/bazaar'
-import { PAID_PREFLIGHT_PATH } from '../domain/payment/offer.js'
 
 /**
  * The HTTP transport context the bazaar hook reads: the method, and an adapter (only looked at
  * for a route pattern with parameters, which the paid route has none of).
  */
-const POST_CONTEXT = { method: 'POST', adapter: { getPath: () => PAID_PREFLIGHT_PATH } }
+const POST_CONTEXT = { method: 'POST', adapter: { getPath: () => ROUTES.paidTransactionPreflight } }
 
 /** What a model reads about each body field (the zod schema holds the patterns). */
 const FIELD_DESCRIPTIONS: Record<string, string> = {

@@ -1,15 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
-import { PaidPreflightResponseSchema, PaymentChallengeSchema } from '@pre-send-guard/client/schemas'
-import type { PaymentReason } from '@pre-send-guard/client/types'
+import {
+  OPENAPI_REQUEST_BODIES,
+  PaidPreflightResponseSchema,
+  PaymentChallengeSchema,
+} from '@pre-send-guard/client/schemas'
+import { type PaymentReason, ROUTES } from '@pre-send-guard/client/types'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import type { Context } from 'hono'
 import { challengeBody, railReadiness } from '../domain/payment/challenge.js'
-import {
-  PAID_PREFLIGHT_PATH,
-  PAYMENT_NETWORK,
-  PRICE,
-  paidResource,
-} from '../domain/payment/offer.js'
+import { PAYMENT_NETWORK, PRICE, paidResource } from '../domain/payment/offer.js'
 import { offerReceiptFor, withOfferReceipt } from '../domain/payment/offer-receipt.js'
 import { handlePaidPreflight, type PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import type {
@@ -26,8 +25,8 @@ import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
 import { redactSecrets } from '../secrets.js'
 import { paidRouteBazaar } from './paid-route-bazaar.js'
+import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
-import { TransactionRequestSchema, toTransactionInput } from './schemas/transaction-request.js'
 
 /** What the paid route needs beyond the preflight itself. */
 export interface PaidRouteDeps {
@@ -64,14 +63,11 @@ export function paidRouteExtensions(
   }
 }
 
-/** The paid route's path, as discovery's `route` names it. */
-export const TRANSACTION_PREFLIGHT_PATH = PAID_PREFLIGHT_PATH
-
 /** Builds the route definition. */
 export function transactionPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
-    path: PAID_PREFLIGHT_PATH,
+    path: ROUTES.paidTransactionPreflight,
     operationId: 'paidTransactionPreflight',
     tags: ['preflight'],
     summary: 'Paid preflight ($0.01 USDC on Base, x402 v2) with a signed PRE_SEND_PROOF_RECEIPT',
@@ -88,7 +84,7 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
       }),
       body: {
         required: true,
-        content: { 'application/json': { schema: TransactionRequestSchema } },
+        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.transaction } },
       },
     },
     responses: {

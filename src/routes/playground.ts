@@ -1,6 +1,6 @@
+import { ROUTES } from '@pre-send-guard/client/types'
 import { type Address, encodeFunctionData, maxUint256, parseAbi, parseEther } from 'viem'
 import { USDC_BASE } from '../domain/payment/offer.js'
-import { BASE_TRANSACTION_PREFLIGHT_PATH } from './base-transaction-preflight.js'
 
 /** Path of the playground page and of its script (a same-origin file, so a strict CSP allows it). */
 export const PLAYGROUND_PATH = '/playground'
@@ -95,7 +95,7 @@ export function playgroundExamples(payTo: string): PlaygroundExample[] {
 export function playgroundScript(examples: PlaygroundExample[]): string {
   return `'use strict'
 const EXAMPLES = ${JSON.stringify(examples)}
-const ROUTE = ${JSON.stringify(BASE_TRANSACTION_PREFLIGHT_PATH)}
+const ROUTE = ${JSON.stringify(ROUTES.transactionPreflight)}
 const $ = (id) => document.getElementById(id)
 const el = (tag, attrs, ...children) => {
   const node = document.createElement(tag)

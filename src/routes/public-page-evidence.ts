@@ -1,19 +1,17 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { PageEvidenceSchema } from '@pre-send-guard/client/schemas'
+import { OPENAPI_REQUEST_BODIES, PageEvidenceSchema } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import { collectPageEvidence } from '../domain/evidence/collect-page-evidence.js'
 import type { PageReader } from '../domain/evidence/page-reader.js'
 import type { PhishingList } from '../domain/evidence/phishing-hosts.js'
 import { jsonBody } from '../http/json-body.js'
 import { errorResponses } from './schemas/error-body.js'
-import { EvidenceRequestSchema } from './schemas/evidence-request.js'
-
-export const PUBLIC_PAGE_EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
 export function publicPageEvidenceRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
-    path: PUBLIC_PAGE_EVIDENCE_PATH,
+    path: ROUTES.evidence,
     operationId: 'publicPageEvidence',
     tags: ['evidence'],
     summary: 'Public-page evidence: one public URL to bounded, hashed, LLM-ready markdown',
@@ -21,7 +19,10 @@ export function publicPageEvidenceRoute(maxBodyBytes: number) {
       "Vets the URL without resolving it, refuses hosts on MetaMask's phishing list, fetches it through a reader service (Jina Reader by default, or a self-hosted one), cuts the markdown to `max_chars` Unicode code points and returns it with a SHA-256 of its exact UTF-8 bytes. Free; no payment.",
     middleware: jsonBody(maxBodyBytes),
     request: {
-      body: { required: true, content: { 'application/json': { schema: EvidenceRequestSchema } } },
+      body: {
+        required: true,
+        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.evidence } },
+      },
     },
     responses: {
       200: {

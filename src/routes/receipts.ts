@@ -1,19 +1,16 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
-import { ReceiptSchema } from '@pre-send-guard/client/schemas'
+import { addressOf, bytes32Of, ReceiptSchema } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import type { PaymentRequirements } from '@x402/core/types'
-import type { Address, Hex } from 'viem'
 import { authorizationId } from '../domain/payment/authorization-id.js'
 import type { PaymentLedger } from '../domain/payment/payment-ledger.js'
 import { AppError } from '../errors.js'
 import { errorResponses } from './schemas/error-body.js'
 
-const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/)
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
-
 /** `GET /receipts/{id}`. */
 export const receiptRoute = createRoute({
   method: 'get',
-  path: '/receipts/{id}',
+  path: ROUTES.receipt,
   operationId: 'getReceipt',
   tags: ['receipts'],
   summary: 'A stored PRE_SEND_PROOF_RECEIPT',
@@ -35,7 +32,7 @@ export const receiptRoute = createRoute({
 /** `GET /receipts/by-authorization/{payer}/{nonce}`. */
 export const receiptByAuthorizationRoute = createRoute({
   method: 'get',
-  path: '/receipts/by-authorization/{payer}/{nonce}',
+  path: ROUTES.receiptByAuthorization,
   operationId: 'getReceiptByAuthorization',
   tags: ['receipts'],
   summary: 'The receipt of a payment, found from the payment itself',
@@ -43,8 +40,8 @@ export const receiptByAuthorizationRoute = createRoute({
     'For a buyer that lost its answer and the receipt id: the receipt of the settled payment whose EIP-3009 authorization is `authorization.from` = `payer` and `authorization.nonce` = `nonce` (both in the PAYMENT-SIGNATURE it signed, and on chain in the settlement). Unauthenticated: both are public on chain once settled, and the receipt holds nothing beyond hashes, the verdict and public settlement facts. To get the result itself, retry the paid call with the same PAYMENT-SIGNATURE and body.',
   request: {
     params: z.object({
-      payer: address.openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
-      nonce: bytes32,
+      payer: addressOf().openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+      nonce: bytes32Of(),
     }),
   },
   responses: {
@@ -78,7 +75,7 @@ export function registerReceipts(
     const { payer, nonce } = c.req.valid('param')
     const { network, asset } = deps.offer()
     // The ledger's key for the payment: network, asset, payer and nonce (case-insensitive).
-    const id = authorizationId(network, asset, { payer: payer as Address, nonce: nonce as Hex })
+    const id = authorizationId(network, asset, { payer, nonce })
     const ledger = deps.ledger()
     const payment = await ledger.get(id)
     const receipt = payment?.receiptId ? await ledger.getReceipt(payment.receiptId) : undefined

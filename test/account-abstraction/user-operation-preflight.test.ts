@@ -32,7 +32,6 @@ import {
   type EntryPointVersion,
   SIMPLE_7702_ACCOUNT,
 } from '../../src/domain/account-abstraction/entry-points.js'
-import { BASE_USER_OPERATION_PREFLIGHT_PATH } from '../../src/routes/base-user-operation-preflight.js'
 import {
   coinbaseSignature,
   coinbaseSmartAccount,
@@ -41,6 +40,9 @@ import {
 import { clients, deploy, testAccount } from '../support/contracts.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
+
+// The contract: the routes' published paths, spelled out.
+const BASE_USER_OPERATION_PREFLIGHT_PATH = '/payanagent/v1/base-user-operation-preflight'
 
 let devnet: Devnet
 let app: ReturnType<typeof preflightApp>

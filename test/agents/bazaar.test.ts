@@ -67,7 +67,7 @@ describe('extensions.bazaar on the 402', () => {
     const body = bazaar.schema.properties.input.properties.body
     expect(body.required).toEqual(['from', 'to', 'data'])
     expect(body.additionalProperties).toBe(false)
-    expect(body.properties.from.pattern).toBe('^0x[a-fA-F0-9]{40}$')
+    expect(body.properties.from.pattern).toBe('^0x[0-9a-fA-F]{40}$')
     expect(body.properties.from.description).toMatch(/Sender/)
     // What a facilitator checks before cataloguing: info valid against the schema, and the spec.
     expect(validateDiscoveryExtension(bazaar as DiscoveryExtension)).toEqual({ valid: true })

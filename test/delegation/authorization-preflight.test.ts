@@ -18,11 +18,13 @@ import metamask from '../../contracts/protocols/metamask/EIP7702StatelessDeleGat
 }
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { SIMPLE_7702_ACCOUNT } from '../../src/domain/account-abstraction/entry-points.js'
-import { BASE_AUTHORIZATION_PREFLIGHT_PATH } from '../../src/routes/base-authorization-preflight.js'
-import { BASE_BUNDLE_PREFLIGHT_PATH } from '../../src/routes/base-bundle-preflight.js'
 import { clients, deploy } from '../support/contracts.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
+
+// The contract: the routes' published paths, spelled out.
+const BASE_AUTHORIZATION_PREFLIGHT_PATH = '/payanagent/v1/base-authorization-preflight'
+const BASE_BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
 
 let devnet: Devnet
 let app: ReturnType<typeof preflightApp>

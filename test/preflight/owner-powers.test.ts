@@ -1,3 +1,4 @@
+import { ROUTES } from '@pre-send-guard/client/types'
 import { type Address, encodeFunctionData, getAddress, type Hex, parseAbi, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -5,7 +6,6 @@ import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { readDispatcher } from '../../src/domain/evm/dispatcher-selectors.js'
-import { BASE_AUTHORIZATION_PREFLIGHT_PATH } from '../../src/routes/base-authorization-preflight.js'
 import { clients, deploy, testAccount } from '../support/contracts.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
@@ -324,7 +324,7 @@ describe('the dispatcher reading agrees with the EIP-7702 delegate probe', () =>
       const code = (await publicClient.getCode({ address: token })) as Hex
       const signer = privateKeyToAccount(generatePrivateKey())
       const a = await signer.signAuthorization({ address: token, chainId: 8453, nonce: 0 })
-      const res = await postJson(app, BASE_AUTHORIZATION_PREFLIGHT_PATH, {
+      const res = await postJson(app, ROUTES.authorizationPreflight, {
         authority: signer.address,
         authorization: {
           address: a.address,

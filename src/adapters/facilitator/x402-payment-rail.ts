@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { isBytes32Text } from '@pre-send-guard/client/types'
 import {
   type FacilitatorClient,
   FacilitatorResponseError,
@@ -216,7 +217,7 @@ export function classifySettle(response: SettleResponse): SettleOutcome {
 }
 
 function isTxHash(value: unknown): value is Hex {
-  return typeof value === 'string' && /^0x[0-9a-fA-F]{64}$/.test(value)
+  return isBytes32Text(value)
 }
 
 interface SettleErrorShape {

@@ -1,3 +1,4 @@
+import { isBytesText } from '@pre-send-guard/client/types'
 import { type Hex, numberToHex } from 'viem'
 import type {
   BlockRef,
@@ -47,10 +48,10 @@ const KNOWN_CODE_LIMIT = 64
 
 function revertDataOf(error: JsonRpcError): Hex {
   const data = error.data
-  if (typeof data === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(data)) return data as Hex
+  if (isBytesText(data)) return data
   if (data && typeof data === 'object' && 'data' in data) {
     const inner = (data as { data: unknown }).data
-    if (typeof inner === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(inner)) return inner as Hex
+    if (isBytesText(inner)) return inner
   }
   return '0x'
 }

@@ -1,3 +1,4 @@
+import { HEX_NUMBER_PATTERN, HEX_PATTERN } from '@pre-send-guard/client/types'
 import type { Hex } from 'viem'
 import { isAddressShaped } from '../../domain/evm/checksummed.js'
 
@@ -11,8 +12,8 @@ import { isAddressShaped } from '../../domain/evm/checksummed.js'
  * same verdicts on real anvil answers and on every way a field can be wrong.
  */
 
-const HEX = /^0x[0-9a-fA-F]*$/
-const QUANTITY = /^0x[0-9a-fA-F]+$/
+const HEX = HEX_PATTERN
+const QUANTITY = HEX_NUMBER_PATTERN
 const WORD_HEX_CHARS = 66
 
 /** A plain JSON object (not null, not an array). */

@@ -1,3 +1,4 @@
+import { ADDRESS_PATTERN, HEX_PATTERN } from '@pre-send-guard/client/types'
 import { type Address, type Hex, numberToHex, pad, toHex } from 'viem'
 import { z } from 'zod'
 import {
@@ -22,8 +23,8 @@ const MAX_LOGS = 2048
 const MAX_FRAMES = 4096
 const MAX_MESSAGE_CHARS = 300
 
-const hex = z.string().regex(/^0x[0-9a-fA-F]*$/)
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+const hex = z.string().regex(HEX_PATTERN)
+const address = z.string().regex(ADDRESS_PATTERN)
 
 interface Frame {
   type: string

@@ -1,3 +1,4 @@
+import { isBytesText } from '@pre-send-guard/client/types'
 import {
   type AbiFunction,
   type Address,
@@ -73,7 +74,7 @@ function decodeAt(
 
 /** A function call by selector, with the calls it makes when it is a container (not yet opened). */
 function openCall(data: Hex, to: Address): Opened {
-  if (typeof data !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(data)) {
+  if (!isBytesText(data)) {
     return { call: { selector: null, known: false, reason: 'malformed_arguments' } }
   }
   if (data === '0x') return { call: { selector: null, known: false, reason: 'empty' } }

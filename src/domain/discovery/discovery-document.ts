@@ -1,14 +1,9 @@
 import type { DiscoveryDocument } from '@pre-send-guard/client/schemas'
+import { ROUTES } from '@pre-send-guard/client/types'
 import type { PaymentRequirements } from '@x402/core/types'
 import type { Address } from 'viem'
 import { onboardingUrls } from '../payment/challenge.js'
-import {
-  PAID_PREFLIGHT_PATH,
-  PAYMENT_NETWORK,
-  PRICE,
-  PRODUCT,
-  paidResource,
-} from '../payment/offer.js'
+import { PAYMENT_NETWORK, PRICE, PRODUCT, paidResource } from '../payment/offer.js'
 import type { RailReadiness } from '../payment/payment-rail.js'
 import type { ReceiptVerification } from '../receipt/receipt.js'
 
@@ -49,9 +44,9 @@ export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
       'Before an agent signs: will the transaction revert, what will it cost (L2 execution + L1 data fee), and is anything about it dangerous? Simulates and screens; never broadcasts.',
     primaryPersona: PRIMARY_PERSONA,
     product: PRODUCT,
-    route: PAID_PREFLIGHT_PATH,
+    route: ROUTES.paidTransactionPreflight,
     method: 'POST',
-    url: `${baseUrl}${PAID_PREFLIGHT_PATH}`,
+    url: `${baseUrl}${ROUTES.paidTransactionPreflight}`,
     price: PRICE,
     network: PAYMENT_NETWORK,
     asset: input.requirements.asset,
@@ -59,53 +54,53 @@ export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
     payTo: input.requirements.payTo,
     // x402scan-style indexers read `version` and `resources` as the absolute URLs of the paid
     // resources; each answers an unpaid call with the 402 carrying `extensions.bazaar`.
-    resources: [`${baseUrl}${PAID_PREFLIGHT_PATH}`],
+    resources: [`${baseUrl}${ROUTES.paidTransactionPreflight}`],
     accepts: [input.requirements],
     resource: paidResource(baseUrl),
     ...urls,
-    openapiUrl: `${baseUrl}/openapi.json`,
+    openapiUrl: `${baseUrl}${ROUTES.openapi}`,
     // The same routes as MCP tools (the paid one under x402's MCP convention).
-    mcp: { url: `${baseUrl}/mcp`, transport: 'streamable-http' },
+    mcp: { url: `${baseUrl}${ROUTES.mcp}`, transport: 'streamable-http' },
     freeRoutes: [
       {
         method: 'POST',
-        path: '/payanagent/v1/base-transaction-preflight',
+        path: ROUTES.transactionPreflight,
         description: 'Read-only Base preflight with a sign/review/block verdict. No payment.',
       },
       {
         method: 'POST',
-        path: '/payanagent/v1/base-bundle-preflight',
+        path: ROUTES.bundlePreflight,
         description:
           'Read-only Base bundle preflight: 1-8 transactions simulated in order (approve then swap), optional state overrides, net effects and one verdict. No payment.',
       },
       {
         method: 'POST',
-        path: '/payanagent/v1/public-page-evidence',
+        path: ROUTES.evidence,
         description: 'One public URL to bounded, SHA-256-hashed markdown. No payment.',
       },
       {
         method: 'POST',
-        path: '/payanagent/v1/base-typed-data-preflight',
+        path: ROUTES.typedDataPreflight,
         description:
           'EIP-712 typed data (eth_signTypedData_v4) screened before signing, with a sign/review/block verdict. No payment.',
       },
       {
         method: 'POST',
-        path: '/payanagent/v1/base-user-operation-preflight',
+        path: ROUTES.userOperationPreflight,
         description:
           'An ERC-4337 user operation (EntryPoint v0.6/v0.7/v0.8, viem JSON-RPC form) simulated through its EntryPoint and judged before it is signed or sent: validation, prefund, effects and every inner call of execute/executeBatch, with a sign/review/block verdict. No payment.',
       },
       {
         method: 'POST',
-        path: '/payanagent/v1/base-authorization-preflight',
+        path: ROUTES.authorizationPreflight,
         description:
           "An EIP-7702 authorization judged before it is signed or sent: signer, chain, nonce, and a behaviour probe of the delegate (does it sweep incoming ETH, can a stranger or a hard-coded address move the account's assets), with a sign/review/block verdict. No payment.",
       },
     ],
     receipts: {
       name: 'PRE_SEND_PROOF_RECEIPT',
-      url: `${baseUrl}/receipts/{id}`,
-      byAuthorizationUrl: `${baseUrl}/receipts/by-authorization/{payer}/{nonce}`,
+      url: `${baseUrl}${ROUTES.receipt}`,
+      byAuthorizationUrl: `${baseUrl}${ROUTES.receiptByAuthorization}`,
       ...input.receipts,
     },
     settlement: { railReadiness: input.readiness },

@@ -1,6 +1,6 @@
+import { isAddressText } from '@pre-send-guard/client/types'
 import { type Address, getAddress } from 'viem'
 
-const ADDRESS_SHAPE = /^0x[0-9a-fA-F]{40}$/
 /** Most entries kept; the cache starts over when full (addresses repeat within a request). */
 const CACHE_LIMIT = 4096
 const cache = new Map<string, Address>()
@@ -9,8 +9,8 @@ const cache = new Map<string, Address>()
  * True when `value` is `0x` and 40 hex digits in any case: what viem's
  * `isAddress(value, { strict: false })` accepts, without its cache's key building and reordering.
  */
-export function isAddressShaped(value: unknown): value is string {
-  return typeof value === 'string' && value.length === 42 && ADDRESS_SHAPE.test(value)
+export function isAddressShaped(value: unknown): value is Address {
+  return isAddressText(value)
 }
 
 /**

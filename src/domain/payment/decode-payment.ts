@@ -1,3 +1,8 @@
+import {
+  ADDRESS_PATTERN,
+  BYTES32_PATTERN,
+  NONEMPTY_BYTES_PATTERN,
+} from '@pre-send-guard/client/types'
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { parsePaymentPayload } from '@x402/core/schemas'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
@@ -5,7 +10,7 @@ import { type Address, getAddress, type Hex } from 'viem'
 import { z } from 'zod'
 import type { PaymentReason } from './payment-reasons.js'
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+const address = z.string().regex(ADDRESS_PATTERN)
 const uint = z.string().regex(/^[0-9]{1,78}$/)
 /**
  * The exact/EVM EIP-3009 payload, and nothing else. Strict on purpose: `@x402/evm` routes a
@@ -14,14 +19,14 @@ const uint = z.string().regex(/^[0-9]{1,78}$/)
  * real Permit2 payment that nobody here checked.
  */
 const eip3009PayloadSchema = z.strictObject({
-  signature: z.string().regex(/^0x(?:[0-9a-fA-F]{2})+$/),
+  signature: z.string().regex(NONEMPTY_BYTES_PATTERN),
   authorization: z.strictObject({
     from: address,
     to: address,
     value: uint,
     validAfter: uint,
     validBefore: uint,
-    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    nonce: z.string().regex(BYTES32_PATTERN),
   }),
 })
 

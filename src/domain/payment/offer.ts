@@ -1,3 +1,4 @@
+import { ROUTES } from '@pre-send-guard/client/types'
 import type { PaymentRequirements, ResourceInfo } from '@x402/core/types'
 import type { Address } from 'viem'
 
@@ -18,9 +19,6 @@ export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const
  * settlement with confirmation. x402's default, so stock clients sign compatible payments.
  */
 export const MAX_TIMEOUT_SECONDS = 300
-/** Path of the paid route. */
-export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
-
 /**
  * The one x402 v2 offer of the paid route: exact scheme, Base USDC, $0.01, to `payTo`.
  * Equal to what `@x402/evm`'s ExactEvmScheme derives from `$0.01` on eip155:8453 (a test holds
@@ -43,7 +41,7 @@ export function paidResource(
   baseUrl: string,
 ): ResourceInfo & Required<Pick<ResourceInfo, 'description' | 'mimeType'>> {
   return {
-    url: `${baseUrl}${PAID_PREFLIGHT_PATH}`,
+    url: `${baseUrl}${ROUTES.paidTransactionPreflight}`,
     description:
       'EVM transaction preflight on Base: simulates the transaction (never broadcasts), reports revert risk, gas and fees (L2 + L1 data fee), screens calldata, and returns a verdict with a signed PRE_SEND_PROOF_RECEIPT.',
     mimeType: 'application/json',

@@ -1,4 +1,5 @@
 import type { DecodedRevert } from '@pre-send-guard/client/schemas'
+import { isBytesText, lowerHex } from '@pre-send-guard/client/types'
 import { type AbiParameter, decodeErrorResult, type Hex, toFunctionSelector } from 'viem'
 import { formatAbiItem } from 'viem/utils'
 import { type JsonValue, toJsonValue } from '../calldata/json-value.js'
@@ -43,12 +44,12 @@ const SIGNATURES: ReadonlyMap<string, string> = new Map(
  */
 export function decodeRevert(data: Hex): DecodedRevert {
   // Untrusted RPC data: anything not well-formed hex is treated as unreadable, never thrown on.
-  if (typeof data !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(data)) {
+  if (!isBytesText(data)) {
     return { kind: 'unknown', selector: null }
   }
   if (data === '0x') return { kind: 'empty' }
   if (data.length < 10) return { kind: 'unknown', selector: null }
-  const selector = data.slice(0, 10).toLowerCase() as Hex
+  const selector = lowerHex(data.slice(0, 10) as Hex)
   let decoded: ReturnType<typeof decodeErrorResult<typeof ABI>>
   try {
     decoded = decodeErrorResult({ abi: ABI, data })

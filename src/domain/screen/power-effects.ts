@@ -1,3 +1,4 @@
+import { isBytes32Text, lowerHex } from '@pre-send-guard/client/types'
 import { type Address, type Hex, keccak256, toBytes } from 'viem'
 import { addr, big, type KnownCallSite, str } from './call-args.js'
 
@@ -70,10 +71,7 @@ export function powerEffects({ site, args: a, key }: KnownCallSite): PowerEffect
     if (role !== undefined) effect.role = role
     return [effect]
   }
-  const role =
-    typeof a.role === 'string' && /^0x[0-9a-fA-F]{64}$/.test(a.role)
-      ? (a.role.toLowerCase() as Hex)
-      : undefined
+  const role = isBytes32Text(a.role) ? lowerHex(a.role) : undefined
   switch (key) {
     case 'grantRole(bytes32,address)':
       return role === undefined ? [] : one('role-grant', 'grantRole', addr(a.account), role)

@@ -1,3 +1,4 @@
+import { isBytesText } from '@pre-send-guard/client/types'
 import { getAddress, type Hex, hashDomain, hashTypedData, isAddress } from 'viem'
 import {
   InvalidTypedDataError,
@@ -157,7 +158,7 @@ function parseElementary(path: string, type: string, value: unknown): TypedValue
     return value
   }
   if (type === 'bytes' || FIXED_BYTES.test(type)) {
-    if (typeof value !== 'string' || !/^0x(?:[0-9a-fA-F]{2})*$/.test(value))
+    if (!isBytesText(value))
       throw new InvalidTypedDataError(path, 'must be 0x-prefixed hex with an even number of digits')
     const size = FIXED_BYTES.exec(type)?.[1]
     if (size !== undefined && value.length !== 2 + 2 * Number(size))

@@ -1,7 +1,8 @@
 import { type Address, isAddress, isHex, parseSignature, toHex } from 'viem'
 import type { GuardClient } from '../client/guard-client.js'
 import type { AuthorizationResult } from '../client/guard-responses.js'
-import type { AuthorizationTuple } from '../schemas/delegation.js'
+import type { AuthorizationTuple } from '../schemas/requests.js'
+import { isHexNumberText } from '../types/hex.js'
 import { type CliValues, required } from './cli-args.js'
 import { EXIT, type Printer, UsageError } from './cli-output.js'
 
@@ -76,6 +77,6 @@ function addressOption(value: string | undefined, what: string): Address {
 /** A hex (`0x1a`) or decimal (`26`) integer option, as a minimal hex quantity. */
 function quantityOption(value: string, what: string): string {
   if (/^[0-9]+$/.test(value)) return toHex(BigInt(value))
-  if (/^0x[0-9a-fA-F]+$/.test(value)) return toHex(BigInt(value))
+  if (isHexNumberText(value)) return toHex(BigInt(value))
   throw new UsageError(`${what} must be an integer, hex (0x2105) or decimal (8453)`)
 }

@@ -1,7 +1,8 @@
-import type { Address, Hex } from 'viem'
+import type { Address } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import type { GuardPayer } from '../client/guard-client.js'
 import type { Discovery } from '../client/guard-responses.js'
+import { isBytes32Text } from '../types/hex.js'
 import { UsageError } from './cli-output.js'
 
 /** anvil's public test mnemonic: its keys are known to everyone, so devnet only. */
@@ -24,12 +25,12 @@ export function resolvePayer(
   const key = env.BUYER_PRIVATE_KEY?.trim()
   if (key) {
     // Never echo the value, not even in an error (viem's message for an out-of-range key does).
-    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
+    if (!isBytes32Text(key)) {
       throw new UsageError('BUYER_PRIVATE_KEY is not a 0x-prefixed 32-byte hex private key')
     }
     let account: ReturnType<typeof privateKeyToAccount>
     try {
-      account = privateKeyToAccount(key as Hex)
+      account = privateKeyToAccount(key)
     } catch {
       throw new UsageError('BUYER_PRIVATE_KEY is not a valid secp256k1 private key (out of range)')
     }

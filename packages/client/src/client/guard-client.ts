@@ -1,3 +1,4 @@
+import { ROUTES, routePath } from '../types/routes.js'
 import { DEFAULT_MAX_PAYMENT } from './check-challenge.js'
 import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
 import {
@@ -10,18 +11,7 @@ import {
   TypedDataResultSchema,
   UserOperationResultSchema,
 } from './guard-responses.js'
-import {
-  AUTHORIZATION_PREFLIGHT_PATH,
-  BUNDLE_PREFLIGHT_PATH,
-  DISCOVERY_PATH,
-  EVIDENCE_PATH,
-  type GuardClient,
-  type GuardClientOptions,
-  PAID_PREFLIGHT_PATH,
-  READ_ONLY_PREFLIGHT_PATH,
-  TYPED_DATA_PREFLIGHT_PATH,
-  USER_OPERATION_PREFLIGHT_PATH,
-} from './guard-types.js'
+import type { GuardClient, GuardClientOptions } from './guard-types.js'
 import { paidPreflight } from './paid-preflight.js'
 import { verifyReceipt } from './verify-receipt.js'
 
@@ -60,43 +50,43 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
     baseUrl,
 
     async discovery() {
-      const res = await send(`${baseUrl}${DISCOVERY_PATH}`)
+      const res = await send(`${baseUrl}${ROUTES.discovery}`)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, DiscoveryReaderSchema, 'discovery document')
     },
 
     async preflight(tx) {
-      const res = await postJson(READ_ONLY_PREFLIGHT_PATH, tx)
+      const res = await postJson(ROUTES.transactionPreflight, tx)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, PreflightResultSchema, 'preflight answer')
     },
 
     async typedDataPreflight(request) {
-      const res = await postJson(TYPED_DATA_PREFLIGHT_PATH, request)
+      const res = await postJson(ROUTES.typedDataPreflight, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, TypedDataResultSchema, 'typed-data preflight answer')
     },
 
     async bundlePreflight(bundle) {
-      const res = await postJson(BUNDLE_PREFLIGHT_PATH, bundle)
+      const res = await postJson(ROUTES.bundlePreflight, bundle)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, BundleResultSchema, 'bundle preflight answer')
     },
 
     async authorizationPreflight(request) {
-      const res = await postJson(AUTHORIZATION_PREFLIGHT_PATH, request)
+      const res = await postJson(ROUTES.authorizationPreflight, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, AuthorizationResultSchema, 'authorization preflight answer')
     },
 
     async userOperationPreflight(request) {
-      const res = await postJson(USER_OPERATION_PREFLIGHT_PATH, request)
+      const res = await postJson(ROUTES.userOperationPreflight, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, UserOperationResultSchema, 'user-operation preflight answer')
     },
 
     async unpaidChallenge(tx, opts = {}) {
-      const route = opts.discovery?.route ?? PAID_PREFLIGHT_PATH
+      const route = opts.discovery?.route ?? ROUTES.paidTransactionPreflight
       const url = `${baseUrl}${route}`
       const res = await postJson(route, tx)
       // A malformed body or a broken guard is the buyer's to fix, not a challenge to judge.
@@ -126,14 +116,14 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
     },
 
     async receipt(id) {
-      const res = await send(`${baseUrl}/receipts/${encodeURIComponent(id)}`)
+      const res = await send(`${baseUrl}${routePath(ROUTES.receipt, { id })}`)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, ReceiptSchema, 'receipt')
     },
 
     async receiptByAuthorization(payer, nonce) {
       const res = await send(
-        `${baseUrl}/receipts/by-authorization/${encodeURIComponent(payer)}/${encodeURIComponent(nonce)}`,
+        `${baseUrl}${routePath(ROUTES.receiptByAuthorization, { payer, nonce })}`,
       )
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, ReceiptSchema, 'receipt')
@@ -144,7 +134,7 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
     },
 
     async evidence(url, maxChars) {
-      const res = await postJson(EVIDENCE_PATH, {
+      const res = await postJson(ROUTES.evidence, {
         url,
         ...(maxChars === undefined ? {} : { max_chars: maxChars }),
       })

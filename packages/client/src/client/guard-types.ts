@@ -1,7 +1,14 @@
 import type { toClientEvmSigner } from '@x402/evm'
-import type { Address, Hex, LocalAccount } from 'viem'
-import type { AuthorizationRequest } from '../schemas/delegation.js'
-import type { UserOperationRequest } from '../schemas/user-operation.js'
+import type { Address, LocalAccount } from 'viem'
+import type { z } from 'zod'
+import type {
+  AuthorizationRequestSchema,
+  BundleRequestSchema,
+  TransactionRequestSchema,
+  TypedDataRequestSchema,
+  UserOperationRequestSchema,
+} from '../schemas/requests.js'
+import { ROUTES } from '../types/routes.js'
 import type { ChallengeChecks } from './check-challenge.js'
 import type {
   AuthorizationResult,
@@ -20,29 +27,28 @@ import type { ReceiptBinding, ReceiptVerification } from './verify-receipt.js'
 // The client's request and answer shapes, apart from the client itself so the paid call
 // (paid-preflight.ts) can use them without importing the client that calls it.
 
-/** Where the guard serves discovery, the free routes and the paid route (spec 4). */
-export const DISCOVERY_PATH = '/.well-known/x402'
-export const READ_ONLY_PREFLIGHT_PATH = '/payanagent/v1/base-transaction-preflight'
-export const EVIDENCE_PATH = '/payanagent/v1/public-page-evidence'
-export const TYPED_DATA_PREFLIGHT_PATH = '/payanagent/v1/base-typed-data-preflight'
-export const BUNDLE_PREFLIGHT_PATH = '/payanagent/v1/base-bundle-preflight'
-export const AUTHORIZATION_PREFLIGHT_PATH = '/payanagent/v1/base-authorization-preflight'
-export const USER_OPERATION_PREFLIGHT_PATH = '/payanagent/v1/base-user-operation-preflight'
+/** Where the guard serves discovery, the free routes and the paid route (spec 4): `ROUTES`'s. */
+export const DISCOVERY_PATH = ROUTES.discovery
+export const READ_ONLY_PREFLIGHT_PATH = ROUTES.transactionPreflight
+export const EVIDENCE_PATH = ROUTES.evidence
+export const TYPED_DATA_PREFLIGHT_PATH = ROUTES.typedDataPreflight
+export const BUNDLE_PREFLIGHT_PATH = ROUTES.bundlePreflight
+export const AUTHORIZATION_PREFLIGHT_PATH = ROUTES.authorizationPreflight
+export const USER_OPERATION_PREFLIGHT_PATH = ROUTES.userOperationPreflight
 /** The paid route; discovery's `route` is used whenever discovery is at hand. */
-export const PAID_PREFLIGHT_PATH = '/simulate/transaction-preflight'
+export const PAID_PREFLIGHT_PATH = ROUTES.paidTransactionPreflight
+
+// The request types are the route schemas' `z.input` (`@pre-send-guard/client/schemas`): what
+// the client may send is what the route accepts, by construction.
 
 /** A transaction to check (spec 2.1): the same body for the read-only and the paid route. */
-export interface TransactionRequest {
-  chainId?: '0x2105'
-  from: Address
-  to: Address
-  /** Calldata; `0x` for none. */
-  data: Hex
-  /** Wei, hex (`0x0`). */
-  value?: Hex
-}
+export type TransactionRequest = z.input<typeof TransactionRequestSchema>
 
-/** EIP-712 typed data in the `eth_signTypedData_v4` JSON form (integers as strings or numbers). */
+/**
+ * EIP-712 typed data in the `eth_signTypedData_v4` JSON form (integers as strings or numbers).
+ * The route's schema takes any JSON inside and its validator answers a wrong shape with the path
+ * that is wrong (422 `invalid_typed_data`), so this type is narrower than the schema's input.
+ */
 export interface TypedDataJson {
   domain: Record<string, unknown>
   types: Record<string, readonly { name: string; type: string }[]>
@@ -51,41 +57,25 @@ export interface TypedDataJson {
 }
 
 /** A typed-data check: who would sign what. */
-export interface TypedDataRequest {
-  chainId?: '0x2105'
-  signer: Address
+export type TypedDataRequest = Omit<z.input<typeof TypedDataRequestSchema>, 'typedData'> & {
   typedData: TypedDataJson
 }
 
-/**
- * An EIP-7702 authorization check: who signs (or signed) which tuple. The shared request schema's
- * type (`AuthorizationRequestSchema` in `/schemas`), so the client and the route cannot disagree.
- */
-export type { AuthorizationRequest } from '../schemas/delegation.js'
+/** An EIP-7702 authorization check: who signs (or signed) which tuple. */
+export type AuthorizationRequest = z.input<typeof AuthorizationRequestSchema>
 
 /**
  * An ERC-4337 user operation check: the operation in the JSON-RPC form `eth_sendUserOperation`
- * takes, and the EntryPoint it is for. The shared request schema's type
- * (`UserOperationRequestSchema` in `/schemas`), so the client and the route cannot disagree.
+ * takes, and the EntryPoint it is for.
  */
-export type { UserOperationRequest } from '../schemas/user-operation.js'
+export type UserOperationRequest = z.input<typeof UserOperationRequestSchema>
 
-/** A bundle to check: 1-8 transactions simulated in order, optionally under state overrides. */
-export interface BundleRequest {
-  chainId?: '0x2105'
-  transactions: Omit<TransactionRequest, 'chainId'>[]
-  /** `eth_simulateV1`-shaped overrides by address; the answer is then `hypothetical`. */
-  stateOverrides?: Record<
-    Address,
-    {
-      balance?: Hex
-      nonce?: Hex
-      code?: Hex
-      state?: Record<Hex, Hex>
-      stateDiff?: Record<Hex, Hex>
-    }
-  >
-}
+/**
+ * A bundle to check: 1-8 transactions simulated in order, optionally under `eth_simulateV1`-shaped
+ * state overrides by address (the answer is then `hypothetical`), each transaction optionally
+ * with an EIP-7702 `authorizationList`.
+ */
+export type BundleRequest = z.input<typeof BundleRequestSchema>
 
 /**
  * Who pays for paid preflights: a viem account. Only its `address` and `signTypedData` reach the

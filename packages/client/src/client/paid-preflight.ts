@@ -4,6 +4,7 @@ import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Address } from 'viem'
+import { isAddressText } from '../types/hex.js'
 import { type ChallengeChecks, checkChallenge } from './check-challenge.js'
 import { GuardError } from './guard-error.js'
 import { decodeOffer, errorMessage, errorOf, parseBody, unreachable } from './guard-replies.js'
@@ -193,9 +194,7 @@ function payerOf(paymentSignature: string): Address | undefined {
       authorization?: { from?: unknown }
     }
     const from = payload.authorization?.from
-    return typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from)
-      ? (from as Address)
-      : undefined
+    return isAddressText(from) ? from : undefined
   } catch {
     return undefined
   }

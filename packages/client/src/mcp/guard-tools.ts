@@ -2,22 +2,14 @@ import { createRequire } from 'node:module'
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import {
-  AUTHORIZATION_PREFLIGHT_PATH,
-  BUNDLE_PREFLIGHT_PATH,
-  EVIDENCE_PATH,
-  PAID_PREFLIGHT_PATH,
-  READ_ONLY_PREFLIGHT_PATH,
-  TYPED_DATA_PREFLIGHT_PATH,
-  USER_OPERATION_PREFLIGHT_PATH,
-} from '../client/guard-types.js'
-import { AuthorizationRequestSchema } from '../schemas/delegation.js'
-import {
+  AuthorizationRequestSchema,
   BundleRequestSchema,
   EvidenceRequestSchema,
   TransactionRequestSchema,
   TypedDataRequestSchema,
+  UserOperationRequestSchema,
 } from '../schemas/requests.js'
-import { UserOperationRequestSchema } from '../schemas/user-operation.js'
+import { ROUTES } from '../types/routes.js'
 
 // The one MCP tool set of Pre-Send Guard. Both MCP servers register exactly these tools, with
 // these names, words and input schemas: the stdio server of this package (`pre-send-guard-mcp`,
@@ -80,7 +72,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
         'Before signing an EVM transaction on Base (chain id 0x2105): simulates it at the latest block (never broadcasts) and answers whether it reverts (with the decoded reason), the gas and the total cost in wei (L2 execution + L1 data fee), what it does to balances and approvals (effects), and a verdict: sign, review or block, with findings that explain each risk. Input: from, to, data (0x-hex calldata; "0x" for none), optional value (hex wei) and chainId ("0x2105"). No other fields are accepted. Do not sign when the verdict is block; ask a person when it is review.',
       inputSchema: TransactionRequestSchema,
       annotations: readOnly,
-      path: READ_ONLY_PREFLIGHT_PATH,
+      path: ROUTES.transactionPreflight,
     },
     {
       name: 'preflight_bundle',
@@ -89,7 +81,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
         "Simulates 1 to 8 transactions in order in one block (approve, then swap: each sees the state the earlier left), optionally under state overrides (balance, nonce, code, storage by address; answers under overrides are marked hypothetical) and with EIP-7702 authorization lists. Answers each transaction's verdict, findings, gas, fees and effects, the net effects per sender, and one overall verdict (the worst).",
       inputSchema: BundleRequestSchema,
       annotations: readOnly,
-      path: BUNDLE_PREFLIGHT_PATH,
+      path: ROUTES.bundlePreflight,
     },
     {
       name: 'preflight_typed_data',
@@ -98,7 +90,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
         'Before signing eth_signTypedData_v4 data (permits, Permit2, orders, EIP-3009 authorizations): checks the typed data is well formed and says what signing it allows (who may spend what, until when), with a verdict sign, review or block and findings. Signs nothing.',
       inputSchema: TypedDataRequestSchema,
       annotations: readOnly,
-      path: TYPED_DATA_PREFLIGHT_PATH,
+      path: ROUTES.typedDataPreflight,
     },
     {
       name: 'preflight_authorization',
@@ -107,7 +99,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
         "Before signing (or sending) an EIP-7702 authorization that delegates an account's code: checks the signer, chain id and nonce, and probes the delegate's behaviour in a simulation (does incoming ETH leave the account; can a stranger or an address hard-coded in the delegate move its assets). Verdict sign (a recognised wallet delegate, or clearing with the zero address), review (unknown delegate, chain id 0, replacing a delegation, a nonce the chain would skip) or block (sweeper, open executor, hard-coded operator, no code, wrong signer). Input: authority, authorization {address, chainId, nonce, optional yParity/r/s} in JSON-RPC hex form. Signs and sends nothing.",
       inputSchema: AuthorizationRequestSchema,
       annotations: readOnly,
-      path: AUTHORIZATION_PREFLIGHT_PATH,
+      path: ROUTES.authorizationPreflight,
     },
     {
       name: 'preflight_user_operation',
@@ -116,7 +108,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
         'Before sending an ERC-4337 user operation (eth_sendUserOperation) from a smart account: simulates it through its canonical EntryPoint (v0.6 execution only; v0.7/v0.8 with validation, prefund and paymaster) at the latest Base block and screens every call the account makes (execute, executeBatch, ERC-7821 batches) with the account as sender. Input: entryPoint and userOperation in the JSON-RPC form eth_sendUserOperation takes (hex quantities); gas fields and signature may be omitted (a stub signature is simulated). Answers a verdict sign, review or block with findings, the operation hash, validation, prefund, execution, decoded calls and asset effects. Sends nothing.',
       inputSchema: UserOperationRequestSchema,
       annotations: readOnly,
-      path: USER_OPERATION_PREFLIGHT_PATH,
+      path: ROUTES.userOperationPreflight,
     },
     {
       name: 'public_page_evidence',
@@ -125,7 +117,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
         'Reads one public http(s) URL (never a private or local address) and returns its main content as bounded markdown with a SHA-256 hash, to keep as evidence of what a page said (a contract address on a project page, say).',
       inputSchema: EvidenceRequestSchema,
       annotations: readOnly,
-      path: EVIDENCE_PATH,
+      path: ROUTES.evidence,
     },
     {
       name: 'paid_preflight_transaction',
@@ -133,7 +125,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
       description: `${PAID_DESCRIPTION} ${PAYMENT_WORDS[payment]}`,
       inputSchema: PaidTransactionRequestSchema,
       annotations: { readOnlyHint: false, openWorldHint: true, idempotentHint: true },
-      path: PAID_PREFLIGHT_PATH,
+      path: ROUTES.paidTransactionPreflight,
     },
   ]
 }

@@ -10,6 +10,7 @@ import type { Discovery } from '../client/guard-responses.js'
 import type { GuardClient, TransactionRequest } from '../client/guard-types.js'
 import { verifyOfferReceipt } from '../client/verify-offer-receipt.js'
 import { canonicalJson, verifyReceipt } from '../client/verify-receipt.js'
+import { isBytes32Text } from '../types/hex.js'
 import { type GuardTool, guardMcpServerInfo, guardTools } from './guard-tools.js'
 
 /** The guard the server calls when none is configured: `npm start`'s address. */
@@ -74,11 +75,11 @@ export function optionsFromEnv(
   const key = env.BUYER_PRIVATE_KEY?.trim()
   let payer: GuardMcpOptions['payer']
   if (key) {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
+    if (!isBytes32Text(key)) {
       throw new GuardMcpConfigError('BUYER_PRIVATE_KEY is not a 0x-prefixed 32-byte hex key')
     }
     try {
-      payer = privateKeyToAccount(key as Hex)
+      payer = privateKeyToAccount(key)
     } catch {
       throw new GuardMcpConfigError('BUYER_PRIVATE_KEY is not a valid secp256k1 private key')
     }

@@ -1,55 +1,7 @@
 import { z } from 'zod'
 import { VERDICTS } from '../types/vocabulary.js'
 import { chainFields, FindingSchema } from './preflight.js'
-import { address, decimal, hex, quantity, word, yParity } from './primitives.js'
-
-/**
- * An EIP-7702 authorization in JSON-RPC form (as viem's `signAuthorization` result is sent in
- * an `authorizationList`); `yParity`, `r` and `s` come together or not at all.
- */
-export const AuthorizationTupleSchema = z
-  .strictObject({
-    address: address.meta({
-      description: 'The delegate whose code the account will run; the zero address clears.',
-    }),
-    chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
-    nonce: quantity("The authority's nonce the authorization is valid at, hex.", 64),
-    yParity: yParity.optional().meta({ description: 'Signature y parity.' }),
-    r: word('Signature r, hex (32 bytes, or a quantity without leading zeros).').optional(),
-    s: word('Signature s, hex (32 bytes, or a quantity without leading zeros).').optional(),
-  })
-  .refine(
-    (a) =>
-      [a.yParity, a.r, a.s].every((v) => v === undefined) ||
-      [a.yParity, a.r, a.s].every((v) => v !== undefined),
-    { message: 'yParity, r and s must be given together (or all left out)', path: ['yParity'] },
-  )
-export type AuthorizationTuple = z.output<typeof AuthorizationTupleSchema>
-
-/** A signed EIP-7702 authorization in JSON-RPC form, as a type-4 transaction's list carries it. */
-export const SignedAuthorizationSchema = z.strictObject({
-  address: address.meta({ description: 'The delegate; the zero address clears.' }),
-  chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
-  nonce: quantity("The authority's nonce, hex.", 64),
-  yParity: yParity,
-  r: word('Signature r, hex.'),
-  s: word('Signature s, hex.'),
-})
-export type SignedAuthorization = z.output<typeof SignedAuthorizationSchema>
-
-/** Request body of `POST /payanagent/v1/base-authorization-preflight`: no other properties. */
-export const AuthorizationRequestSchema = z.strictObject({
-  chainId: z
-    .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })
-    .optional()
-    .meta({ description: 'Base mainnet chain id in hex; the only accepted value is 0x2105.' }),
-  authority: address.meta({
-    description: 'The account that signs (or signed) the authorization.',
-    example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  }),
-  authorization: AuthorizationTupleSchema,
-})
-export type AuthorizationRequest = z.output<typeof AuthorizationRequestSchema>
+import { address, decimal, hex } from './primitives.js'
 
 const ProbeHitSchema = z
   .object({

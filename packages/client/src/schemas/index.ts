@@ -1,9 +1,11 @@
 /**
- * `@pre-send-guard/client/schemas`: every answer of the guard, declared once in plain zod. The
- * service builds its routes and its OpenAPI document from these very objects (their `.meta()`
- * ids are the document's component names) and types its domain with their `z.output`; the
- * client parses what a guard answers with them. So the served contract, the service's types and
- * the buyer's checks cannot drift apart.
+ * `@pre-send-guard/client/schemas`: every request and answer of the guard and the zod primitives
+ * they are made of, declared once in plain zod (the hex/address patterns and the route paths are
+ * `/types`'s). The service builds its routes and its OpenAPI document from these very objects
+ * (their `.meta()` ids are the document's component names) and types its domain with their
+ * `z.output`; the client parses what a guard answers with them and types what it sends with the
+ * requests' `z.input`, and the MCP tools take the request schemas as their input. So the served
+ * contract, the service's types and the buyer's checks cannot drift apart.
  */
 export {
   type DecodedArg,
@@ -20,16 +22,7 @@ export {
   type UndecodedReason,
   type UnknownCall,
 } from './calldata.js'
-export {
-  type AuthorizationRequest,
-  AuthorizationRequestSchema,
-  type AuthorizationResult,
-  AuthorizationResultSchema,
-  type AuthorizationTuple,
-  AuthorizationTupleSchema,
-  type SignedAuthorization,
-  SignedAuthorizationSchema,
-} from './delegation.js'
+export { type AuthorizationResult, AuthorizationResultSchema } from './delegation.js'
 export {
   type DiscoveryDocument,
   DiscoverySchema,
@@ -73,31 +66,47 @@ export {
   type TransactionReport,
   TransactionReportSchema,
 } from './preflight.js'
-export { address, bytes32, decimal, hex, PinnedBlockSchema } from './primitives.js'
+export {
+  address,
+  addressOf,
+  boundedHexOf,
+  bytes32,
+  bytes32Of,
+  bytesOf,
+  decimal,
+  hex,
+  hexOf,
+  nonEmptyBytesOf,
+  PinnedBlockSchema,
+} from './primitives.js'
 export {
   type Receipt,
   ReceiptEip712Schema,
   ReceiptSchema,
 } from './receipt.js'
 export {
+  type AuthorizationRequest,
+  AuthorizationRequestSchema,
+  type AuthorizationTuple,
+  AuthorizationTupleSchema,
   type BundleRequestBody,
   BundleRequestSchema,
+  Eip7702AuthSchema,
   type EvidenceRequestBody,
   EvidenceRequestSchema,
+  OPENAPI_REQUEST_BODIES,
+  type SignedAuthorization,
+  SignedAuthorizationSchema,
   StateOverrideSchema,
   type TransactionRequestBody,
   TransactionRequestSchema,
   type TypedDataRequestBody,
   TypedDataRequestSchema,
   transactionFields,
-} from './requests.js'
-export { type DecodedValue, type TypedDataResult, TypedDataResultSchema } from './typed-data.js'
-export {
-  Eip7702AuthSchema,
   type UserOperationRequest,
   UserOperationRequestSchema,
-  type UserOperationResult,
-  UserOperationResultSchema,
   type UserOperationRpc,
   UserOperationRpcSchema,
-} from './user-operation.js'
+} from './requests.js'
+export { type DecodedValue, type TypedDataResult, TypedDataResultSchema } from './typed-data.js'
+export { type UserOperationResult, UserOperationResultSchema } from './user-operation.js'

@@ -1,20 +1,31 @@
 import { z } from 'zod'
+import { HEX_NUMBER_PATTERN, WORD_PATTERN } from '../types/hex.js'
 import { REQUEST_LIMITS } from '../types/vocabulary.js'
-import { SignedAuthorizationSchema } from './delegation.js'
+import {
+  address,
+  addressOf,
+  boundedHexOf,
+  bytes,
+  bytes32Of,
+  bytesOf,
+  quantity,
+  word,
+  yParity,
+} from './primitives.js'
 
-// The request bodies of the guard's free and paid routes, declared once: the service validates
-// its routes with these objects (their `.meta({ id })` names the OpenAPI component), the MCP
-// tools of both MCP servers take them as their input schemas, and the client's request types
-// are their `z.input`. The top-level schemas carry no `.meta({ id })`: a JSON Schema made from
-// one would be a bare `$ref`, where MCP wants an object; the service names its OpenAPI
-// components on its own copies (`.meta()` clones). Each field says what it is for a reader (or a model) that sees only the
-// JSON Schema.
+// Every request body of the guard's free and paid routes, declared once: the service validates
+// its routes with these objects (`OPENAPI_REQUEST_BODIES` names their OpenAPI components), the
+// MCP tools of both MCP servers take them as their input schemas, and the client's request
+// types are their `z.input`. The top-level schemas carry no `.meta({ id })`: a JSON Schema made
+// from one would be a bare `$ref`, where MCP wants an object; the OpenAPI names are given on
+// `.meta()` clones, which share the schema's definition. Each field says what it is for a reader
+// (or a model) that sees only the JSON Schema; the patterns are primitives.ts's.
 
 const addressField = (description: string) =>
-  z
-    .string()
-    .regex(/^0x[a-fA-F0-9]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
-    .meta({ description, example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })
+  addressOf('must be a 0x-prefixed 20-byte hex address').meta({
+    description,
+    example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  })
 
 const chainId = z
   .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })
@@ -26,14 +37,11 @@ export const transactionFields = {
   chainId,
   from: addressField('Sender used for the simulation.'),
   to: addressField('Destination.'),
-  data: z
-    .string()
-    .regex(/^0x(?:[a-fA-F0-9]{2})*$/, 'must be 0x-prefixed hex with an even number of digits')
-    .meta({ description: 'Calldata; `0x` alone means empty calldata.', example: '0x' }),
-  value: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]+$/, 'must be 0x-prefixed hex wei')
-    .refine((v) => !/^0x[0-9a-fA-F]+$/.test(v) || BigInt(v) < 2n ** 256n, 'must fit in 256 bits')
+  data: bytesOf('must be 0x-prefixed hex with an even number of digits').meta({
+    description: 'Calldata; `0x` alone means empty calldata.',
+    example: '0x',
+  }),
+  value: boundedHexOf(HEX_NUMBER_PATTERN, 'must be 0x-prefixed hex wei', 256)
     .optional()
     .meta({ description: 'Value in wei, hex.', example: '0x0' }),
 }
@@ -42,27 +50,67 @@ export const transactionFields = {
 export const TransactionRequestSchema = z.strictObject(transactionFields)
 export type TransactionRequestBody = z.input<typeof TransactionRequestSchema>
 
+/**
+ * An EIP-7702 authorization in JSON-RPC form (as viem's `signAuthorization` result is sent in
+ * an `authorizationList`); `yParity`, `r` and `s` come together or not at all.
+ */
+export const AuthorizationTupleSchema = z
+  .strictObject({
+    address: address.meta({
+      description: 'The delegate whose code the account will run; the zero address clears.',
+    }),
+    chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
+    nonce: quantity("The authority's nonce the authorization is valid at, hex.", 64),
+    yParity: yParity.optional().meta({ description: 'Signature y parity.' }),
+    r: word('Signature r, hex (32 bytes, or a quantity without leading zeros).').optional(),
+    s: word('Signature s, hex (32 bytes, or a quantity without leading zeros).').optional(),
+  })
+  .refine(
+    (a) =>
+      [a.yParity, a.r, a.s].every((v) => v === undefined) ||
+      [a.yParity, a.r, a.s].every((v) => v !== undefined),
+    { message: 'yParity, r and s must be given together (or all left out)', path: ['yParity'] },
+  )
+export type AuthorizationTuple = z.output<typeof AuthorizationTupleSchema>
+
+/** A signed EIP-7702 authorization in JSON-RPC form, as a type-4 transaction's list carries it. */
+export const SignedAuthorizationSchema = z.strictObject({
+  address: address.meta({ description: 'The delegate; the zero address clears.' }),
+  chainId: quantity('Chain id, hex; `0x0` means every chain.', 256),
+  nonce: quantity("The authority's nonce, hex.", 64),
+  yParity: yParity,
+  r: word('Signature r, hex.'),
+  s: word('Signature s, hex.'),
+})
+export type SignedAuthorization = z.output<typeof SignedAuthorizationSchema>
+
+/** Request body of `POST /payanagent/v1/base-authorization-preflight`: no other properties. */
+export const AuthorizationRequestSchema = z.strictObject({
+  chainId,
+  authority: address.meta({
+    description: 'The account that signs (or signed) the authorization.',
+    example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  }),
+  authorization: AuthorizationTupleSchema,
+})
+export type AuthorizationRequest = z.output<typeof AuthorizationRequestSchema>
+
 const overrides = REQUEST_LIMITS.overrides
-const word = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex word')
+const slot = bytes32Of('must be a 0x-prefixed 32-byte hex word')
 const slots = z
-  .record(word, word)
+  .record(slot, slot)
   .refine((m) => Object.keys(m).length <= overrides.slotsPerAddress, {
     message: `at most ${overrides.slotsPerAddress} slots per address`,
   })
-const quantity = (bits: number) =>
-  z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x-prefixed hex')
-    .refine((v) => BigInt(v) < 2n ** BigInt(bits), `must fit in ${bits} bits`)
+// An override quantity: up to 64 hex digits, leading zeros allowed, sized in bits.
+const quantityOf = (bits: number) => boundedHexOf(WORD_PATTERN, 'must be 0x-prefixed hex', bits)
 
 /** One address's state override, eth_simulateV1-shaped. */
 export const StateOverrideSchema = z
   .strictObject({
-    balance: quantity(256).optional().meta({ description: 'Wei, hex.' }),
-    nonce: quantity(53).optional(),
-    code: z
-      .string()
-      .regex(/^0x(?:[0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex with whole bytes')
+    balance: quantityOf(256).optional().meta({ description: 'Wei, hex.' }),
+    nonce: quantityOf(53).optional(),
+    code: bytesOf('must be 0x-prefixed hex with whole bytes')
       .refine((v) => (v.length - 2) / 2 <= overrides.codeBytes, {
         message: `at most ${overrides.codeBytes} bytes of code`,
       })
@@ -97,10 +145,7 @@ export const BundleRequestSchema = z.strictObject({
       description: `1 to ${REQUEST_LIMITS.bundleTransactions} transactions (transaction request bodies, without chainId), simulated in this order.`,
     }),
   stateOverrides: z
-    .record(
-      z.string().regex(/^0x[a-fA-F0-9]{40}$/, 'keys must be 0x-prefixed 20-byte hex addresses'),
-      StateOverrideSchema,
-    )
+    .record(addressOf('keys must be 0x-prefixed 20-byte hex addresses'), StateOverrideSchema)
     .refine((m) => Object.keys(m).length <= overrides.addresses, {
       message: `at most ${overrides.addresses} addresses`,
     })
@@ -171,3 +216,71 @@ export const EvidenceRequestSchema = z.strictObject({
     }),
 })
 export type EvidenceRequestBody = z.input<typeof EvidenceRequestSchema>
+
+/** The signed EIP-7702 authorization a 7702 account's operation carries (`eip7702Auth`). */
+export const Eip7702AuthSchema = z.strictObject({
+  address: address.meta({ description: 'The delegate.' }),
+  chainId: word('Chain id, hex (0x0: every chain).'),
+  nonce: word("The sender's nonce it is valid at, hex."),
+  yParity: yParity,
+  r: word('Signature r.'),
+  s: word('Signature s.'),
+})
+
+/**
+ * A user operation in the JSON-RPC form `eth_sendUserOperation` takes (as viem sends it): the
+ * EntryPoint v0.7/v0.8 fields, or v0.6's `initCode` and `paymasterAndData`. Which set applies
+ * follows from `entryPoint`; mixing them is refused.
+ */
+export const UserOperationRpcSchema = z.strictObject({
+  sender: address.meta({ description: 'The smart account.' }),
+  nonce: word('Nonce, hex (key and sequence).'),
+  callData: bytes('What the account is asked to do (`execute`, `executeBatch`, ...).'),
+  factory: z
+    .union([address, z.literal('0x7702')])
+    .optional()
+    .meta({ description: 'v0.7/v0.8: factory of a not-yet-deployed account, or `0x7702`.' }),
+  factoryData: bytes('v0.7/v0.8: data for the factory.').optional(),
+  initCode: bytes(
+    'v0.6: factory address followed by its data; `0x` for a deployed account.',
+  ).optional(),
+  callGasLimit: word('Gas, hex.').optional(),
+  verificationGasLimit: word('Gas, hex.').optional(),
+  preVerificationGas: word('Gas, hex.').optional(),
+  maxFeePerGas: word('Wei per gas, hex.').optional(),
+  maxPriorityFeePerGas: word('Wei per gas, hex.').optional(),
+  paymaster: address.optional().meta({ description: 'v0.7/v0.8: the paymaster.' }),
+  paymasterVerificationGasLimit: word('Gas, hex.').optional(),
+  paymasterPostOpGasLimit: word('Gas, hex.').optional(),
+  paymasterData: bytes('v0.7/v0.8: data for the paymaster.').optional(),
+  paymasterAndData: bytes('v0.6: paymaster address followed by its data.').optional(),
+  signature: bytes('The signature; omitted or `0x`: a stub is simulated.').optional(),
+  eip7702Auth: Eip7702AuthSchema.optional(),
+})
+export type UserOperationRpc = z.output<typeof UserOperationRpcSchema>
+
+/** Request body of `POST /payanagent/v1/base-user-operation-preflight`. */
+export const UserOperationRequestSchema = z.strictObject({
+  chainId,
+  entryPoint: address.meta({
+    description:
+      'A canonical EntryPoint: v0.6 0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789, v0.7 0x0000000071727De22E5E9d8BAf0edAc6f37da032 or v0.8 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108.',
+  }),
+  userOperation: UserOperationRpcSchema,
+})
+export type UserOperationRequest = z.output<typeof UserOperationRequestSchema>
+
+/**
+ * The request bodies as the service's routes declare them. The four named in the OpenAPI
+ * document are `.meta({ id })` clones of the schemas above: a clone shares its schema's
+ * definition (`_zod.def`), so it checks exactly the same; only the document's component name is
+ * added. The authorization and user-operation bodies are inline in the document.
+ */
+export const OPENAPI_REQUEST_BODIES = {
+  transaction: TransactionRequestSchema.meta({ id: 'TransactionPreflightRequest' }),
+  bundle: BundleRequestSchema.meta({ id: 'BundlePreflightRequest' }),
+  typedData: TypedDataRequestSchema.meta({ id: 'TypedDataRequest' }),
+  evidence: EvidenceRequestSchema.meta({ id: 'PublicPageEvidenceRequest' }),
+  authorization: AuthorizationRequestSchema,
+  userOperation: UserOperationRequestSchema,
+}

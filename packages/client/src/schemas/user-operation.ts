@@ -1,63 +1,7 @@
 import { z } from 'zod'
 import { VERDICTS } from '../types/vocabulary.js'
 import { chainFields, FindingSchema, transactionReport } from './preflight.js'
-import { address, bytes, bytes32, decimal, word, yParity } from './primitives.js'
-
-/** The signed EIP-7702 authorization a 7702 account's operation carries (`eip7702Auth`). */
-export const Eip7702AuthSchema = z.strictObject({
-  address: address.meta({ description: 'The delegate.' }),
-  chainId: word('Chain id, hex (0x0: every chain).'),
-  nonce: word("The sender's nonce it is valid at, hex."),
-  yParity: yParity,
-  r: word('Signature r.'),
-  s: word('Signature s.'),
-})
-
-/**
- * A user operation in the JSON-RPC form `eth_sendUserOperation` takes (as viem sends it): the
- * EntryPoint v0.7/v0.8 fields, or v0.6's `initCode` and `paymasterAndData`. Which set applies
- * follows from `entryPoint`; mixing them is refused.
- */
-export const UserOperationRpcSchema = z.strictObject({
-  sender: address.meta({ description: 'The smart account.' }),
-  nonce: word('Nonce, hex (key and sequence).'),
-  callData: bytes('What the account is asked to do (`execute`, `executeBatch`, ...).'),
-  factory: z
-    .union([address, z.literal('0x7702')])
-    .optional()
-    .meta({ description: 'v0.7/v0.8: factory of a not-yet-deployed account, or `0x7702`.' }),
-  factoryData: bytes('v0.7/v0.8: data for the factory.').optional(),
-  initCode: bytes(
-    'v0.6: factory address followed by its data; `0x` for a deployed account.',
-  ).optional(),
-  callGasLimit: word('Gas, hex.').optional(),
-  verificationGasLimit: word('Gas, hex.').optional(),
-  preVerificationGas: word('Gas, hex.').optional(),
-  maxFeePerGas: word('Wei per gas, hex.').optional(),
-  maxPriorityFeePerGas: word('Wei per gas, hex.').optional(),
-  paymaster: address.optional().meta({ description: 'v0.7/v0.8: the paymaster.' }),
-  paymasterVerificationGasLimit: word('Gas, hex.').optional(),
-  paymasterPostOpGasLimit: word('Gas, hex.').optional(),
-  paymasterData: bytes('v0.7/v0.8: data for the paymaster.').optional(),
-  paymasterAndData: bytes('v0.6: paymaster address followed by its data.').optional(),
-  signature: bytes('The signature; omitted or `0x`: a stub is simulated.').optional(),
-  eip7702Auth: Eip7702AuthSchema.optional(),
-})
-export type UserOperationRpc = z.output<typeof UserOperationRpcSchema>
-
-/** Request body of `POST /payanagent/v1/base-user-operation-preflight`. */
-export const UserOperationRequestSchema = z.strictObject({
-  chainId: z
-    .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })
-    .optional()
-    .meta({ description: 'Base mainnet chain id in hex; the only accepted value is 0x2105.' }),
-  entryPoint: address.meta({
-    description:
-      'A canonical EntryPoint: v0.6 0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789, v0.7 0x0000000071727De22E5E9d8BAf0edAc6f37da032 or v0.8 0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108.',
-  }),
-  userOperation: UserOperationRpcSchema,
-})
-export type UserOperationRequest = z.output<typeof UserOperationRequestSchema>
+import { address, bytes32, decimal } from './primitives.js'
 
 /** The user-operation preflight answer. */
 export const UserOperationResultSchema = z

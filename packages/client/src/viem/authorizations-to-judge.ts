@@ -1,6 +1,6 @@
 import { type Address, type Hex, isAddress, isHex, toHex } from 'viem'
 import { recoverAuthorizationAddress } from 'viem/utils'
-import type { AuthorizationTuple } from '../schemas/delegation.js'
+import type { AuthorizationTuple } from '../schemas/requests.js'
 import { isPlainObject } from './is-plain-object.js'
 import { TransactionNotCheckableError } from './pre-send-guard-errors.js'
 

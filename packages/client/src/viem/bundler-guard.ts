@@ -9,7 +9,7 @@ import {
 } from 'viem/account-abstraction'
 import { createGuardClient, type GuardClient } from '../client/guard-client.js'
 import { GuardError } from '../client/guard-error.js'
-import type { UserOperationRequest } from '../schemas/user-operation.js'
+import type { UserOperationRequest } from '../schemas/requests.js'
 import type { UserOperationCheck } from './guard-checks.js'
 import type { RequestArguments, RequestFn } from './guarded-request.js'
 import {

@@ -9,8 +9,7 @@ import type {
 } from '../client/guard-responses.js'
 import type { PaidPreflight, TransactionRequest, TypedDataJson } from '../client/guard-types.js'
 import type { ReceiptVerification } from '../client/verify-receipt.js'
-import type { AuthorizationTuple } from '../schemas/delegation.js'
-import type { UserOperationRpc } from '../schemas/user-operation.js'
+import type { AuthorizationTuple, UserOperationRpc } from '../schemas/requests.js'
 
 // What the guard said, as the viem wrappers hand it over: apart from the wrappers, so their
 // errors and helpers can name these shapes without importing the wrappers back.

@@ -1,5 +1,5 @@
 import { hexToNumber, isAddress, isHex } from 'viem'
-import { type UserOperationRequest, UserOperationRequestSchema } from '../schemas/user-operation.js'
+import { type UserOperationRequest, UserOperationRequestSchema } from '../schemas/requests.js'
 import { isPlainObject } from './is-plain-object.js'
 import { notCheckable } from './pre-send-guard-errors.js'
 
