@@ -212,7 +212,7 @@ export async function preflightSequence(
   return result
 }
 
-/** {@link preflightSequence} with every read pinned to `block`. */
+/** {@link preflightSequence} with every read pinned to `block`: plan, two waves, screen. */
 async function sequenceAt(
   deps: PreflightDeps,
   txs: readonly TransactionInput[],
@@ -220,8 +220,55 @@ async function sequenceAt(
   block: PinnedBlock,
   options: SequenceOptions | undefined,
 ): Promise<SequenceOutcome> {
-  const { chain } = deps
-  const at: BlockRef = { number: block.number, hash: block.hash }
+  const plan = planReads(txs, overrides, block, options)
+  const wave = await readFirstWave(deps.chain, txs, overrides, options, plan)
+  const outcomes = executedOutcomes(txs, plan, wave, options)
+  const fee = { maxPriorityFeePerGas: suggestPriorityFee(wave.rewards), maxFeePerGas: 0n }
+  fee.maxFeePerGas = suggestMaxFee(block.baseFeePerGas, fee.maxPriorityFeePerGas)
+  const unsigned = unsignedTransactions(deps.chainId, outcomes, overrides, plan, wave, fee)
+  const late = await readSecondWave(deps.chain, plan, wave, outcomes)
+  const l1Fees = unsigned.map((u) => fjordL1Fee(u, late.l1Params))
+  const screened = screenOutcomes(deps, overrides, options, block, plan, wave, late, outcomes, {
+    ...fee,
+    l1Fees,
+  })
+  return {
+    block,
+    simulation: wave.simulation,
+    outcomes: screened,
+    tokens: late.tokens,
+    tokensOmitted: late.tokensOmitted,
+    senderNonces: new Map(plan.senders.map((s, i) => [s, wave.nonces[i] ?? 0])),
+    ownerPowers: late.ownerPowers,
+  }
+}
+
+/** What the first wave reads, decided from the calldata alone. */
+interface ReadPlan {
+  at: BlockRef
+  decoded: DecodedCall[]
+  first: TransactionInput
+  /** eth_call/eth_estimateGas of the first transaction on the real state are meaningful. */
+  direct: boolean
+  senders: Address[]
+  /** Addresses whose code the rules read (bounded over the whole bundle). */
+  watched: Address[]
+  probes: Address[]
+  /** Tokens the calldata names: their metadata rides in the simulation. */
+  early: Address[]
+  /** Tokens the calldata names or its swaps trade whose code is read for their owner powers. */
+  tokenCodeTargets: Address[]
+  sell: SellProbePlan | undefined
+  riding: ReturnType<typeof ridingReads>
+}
+
+/** Step 1: decode every transaction and decide what the first wave reads. */
+function planReads(
+  txs: readonly TransactionInput[],
+  overrides: StateOverrides | undefined,
+  block: PinnedBlock,
+  options: SequenceOptions | undefined,
+): ReadPlan {
   const decoded = txs.map((tx) => decodeCalldata(tx.data, tx.to))
   const first = txs[0]
   if (first === undefined) throw new Error('preflightSequence needs at least one transaction')
@@ -232,43 +279,62 @@ async function sequenceAt(
     overrides === undefined &&
     options === undefined &&
     !txs.some((tx) => (tx.authorizationList?.length ?? 0) > 0)
-  const senders = unique(txs.map((tx) => tx.from))
+  const each = <T>(f: (tx: TransactionInput, d: DecodedCall) => T[]) =>
+    txs.flatMap((tx, i) => f(tx, decoded[i] as DecodedCall))
   // Bounded over the whole bundle too: an address left out is reported (`screen-incomplete`).
-  const watched = unique(
-    txs.flatMap((tx, i) => [tx.from, tx.to, ...addressesOfInterest(tx, decoded[i] as DecodedCall)]),
-  ).slice(0, BUNDLE_CODE_LIMIT)
-  const probes = unique(
-    txs.flatMap((tx, i) => standardProbeTargets(tx, decoded[i] as DecodedCall)),
-  ).slice(0, STANDARD_PROBE_LIMIT)
-  // Tokens the calldata names: their metadata rides in the simulation (no extra request).
-  const early = unique(txs.flatMap((tx, i) => calldataTokens(tx, decoded[i] as DecodedCall))).slice(
+  const watched = unique(each((tx, d) => [tx.from, tx.to, ...addressesOfInterest(tx, d)])).slice(
     0,
-    TOKEN_METADATA_LIMIT,
+    BUNDLE_CODE_LIMIT,
   )
-
+  const probes = unique(each(standardProbeTargets)).slice(0, STANDARD_PROBE_LIMIT)
+  const early = unique(each(calldataTokens)).slice(0, TOKEN_METADATA_LIMIT)
   // Tokens the calldata names or its swaps trade (what a swap buys is known before it runs):
   // their code rides in the wave too, for their owner powers, unless the wave reads it already.
   const watchedSet = new Set<string>(watched)
   const tokenCodeTargets = unique(
-    txs.flatMap((tx, i) => [
-      ...calldataTokenParts(tx, decoded[i] as DecodedCall).tokens,
-      ...swapTokens(tx, decoded[i] as DecodedCall),
-    ]),
+    each((tx, d) => [...calldataTokenParts(tx, d).tokens, ...swapTokens(tx, d)]),
   )
     .filter((t) => !watchedSet.has(t))
     .slice(0, TOKEN_CODE_LIMIT)
-
   // The sell probe (transactions judged as themselves only): a later simulated block in the
   // same request, where each sender sells back what its swaps bought.
   const sell =
     options === undefined
       ? sellProbePlan(
-          txs.flatMap((tx, i) =>
-            swapOutputHops(tx, decoded[i] as DecodedCall).map((hop) => ({ sender: tx.from, hop })),
-          ),
+          each((tx, d) => swapOutputHops(tx, d).map((hop) => ({ sender: tx.from, hop }))),
         )
       : undefined
-  const riding = ridingReads(early, positionProbes(txs, decoded), sell)
+  return {
+    at: { number: block.number, hash: block.hash },
+    decoded,
+    first,
+    direct,
+    senders: unique(txs.map((tx) => tx.from)),
+    watched,
+    probes,
+    early,
+    tokenCodeTargets,
+    sell,
+    riding: ridingReads(early, positionProbes(txs, decoded), sell),
+  }
+}
+
+/** What the first wave read. */
+type FirstWave = Awaited<ReturnType<typeof readFirstWave>>
+
+/**
+ * Step 2, the first wave: the simulation (with the reads riding in it and the sell probe's
+ * later block), the first transaction's eth_call/eth_estimateGas, balances, nonces, fee
+ * history, code and token-standard probes, all at once.
+ */
+async function readFirstWave(
+  chain: ChainReader,
+  txs: readonly TransactionInput[],
+  overrides: StateOverrides | undefined,
+  options: SequenceOptions | undefined,
+  plan: ReadPlan,
+) {
+  const { at, direct, first, sell, riding } = plan
   const [
     simulation,
     call0,
@@ -290,17 +356,17 @@ async function sequenceAt(
     ),
     direct ? chain.call(first, at) : undefined,
     direct ? chain.estimateGas(first, at) : undefined,
-    Promise.all(senders.map((s) => chain.balance(s, at))),
-    Promise.all(senders.map((s) => chain.nonce(s, at))),
+    Promise.all(plan.senders.map((s) => chain.balance(s, at))),
+    Promise.all(plan.senders.map((s) => chain.nonce(s, at))),
     chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
-    Promise.all(watched.map((address) => chain.code(address, at))),
-    probeTokenStandards(chain, probes, at),
-    Promise.all(tokenCodeTargets.map((address) => chain.code(address, at))),
+    Promise.all(plan.watched.map((address) => chain.code(address, at))),
+    probeTokenStandards(chain, plan.probes, at),
+    Promise.all(plan.tokenCodeTargets.map((address) => chain.code(address, at))),
   ])
-  const codes = new Map<string, Hex>(watched.map((address, i) => [address, codeList[i] ?? '0x']))
+  const codes = new Map<string, Hex>(plan.watched.map((a, i) => [a, codeList[i] ?? '0x']))
   // Kept apart from `codes` (what the rules read), so no rule sees more than it asked for.
   const tokenCodes = new Map<string, Hex>(
-    tokenCodeTargets.map((address, i) => [address, tokenCodeList[i] ?? '0x']),
+    plan.tokenCodeTargets.map((address, i) => [address, tokenCodeList[i] ?? '0x']),
   )
   // Code the caller overrides is the code the simulation ran: the rules must judge that one.
   for (const [address, o] of Object.entries(overrides ?? {})) {
@@ -313,12 +379,29 @@ async function sequenceAt(
   if (!simulation.available && (!direct || txs.length > 1)) {
     throw new SimulationUnavailableError(simulation.reason, simulation.refused === true)
   }
+  return { simulation, call0, gas0, balances, nonces, rewards, tokenStandards, codes, tokenCodes }
+}
 
+/** One transaction as executed, before the screen. */
+type ExecutedOutcome = ReturnType<typeof executedOutcomes>[number]
+
+/**
+ * Step 3: each transaction's call and gas outcome and its execution effects, with the facts of
+ * the tokens it receives (the sell probe's figures) and of the held tokens it sells.
+ */
+function executedOutcomes(
+  txs: readonly TransactionInput[],
+  plan: ReadPlan,
+  wave: FirstWave,
+  options: SequenceOptions | undefined,
+) {
+  const { simulation, call0, gas0 } = wave
   const measured =
-    sell !== undefined && simulation.available
-      ? sellMeasurements(sell, simulation.later)
+    plan.sell !== undefined && simulation.available
+      ? sellMeasurements(plan.sell, simulation.later)
       : new Map<string, never>()
-  const outcomes = txs.map((tx, i) => {
+  return txs.map((tx, i) => {
+    const decoded = plan.decoded[i] as DecodedCall
     const simulated = simulation.available ? simulation.calls[i] : undefined
     const call: CallOutcome =
       i === 0 && call0 !== undefined
@@ -337,35 +420,37 @@ async function sequenceAt(
     const effects = logs === undefined ? undefined : executionEffects(logs, tx.from)
     if (effects !== undefined && logs !== undefined) {
       // What the calldata pays on purpose (a router's fee, a friend) is no token's tax.
-      const declared = declaredRecipients(callSites(tx, decoded[i] as DecodedCall))
-      const received = receivedTokenFacts(
-        effects,
-        logs,
-        tx.from,
-        measured.get(tx.from.toLowerCase()),
-        declared,
-      )
+      const declared = declaredRecipients(callSites(tx, decoded))
+      const mine = measured.get(tx.from.toLowerCase())
+      const received = receivedTokenFacts(effects, logs, tx.from, mine, declared)
       if (received.length > 0) effects.receivedTokens = received
       const losses = sellLosses(effects, logs, tx.from, declared)
       if (losses.length > 0) effects.sellLosses = losses
     }
-    return { tx, decoded: decoded[i] as DecodedCall, call, gas, gasFromEstimate, effects }
+    return { tx, decoded, call, gas, gasFromEstimate, effects }
   })
+}
 
-  const maxPriorityFeePerGas = suggestPriorityFee(rewards)
-  const maxFeePerGas = suggestMaxFee(block.baseFeePerGas, maxPriorityFeePerGas)
-  const nonceOf = new Map(senders.map((s, i) => [s, nonces[i] ?? 0]))
-  const unsigned = outcomes.map((o) => {
+/** Step 4: each transaction as it would be signed (its L1 data fee is priced on these bytes). */
+function unsignedTransactions(
+  chainId: number,
+  outcomes: readonly ExecutedOutcome[],
+  overrides: StateOverrides | undefined,
+  plan: ReadPlan,
+  wave: FirstWave,
+  fee: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+) {
+  const nonceOf = new Map(plan.senders.map((s, i) => [s, wave.nonces[i] ?? 0]))
+  return outcomes.map((o) => {
     const key = o.tx.from.toLowerCase()
     const nonce = nonceOverride(overrides, o.tx.from) ?? nonceOf.get(key as Address) ?? 0
     nonceOf.set(key as Address, nonce + 1)
     try {
       return unsignedEip1559Bytes({
-        chainId: deps.chainId,
+        chainId,
         nonce,
         gas: o.gas.status === 'success' ? o.gas.gas : 0n,
-        maxFeePerGas,
-        maxPriorityFeePerGas,
+        ...fee,
         to: o.tx.to,
         value: o.tx.value,
         data: o.tx.data,
@@ -375,9 +460,27 @@ async function sequenceAt(
       throw new RpcUnavailableError('Base RPC reported fee values no transaction can carry', error)
     }
   })
+}
 
+/** What the second wave read, and the token book and owner powers built from both waves. */
+type SecondWave = Awaited<ReturnType<typeof readSecondWave>>
+
+/**
+ * Step 5, the second wave (only when execution revealed what the calldata did not name): the
+ * L1 fee parameters when they could not ride, metadata of tokens read late (with the code of
+ * received tokens among them), code of addresses an effect rule judges, and delegated senders'
+ * delegates. Adds the late code to `wave.codes`.
+ */
+async function readSecondWave(
+  chain: ChainReader,
+  plan: ReadPlan,
+  wave: FirstWave,
+  outcomes: readonly ExecutedOutcome[],
+) {
+  const { simulation, codes, tokenCodes } = wave
+  const { at, riding } = plan
   const allTokens = unique([
-    ...early,
+    ...plan.early,
     ...outcomes.flatMap((o) => (o.effects === undefined ? [] : effectTokens(o.effects))),
   ])
   const tokenList = allTokens.slice(0, TOKEN_METADATA_LIMIT)
@@ -398,7 +501,7 @@ async function sequenceAt(
     .filter((a) => !codes.has(a))
     .slice(0, EFFECT_CODE_LIMIT)
   // Delegated senders whose delegate is not known by its address: its code and a probe.
-  const delegated = senders.flatMap((s) => {
+  const delegated = plan.senders.flatMap((s) => {
     const delegate = delegateOf(codes.get(s) ?? '0x')
     return delegate === undefined || walletDelegateAt(delegate) !== undefined
       ? []
@@ -413,14 +516,10 @@ async function sequenceAt(
   const lateCode = received
     .filter((t) => !tokenCodes.has(t) && !codes.has(t) && !extraCode.includes(t) && lateSet.has(t))
     .slice(0, TOKEN_CODE_LIMIT)
+  const viaSimulate = simulation.available && simulation.source === 'eth_simulateV1'
   const [l1Params, lateTokens, extraCodes, senderDelegates, lateCodeList] = await Promise.all([
     ridden !== undefined ? l1FeeParamsFromSimulated(ridden.l1) : readL1FeeParams(chain, at),
-    readTokenMetadata(
-      chain,
-      late,
-      at,
-      simulation.available && simulation.source === 'eth_simulateV1',
-    ),
+    readTokenMetadata(chain, late, at, viaSimulate),
     Promise.all(extraCode.map((a) => chain.code(a, at))),
     Promise.all(delegated.map((d) => readSenderDelegate(chain, d.sender, d.delegate, at))),
     Promise.all(lateCode.map((a) => chain.code(a, at))),
@@ -432,8 +531,11 @@ async function sequenceAt(
   for (const t of received) {
     const code = tokenCodes.get(t) ?? codes.get(t)
     if (code === undefined) continue
-    const known = recogniseCode(t, code)
-    ownerPowers.set(t, { ...readOwnerPowers(code), ...(known ? { knownAs: known.name } : {}) })
+    const recognised = recogniseCode(t, code)
+    ownerPowers.set(t, {
+      ...readOwnerPowers(code),
+      ...(recognised ? { knownAs: recognised.name } : {}),
+    })
   }
   const delegateOfSender = new Map(delegated.map((d, i) => [d.sender, senderDelegates[i]]))
   extraCode.forEach((a, i) => {
@@ -444,7 +546,6 @@ async function sequenceAt(
       'Base RPC: the GasPriceOracle fee parameters are unreadable at the pinned block',
     )
   }
-  const l1Fees = unsigned.map((u) => fjordL1Fee(u, l1Params))
   // One book in a fixed order (the token list's), so answers are byte-identical.
   const tokens = new Map(
     tokenList.map((t) => [
@@ -452,22 +553,47 @@ async function sequenceAt(
       known.get(t) ?? lateTokens.get(t) ?? { symbol: null, decimals: null },
     ]),
   )
-
-  // What each sender can still spend as the sequence goes on (value and worst-case fees).
-  const remaining = new Map(
-    senders.map((s, i) => [
-      s,
-      (overrides === undefined ? undefined : overrides[checksumKey(overrides, s)]?.balance) ??
-        balances[i] ??
-        0n,
-    ]),
-  )
   const positions =
     ridden !== undefined && simulation.available
       ? positionChanges(riding.probes, ridden.positions, simulation.after ?? [])
       : []
-  const screened = outcomes.map((o, i): TransactionOutcome => {
-    const changed = positions.filter((p) => p.txIndex === i)
+  return {
+    l1Params,
+    tokens,
+    tokensOmitted: allTokens.length - tokenList.length,
+    ownerPowers,
+    delegateOfSender,
+    positions,
+  }
+}
+
+/**
+ * Step 6, the screen: each transaction's fees (the sender's balance running down the sequence
+ * by value and worst-case fees) and its screen context, judged by the rules.
+ */
+function screenOutcomes(
+  deps: PreflightDeps,
+  overrides: StateOverrides | undefined,
+  options: SequenceOptions | undefined,
+  block: PinnedBlock,
+  plan: ReadPlan,
+  wave: FirstWave,
+  late: SecondWave,
+  outcomes: readonly ExecutedOutcome[],
+  fee: { maxPriorityFeePerGas: bigint; l1Fees: readonly bigint[] },
+): TransactionOutcome[] {
+  const { simulation, codes, tokenStandards } = wave
+  // What each sender can still spend as the sequence goes on (value and worst-case fees).
+  const remaining = new Map(
+    plan.senders.map((s, i) => [
+      s,
+      (overrides === undefined ? undefined : overrides[checksumKey(overrides, s)]?.balance) ??
+        wave.balances[i] ??
+        0n,
+    ]),
+  )
+  return outcomes.map((o, i): TransactionOutcome => {
+    const changed = late.positions.filter((p) => p.txIndex === i)
     const effects =
       o.effects !== undefined && changed.length > 0
         ? { ...o.effects, positions: changed }
@@ -477,8 +603,8 @@ async function sequenceAt(
       gas: gasLimit,
       value: o.tx.value,
       baseFeePerGas: block.baseFeePerGas,
-      maxPriorityFeePerGas,
-      l1DataFee: l1Fees[i] ?? 0n,
+      maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
+      l1DataFee: fee.l1Fees[i] ?? 0n,
     })
     const key = o.tx.from.toLowerCase() as Address
     const balance = remaining.get(key) ?? 0n
@@ -498,10 +624,10 @@ async function sequenceAt(
           : simulation.available
             ? { available: true, effects: { moves: [], approvals: [], net: [] } }
             : { available: false, reason: simulation.reason },
-      tokens,
-      ownerPowers,
+      tokens: late.tokens,
+      ownerPowers: late.ownerPowers,
     }
-    const senderDelegate = delegateOfSender.get(key)
+    const senderDelegate = late.delegateOfSender.get(key)
     if (senderDelegate !== undefined) context.senderDelegate = senderDelegate
     // The caller's overrides make the answer hypothetical; the guard's own machinery does not.
     if (overrides !== undefined && options === undefined) context.hypothetical = true
@@ -519,15 +645,6 @@ async function sequenceAt(
       effects,
     }
   })
-  return {
-    block,
-    simulation,
-    outcomes: screened,
-    tokens,
-    tokensOmitted: allTokens.length - tokenList.length,
-    senderNonces: new Map(senders.map((s, i) => [s, nonces[i] ?? 0])),
-    ownerPowers,
-  }
 }
 
 /** The logs without the ETH moves from `from` to `gasPaidTo` (the fee, not an effect). */
