@@ -25,8 +25,10 @@ import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 /**
  * The client package as someone outside this repository gets it: `npm pack` makes the tarball,
  * and a fresh temporary project installs it beside viem (the version this repository installs,
- * the newest 2.x available offline) with `npm install --offline`: every package comes from the
- * local npm cache, which the repository's own install filled, never from the registry. Then:
+ * the newest 2.x available offline) with `npm install --prefer-offline`: packages come from the
+ * local npm cache, which the repository's own install filled; only what the cache lacks (a
+ * lockfile install such as `npm ci` caches tarballs, not the registry's package documents that
+ * resolving `viem@2.57.1` by name needs) is asked of the npm registry. Then:
  * one copy of viem; the tarball's README, CHANGELOG and LICENSE; its CLI and MCP server run
  * from the install against a real guard; and strict `tsc` (skipLibCheck off) passes on a
  * consumer of every subpath and on every documented snippet (the package's README,
@@ -73,7 +75,7 @@ beforeAll(async () => {
     NPM,
     [
       'install',
-      '--offline',
+      '--prefer-offline',
       '--no-audit',
       '--no-fund',
       '--ignore-scripts',
@@ -86,7 +88,7 @@ beforeAll(async () => {
     { cwd: project, env: quietNpm(), timeout: 240_000 },
   ).catch((error: { stderr?: string }) => {
     throw new Error(
-      `npm install --offline in the consumer project failed (is the npm cache filled? run npm install in the repository first): ${error.stderr ?? String(error)}`,
+      `npm install --prefer-offline in the consumer project failed (is the npm registry reachable, or the cache filled by npm install in the repository?): ${error.stderr ?? String(error)}`,
     )
   })
   guard = await startServedGuard()
