@@ -7,14 +7,8 @@ import type {
 } from '@pre-send-guard/client/schemas'
 import { type Address, maxUint160, maxUint256 } from 'viem'
 import type { OwnerPower } from '../tokens/owner-powers.js'
-import { listedToken } from '../tokens/token-lists.js'
 import type { ApprovalChange, Asset } from './decode-logs.js'
-import {
-  type AccountChanges,
-  type ExecutionEffects,
-  type NetChange,
-  receivedTokens,
-} from './execution-effects.js'
+import type { AccountChanges, ExecutionEffects, NetChange } from './execution-effects.js'
 import { groupedUnits, humanAmount, type TokenBook, type TokenMetadata } from './token-amount.js'
 
 // The `effects` answer shapes are declared with the other answers, in the client package's
@@ -132,10 +126,10 @@ function allowanceDisplay(a: ApprovalChange, meta: TokenMetadata | undefined): s
 
 /**
  * The `effects` field for one transaction (or a bundle's net, with the bundle's first sender).
- * Each ERC-20 the sender gains net is listed in `receivedTokens`: the lists that carry it, its
- * sell and tax facts (from `effects.receivedTokens`, null where not measured) and the owner
- * powers its code shows (from `powers`, lower-case keys; null where its code was not read).
- * When the sender gains no ERC-20 (or neither source is given), the field is absent.
+ * Each ERC-20 the sender gains net (`effects.receivedTokens`, which the preflight sets) is listed
+ * in `receivedTokens` with the lists that carry it, its sell and tax facts (null where not
+ * measured) and the owner powers its code shows (from `powers`, lower-case keys; null where its
+ * code was not read). When the sender gains no ERC-20, the field is absent.
  */
 export function effectsReport(
   effects: ExecutionEffects,
@@ -148,15 +142,7 @@ export function effectsReport(
   const assetChanges = accountReports(effects.net, sender, book)
   const mine = assetChanges.find((a) => a.isSender)?.changes ?? []
   const positions = effects.positions ?? []
-  // Sell and tax facts where the preflight measured them (the same tokens: those the sender
-  // gains net); owner powers where the token's code was read.
-  const facts = new Map((effects.receivedTokens ?? []).map((f) => [f.token.toLowerCase(), f]))
-  const received =
-    effects.receivedTokens !== undefined && effects.receivedTokens.length > 0
-      ? effects.receivedTokens.map((f) => f.token)
-      : powers === undefined
-        ? []
-        : receivedTokens(effects, sender)
+  const received = effects.receivedTokens ?? []
   return {
     available: true,
     source,
@@ -181,14 +167,13 @@ export function effectsReport(
       : {}),
     ...(received.length > 0
       ? {
-          receivedTokens: received.map((token) => {
-            const f = facts.get(token.toLowerCase())
-            const shown = powers?.get(token.toLowerCase())
+          receivedTokens: received.map((f) => {
+            const shown = powers?.get(f.token.toLowerCase())
             return {
-              token,
-              listed: f ? [...f.listed] : [...(listedToken(token)?.lists ?? [])],
-              sellable: f ? f.sellable : null,
-              taxBps: f ? { ...f.taxBps } : { buy: null, sell: null, transfer: null },
+              token: f.token,
+              listed: [...f.listed],
+              sellable: f.sellable,
+              taxBps: { ...f.taxBps },
               ownerPowers: shown === undefined ? null : [...shown],
             }
           }),
