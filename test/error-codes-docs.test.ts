@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { ROUTES } from '@pre-send-guard/client/types'
 import { describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../src/errors.js'
 import { statusForCode } from '../src/http/error-status.js'
+import { CODES_OUTSIDE_OPERATIONS, operationErrorCodes } from '../src/routes/route-error-codes.js'
 
 const root = new URL('../', import.meta.url)
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8')
@@ -60,5 +62,43 @@ describe("docs/api.md's error table", () => {
     // The check sees a raised code: the paid route's own one, and the start-up server's.
     expect(raisedInSource('payment_identifier_conflict')).toBe(true)
     expect(raisedInSource('service_starting')).toBe(true)
+  })
+})
+
+describe('the codes each operation answers (src/routes/route-error-codes.ts)', () => {
+  const paths = [
+    ...Object.values(ROUTES).filter((path) => path !== ROUTES.mcp),
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/devnet/faucet',
+  ]
+
+  it('knows every documented path, and every code is answered somewhere or said not to be', () => {
+    const answered = new Set(
+      paths.flatMap((path) => {
+        const codes = operationErrorCodes(path)
+        expect(codes, path).toBeDefined()
+        return [...(codes ?? [])]
+      }),
+    )
+    const nowhere = ERROR_CODES.filter(
+      (code) => !answered.has(code) && CODES_OUTSIDE_OPERATIONS[code] === undefined,
+    )
+    expect(nowhere).toEqual([])
+    expect(operationErrorCodes('/no/such/route')).toBeUndefined()
+  })
+
+  it('keeps the payment codes to the paid route and the reader codes to the evidence route', () => {
+    const payment = ['payment_in_progress', 'settlement_pending', 'ledger_unavailable'] as const
+    const reader = ['reader_unavailable', 'phishing_domain', 'unsafe_url'] as const
+    for (const code of payment) {
+      expect(operationErrorCodes(ROUTES.paidTransactionPreflight)?.has(code), code).toBe(true)
+      expect(operationErrorCodes(ROUTES.transactionPreflight)?.has(code), code).toBe(false)
+    }
+    for (const code of reader) {
+      expect(operationErrorCodes(ROUTES.evidence)?.has(code), code).toBe(true)
+      expect(operationErrorCodes(ROUTES.bundlePreflight)?.has(code), code).toBe(false)
+    }
   })
 })

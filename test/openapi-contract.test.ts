@@ -2,6 +2,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../src/errors.js'
 import { statusForCode } from '../src/http/error-status.js'
+import { operationErrorCodes } from '../src/routes/route-error-codes.js'
 import { contractChecker } from './support/openapi-contract.js'
 import { type ServedGuard, startServedGuard } from './support/served-guard.js'
 
@@ -68,33 +69,72 @@ describe('the served OpenAPI document', () => {
     expect(doc.components.headers.PaymentRequired.required).toBe(true)
   })
 
-  it("narrows each error response's `error` to the codes its status carries", async () => {
+  it("narrows each error response's `error` to the codes its operation answers with its status", async () => {
     const doc = await servedDocument()
-    const errorRefs = new Set<string>()
+    const statusRefs = new Set<string>()
+    const narrowed: string[] = []
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(item)) {
+        const operationCodes = operationErrorCodes(path)
         for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
-          const schemaRef = response.content?.['application/json']?.schema?.$ref
-          if (Number(status) < 400 || schemaRef === undefined) continue
+          const schema = response.content?.['application/json']?.schema
+          if (Number(status) < 400 || schema === undefined) continue
+          const where = `${method} ${path} ${status}`
           // No error response is left with the shared body and its every code.
-          expect(schemaRef, `${method} ${path} ${status}`).not.toBe('#/components/schemas/Error')
-          if (schemaRef.startsWith('#/components/schemas/Error')) {
-            expect(schemaRef, `${method} ${path} ${status}`).toBe(
-              `#/components/schemas/Error${status}`,
+          expect(schema.$ref, where).not.toBe('#/components/schemas/Error')
+          // Bodies of their own (the 402's challenge, /readyz's NotReady) are not error bodies.
+          const errorBody =
+            /^#\/components\/schemas\/Error\d{3}$/.test(schema.$ref ?? '') ||
+            schema.allOf?.[0]?.$ref === '#/components/schemas/Error'
+          if (!errorBody) continue
+          expect(operationCodes, where).toBeDefined()
+          // Exactly the operation's codes that carry this status, in ERROR_CODES order.
+          const expected = ERROR_CODES.filter(
+            (code) => statusForCode(code) === Number(status) && operationCodes?.has(code),
+          )
+          expect(expected.length, where).toBeGreaterThan(0)
+          const body = schema.$ref
+            ? doc.components.schemas[schema.$ref.slice('#/components/schemas/'.length)]
+            : schema
+          if (schema.$ref) {
+            // The status's own body, shared by the operations that meet all its codes.
+            expect(schema.$ref, where).toBe(`#/components/schemas/Error${status}`)
+            expect(expected, where).toEqual(
+              ERROR_CODES.filter((code) => statusForCode(code) === Number(status)),
             )
-            errorRefs.add(status)
+            statusRefs.add(status)
+          } else {
+            narrowed.push(where)
           }
+          expect(body.allOf[0], where).toEqual({ $ref: '#/components/schemas/Error' })
+          expect(body.allOf[1].properties.error.enum, where).toEqual(expected)
         }
       }
     }
-    expect([...errorRefs]).toEqual(expect.arrayContaining(['400', '422', '429', '502', '503']))
-    for (const status of errorRefs) {
-      const schema = doc.components.schemas[`Error${status}`]
-      expect(schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Error' })
-      expect(schema.allOf[1].properties.error.enum).toEqual(
-        ERROR_CODES.filter((code) => statusForCode(code) === Number(status)),
-      )
-    }
+    expect([...statusRefs]).toEqual(expect.arrayContaining(['408', '431', '429']))
+    // The free routes no longer advertise the payment codes, nor the evidence route the chain's.
+    expect(narrowed).toEqual(
+      expect.arrayContaining([
+        'post /payanagent/v1/base-transaction-preflight 422',
+        'post /payanagent/v1/base-transaction-preflight 503',
+        'post /payanagent/v1/public-page-evidence 422',
+        'post /simulate/transaction-preflight 503',
+        'get /receipts/{id} 503',
+      ]),
+    )
+    const free = doc.paths['/payanagent/v1/base-transaction-preflight'].post.responses
+    expect(free['503'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual([
+      'rpc_unavailable',
+      'service_starting',
+    ])
+    const paid = doc.paths['/simulate/transaction-preflight'].post.responses
+    expect(paid['503'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual([
+      'rpc_unavailable',
+      'settlement_pending',
+      'payment_in_progress',
+      'ledger_unavailable',
+      'service_starting',
+    ])
     // /readyz's 503 has its own body, and not_ready is its one code.
     expect(doc.paths['/readyz'].get.responses['503'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/NotReady',

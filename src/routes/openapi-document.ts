@@ -1,8 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { FREE_ROUTES_PREFIX, ROUTES } from '@pre-send-guard/client/types'
 import manifest from '../../package.json' with { type: 'json' }
+import type { ErrorCode } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { codesByStatus } from '../http/error-status.js'
+import { operationErrorCodes } from './route-error-codes.js'
 
 /**
  * The OpenAPI document's own version (`info.version`): the service's, read from its
@@ -74,30 +76,49 @@ const ERROR_REF = '#/components/schemas/Error'
 
 /**
  * One error body per status (`Error422`...): the shared `Error` with its `error` narrowed to the
- * codes that status carries (`statusForCode`), so a client learns from each response which codes
- * it can meet there, not all of them.
+ * codes that status carries (`statusForCode`). An operation that can meet every one of them
+ * points at it; one that meets fewer (`route-error-codes.ts`) gets the same shape with its own,
+ * narrower list, so a client learns from each response which codes it can meet there.
  */
-const ERROR_SCHEMAS: Map<string, Json> = new Map(
-  [...codesByStatus()].map(([status, codes]) => [
-    String(status),
-    {
-      description: `The error body of a ${status}: \`error\` is one of the codes this status carries.`,
-      allOf: [
-        { $ref: ERROR_REF },
-        { type: 'object', properties: { error: { type: 'string', enum: codes } } },
-      ],
-    },
-  ]),
+function errorBody(status: string, codes: readonly string[], whose: string): Json {
+  return {
+    description: `The error body of a ${status}: \`error\` is one of the codes ${whose}.`,
+    allOf: [
+      { $ref: ERROR_REF },
+      { type: 'object', properties: { error: { type: 'string', enum: codes } } },
+    ],
+  }
+}
+
+const CODES_BY_STATUS: ReadonlyMap<string, readonly string[]> = new Map(
+  [...codesByStatus()].map(([status, codes]) => [String(status), codes]),
 )
 
-/** Points a response with the shared error body at its status's narrowed one (`Error422`...). */
-function narrowErrorBody(status: string, response: DocResponse, schemas: Json): void {
+/**
+ * Points a response with the shared error body at the codes its operation can answer with its
+ * status: the status's own body (`Error422`...) when that is all of them, else the same body
+ * with the operation's narrower list. A declared error status none of the operation's codes
+ * carries is a mistake in the route or in `route-error-codes.ts`, and fails the build.
+ */
+function narrowErrorBody(path: string, status: string, response: DocResponse, schemas: Json): void {
   const json = (response.content as Record<string, Json> | undefined)?.['application/json']
   const schema = json?.schema as Json | undefined
-  const narrowed = ERROR_SCHEMAS.get(status)
-  if (json === undefined || schema?.$ref !== ERROR_REF || narrowed === undefined) return
-  schemas[`Error${status}`] = narrowed
-  json.schema = { $ref: `${ERROR_REF}${status}` }
+  const statusCodes = CODES_BY_STATUS.get(status)
+  if (json === undefined || schema?.$ref !== ERROR_REF || statusCodes === undefined) return
+  const operationCodes = operationErrorCodes(path)
+  if (operationCodes === undefined) {
+    throw new Error(`${path} has no entry in src/routes/route-error-codes.ts`)
+  }
+  const codes = statusCodes.filter((code) => operationCodes.has(code as ErrorCode))
+  if (codes.length === 0) {
+    throw new Error(`${path} declares ${status}, but none of its error codes carries that status`)
+  }
+  if (codes.length === statusCodes.length) {
+    schemas[`Error${status}`] = errorBody(status, statusCodes, 'this status carries')
+    json.schema = { $ref: `${ERROR_REF}${status}` }
+  } else {
+    json.schema = errorBody(status, codes, 'this operation answers with this status')
+  }
 }
 
 /** Where the rate limits apply (see `app.ts`): the free POST routes and unpaid calls to the paid one. */
@@ -142,7 +163,7 @@ export function completeDocument(doc: Doc, serverUrl: string): Doc {
       )
       operation.responses = sortedByStatus(operation.responses)
       for (const [status, response] of Object.entries(operation.responses)) {
-        narrowErrorBody(status, response, schemas)
+        narrowErrorBody(path, status, response, schemas)
         const headers: Json = { 'X-Request-Id': ref('XRequestId'), ...response.headers }
         if (['429', '502', '503'].includes(status)) headers['Retry-After'] = ref('RetryAfter')
         if (rateLimited(path, method)) {
