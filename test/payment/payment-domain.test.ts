@@ -1,9 +1,11 @@
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import fc from 'fast-check'
-import { encodeAbiParameters, encodeEventTopics } from 'viem'
+import { encodeAbiParameters, encodeEventTopics, type TransactionReceipt } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { createFacilitatorReadiness } from '../../src/adapters/facilitator/facilitator-readiness.js'
+import { toMinedTransaction } from '../../src/adapters/facilitator/mined-receipts.js'
 import { classifySettle } from '../../src/adapters/facilitator/x402-payment-rail.js'
+import type { ExecutionStatus } from '../../src/domain/evm/transaction.js'
 import { challengeBody, railReadiness } from '../../src/domain/payment/challenge.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
@@ -210,7 +212,7 @@ describe('proof of payment from a mined transaction', () => {
     log('AuthorizationUsed', { authorizer: payer, nonce: n }, index)
   const transfer = (index: number, to: `0x${string}` = PAY_TO, value = 10_000n) =>
     log('Transfer', { from: payer, to, value }, index)
-  const tx = (logs: ReturnType<typeof log>[], status: 'success' | 'reverted' = 'success') => ({
+  const tx = (logs: ReturnType<typeof log>[], status: ExecutionStatus = 'success') => ({
     hash: `0x${'ef'.repeat(32)}` as const,
     status,
     blockNumber: 1n,
@@ -240,7 +242,21 @@ describe('proof of payment from a mined transaction', () => {
   })
 
   it('fails for a reverted transaction', () => {
-    expect(provesPayment(tx([used(3), transfer(4)], 'reverted'), expected)).toBe(false)
+    expect(provesPayment(tx([used(3), transfer(4)], 'failure'), expected)).toBe(false)
+  })
+
+  it("reads a receipt's 'reverted' as a failure, which proves nothing", () => {
+    const mined = tx([used(3), transfer(4)])
+    const receipt = (status: TransactionReceipt['status']) =>
+      ({
+        transactionHash: mined.hash,
+        status,
+        blockNumber: mined.blockNumber,
+        logs: mined.logs,
+      }) as unknown as TransactionReceipt
+    expect(toMinedTransaction(receipt('success'))).toEqual(mined)
+    expect(toMinedTransaction(receipt('reverted'))).toEqual({ ...mined, status: 'failure' })
+    expect(provesPayment(toMinedTransaction(receipt('reverted')), expected)).toBe(false)
   })
 })
 

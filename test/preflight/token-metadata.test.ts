@@ -52,7 +52,7 @@ describe('token symbol', () => {
     const [meta] = metadataFromResults(
       [TOKEN],
       [
-        { status: 'reverted', revertData: '0x', message: 'execution reverted', gasUsed: 0n },
+        { status: 'failure', revertData: '0x', message: 'execution reverted', gasUsed: 0n },
         ok(word(6n)),
         ok(word(5n)),
         ok(encodeAbiParameters([{ type: 'string' }], ['USD Coin'])),

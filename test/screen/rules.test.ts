@@ -224,14 +224,14 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
   'call-reverts': {
     fires: makeContext(
       { data: encode('transfer', [EOA, 2n]) },
-      { call: { status: 'reverted', revertData, message: 'execution reverted' } },
+      { call: { status: 'failure', revertData, message: 'execution reverted' } },
     ),
     benign: makeContext({ data: encode('transfer', [EOA, 2n]) }),
   },
   'gas-estimation-failed': {
     fires: makeContext(
       { data: encode('transfer', [EOA, 2n]) },
-      { gas: { status: 'failed', message: 'execution reverted', revertData } },
+      { gas: { status: 'failure', message: 'execution reverted', revertData } },
     ),
     benign: makeContext({ data: encode('transfer', [EOA, 2n]) }),
   },
@@ -754,7 +754,7 @@ describe('details name addresses and amounts', () => {
     const { findings } = screen(
       makeContext(
         { to: EOA, data: '0x', value: 10n ** 18n },
-        { gas: { status: 'failed', message: 'estimation failed' } },
+        { gas: { status: 'failure', message: 'estimation failed' } },
       ),
     )
     const detail = findings.find((f) => f.id === 'insufficient-balance')?.detail ?? ''
@@ -1564,7 +1564,7 @@ describe('issue 13 over-flags and text', () => {
     const res = screen(
       makeContext(
         { data: encode('transfer', [EOA, 1n]) },
-        { gas: { status: 'failed', message: 'execution reverted: \u0000\u0001bad' } },
+        { gas: { status: 'failure', message: 'execution reverted: \u0000\u0001bad' } },
       ),
     )
     const detail = res.findings.find((f) => f.id === 'gas-estimation-failed')?.detail ?? ''

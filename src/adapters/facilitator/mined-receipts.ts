@@ -40,11 +40,14 @@ export function createMinedReceipts(options: { ttlMs?: number; max?: number } = 
   }
 }
 
-/** What the settlement proof reads of a node's transaction receipt. */
+/**
+ * What the settlement proof reads of a node's transaction receipt, in the domain's
+ * `ExecutionStatus` (viem's receipt says `'reverted'` where the domain says `'failure'`).
+ */
 export function toMinedTransaction(receipt: TransactionReceipt): MinedTransaction {
   return {
     hash: receipt.transactionHash,
-    status: receipt.status,
+    status: receipt.status === 'success' ? 'success' : 'failure',
     blockNumber: receipt.blockNumber,
     logs: receipt.logs.map((log) => ({
       address: log.address as Address,

@@ -203,7 +203,7 @@ export function createJsonRpcChainReader(options: {
         if (error instanceof RpcUnavailableError) throw error
         if (isExecutionError(error)) {
           return {
-            status: 'reverted',
+            status: 'failure',
             revertData: revertDataOf(error),
             message: nodeMessage(error),
           }
@@ -221,8 +221,8 @@ export function createJsonRpcChainReader(options: {
         if (isExecutionError(error)) {
           const revertData = revertDataOf(error)
           return revertData === '0x'
-            ? { status: 'failed', message: nodeMessage(error) }
-            : { status: 'failed', message: nodeMessage(error), revertData }
+            ? { status: 'failure', message: nodeMessage(error) }
+            : { status: 'failure', message: nodeMessage(error), revertData }
         }
         throw unavailable('eth_estimateGas', error)
       }

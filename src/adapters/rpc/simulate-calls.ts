@@ -201,7 +201,7 @@ export function createSimulator(deps: SimulatorDeps) {
     const gasUsed = BigInt(root.gasUsed)
     if (root.error !== undefined) {
       const call: SimulatedCall = {
-        status: 'reverted',
+        status: 'failure',
         revertData: (root.output ?? '0x') as Hex,
         message: bounded(root.error),
         gasUsed,
@@ -312,7 +312,7 @@ function toSimulatedCall(r: SimulatedCallReply): SimulatedCall {
     return { status: 'success', returnData: r.returnData, gasUsed: r.gasUsed, logs }
   }
   return {
-    status: 'reverted',
+    status: 'failure',
     revertData: r.error?.data ?? r.returnData,
     message: bounded(r.error?.message ?? 'execution reverted'),
     gasUsed: r.gasUsed,

@@ -250,7 +250,7 @@ function failureReason(data: Hex): string | undefined {
 export function callOutcomeOf(outcome: UserOperationOutcome): CallOutcome {
   if (outcome.stage === 'validation') {
     return {
-      status: 'reverted',
+      status: 'failure',
       revertData: outcome.revertData,
       message: `the EntryPoint refuses the operation: ${outcome.reason}`,
     }
@@ -258,7 +258,7 @@ export function callOutcomeOf(outcome: UserOperationOutcome): CallOutcome {
   return outcome.success
     ? { status: 'success', returnData: '0x' }
     : {
-        status: 'reverted',
+        status: 'failure',
         revertData: outcome.revertData,
         message: "the account's call reverted inside the operation",
       }

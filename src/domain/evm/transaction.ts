@@ -31,15 +31,30 @@ export interface SignedAuthorizationInput {
   s: Hex
 }
 
-/** Outcome of `eth_call`: a revert is data, not an exception. */
-export type CallOutcome =
-  | { status: 'success'; returnData: Hex }
-  | { status: 'reverted'; revertData: Hex; message: string }
+/**
+ * How running code on the chain ended, in viem's words (`multicall`, `simulateCalls`): the one
+ * tag of every execution outcome here (a call, a gas estimate, a simulated call, a user
+ * operation's account call, a mined transaction). A receipt's `'reverted'` is read as
+ * `'failure'` by the adapter that reads the receipt.
+ */
+export type ExecutionStatus = 'success' | 'failure'
 
-/** Outcome of `eth_estimateGas`. */
-export type GasOutcome =
-  | { status: 'success'; gas: bigint }
-  | { status: 'failed'; message: string; revertData?: Hex }
+/**
+ * An execution outcome tagged by {@link ExecutionStatus}: the fields of a success, or those of
+ * a failure. A failure is data, not an exception.
+ */
+export type ExecutionOutcome<Success extends object, Failure extends object> =
+  | ({ status: Extract<ExecutionStatus, 'success'> } & Success)
+  | ({ status: Extract<ExecutionStatus, 'failure'> } & Failure)
+
+/** Outcome of `eth_call`: a revert is a failure with its revert data. */
+export type CallOutcome = ExecutionOutcome<
+  { returnData: Hex },
+  { revertData: Hex; message: string }
+>
+
+/** Outcome of `eth_estimateGas`: a failure carries revert data when the node gave some. */
+export type GasOutcome = ExecutionOutcome<{ gas: bigint }, { message: string; revertData?: Hex }>
 
 /**
  * What a token contract is, as far as `approve(address,uint256)` is concerned: `erc721` and

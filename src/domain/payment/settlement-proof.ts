@@ -1,4 +1,5 @@
 import { type Address, decodeEventLog, type Hex, isAddressEqual, parseAbi } from 'viem'
+import type { ExecutionStatus } from '../evm/transaction.js'
 
 /** The EIP-3009 and ERC-20 events a settlement is judged by. */
 export const SETTLEMENT_EVENTS_ABI = parseAbi([
@@ -15,10 +16,10 @@ export interface ChainLog {
   logIndex: number
 }
 
-/** A mined transaction: its status and logs. */
+/** A mined transaction: its status (a receipt's `'reverted'` is a `'failure'`) and logs. */
 export interface MinedTransaction {
   hash: Hex
-  status: 'success' | 'reverted'
+  status: ExecutionStatus
   blockNumber: bigint
   logs: readonly ChainLog[]
 }

@@ -1,5 +1,10 @@
 import type { Address, Hex } from 'viem'
-import type { CallOutcome, GasOutcome, SignedAuthorizationInput } from '../evm/transaction.js'
+import type {
+  CallOutcome,
+  ExecutionOutcome,
+  GasOutcome,
+  SignedAuthorizationInput,
+} from '../evm/transaction.js'
 
 /**
  * The address `eth_simulateV1` (with `traceTransfers`) names as the emitter of the ERC-20-shaped
@@ -42,10 +47,11 @@ export interface SimulatedLog {
   data: Hex
 }
 
-/** One call of a simulation: a revert is data. Logs are empty for a reverted call. */
-export type SimulatedCall =
-  | { status: 'success'; returnData: Hex; gasUsed: bigint; logs: SimulatedLog[] }
-  | { status: 'reverted'; revertData: Hex; message: string; gasUsed: bigint }
+/** One call of a simulation: a revert is a failure with its revert data, and no logs. */
+export type SimulatedCall = ExecutionOutcome<
+  { returnData: Hex; gasUsed: bigint; logs: SimulatedLog[] },
+  { revertData: Hex; message: string; gasUsed: bigint }
+>
 
 /**
  * What simulating the calls in order produced. `available: false` when the node offers neither

@@ -690,7 +690,7 @@ function toCallOutcome(
 ): CallOutcome {
   return simulated.status === 'success'
     ? { status: 'success', returnData: simulated.returnData }
-    : { status: 'reverted', revertData: simulated.revertData, message: simulated.message }
+    : { status: 'failure', revertData: simulated.revertData, message: simulated.message }
 }
 
 function simulatedGas(
@@ -698,8 +698,8 @@ function simulatedGas(
 ): GasOutcome {
   if (simulated.status !== 'success') {
     return simulated.revertData === '0x'
-      ? { status: 'failed', message: simulated.message }
-      : { status: 'failed', message: simulated.message, revertData: simulated.revertData }
+      ? { status: 'failure', message: simulated.message }
+      : { status: 'failure', message: simulated.message, revertData: simulated.revertData }
   }
   const { numerator, denominator } = SIMULATED_GAS_MARGIN
   return {

@@ -12,7 +12,7 @@ export const callReverts: ScreenRule = {
   example:
     '`transfer(bob, 1000)` from an account holding 10 tokens reverts with `ERC20InsufficientBalance`.',
   evaluate({ ctx }) {
-    if (ctx.call.status !== 'reverted') return []
+    if (ctx.call.status !== 'failure') return []
     const reason = describeRevert(decodeRevert(ctx.call.revertData))
     return [{ detail: `eth_call reverted: ${reason}.` }]
   },
@@ -27,7 +27,7 @@ export const gasEstimationFailed: ScreenRule = {
   why: 'Without a gas limit the transaction cannot be sent safely; the node usually fails because the call reverts.',
   example: 'Any call that reverts, or a call that needs more gas than a block holds.',
   evaluate({ ctx }) {
-    if (ctx.gas.status !== 'failed') return []
+    if (ctx.gas.status !== 'failure') return []
     const revert = ctx.gas.revertData
     const reason =
       revert === undefined
