@@ -115,6 +115,41 @@ export function createJsonRpcClient(options: {
   maxBatch?: number
   observe?: RpcObserver
 }): JsonRpcClient {
+  const endpoint = openEndpoint(options)
+  const dispatch: Dispatch = {
+    endpoint,
+    observe: options.observe,
+    maxBatch: Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH),
+    nextId: 0,
+    queue: [],
+  }
+  return {
+    send: (method, params) => sendCall(dispatch, method, params),
+    close() {
+      endpoint.agent.destroy()
+    },
+  }
+}
+
+/** One RPC origin: its pooled agent, the request every exchange makes, and the bounds. */
+interface Endpoint {
+  /** The configured URL, credentials included, for the logs' error messages. */
+  url: string
+  transport: typeof http | typeof https
+  agent: http.Agent
+  requestOptions: http.RequestOptions
+  headers: Record<string, string>
+  maxBytes: number
+  timeoutMs: number
+}
+
+/** Checks the URL and opens its keep-alive agent (bounded, LIFO). */
+function openEndpoint(options: {
+  url: string
+  timeoutMs: number
+  maxReplyBytes?: number
+  maxSockets?: number
+}): Endpoint {
   const { url, authorization } = splitUrlCredentials(options.url)
   const target = new URL(url)
   const secure = target.protocol === 'https:'
@@ -128,235 +163,301 @@ export function createJsonRpcClient(options: {
     maxFreeSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
     scheduling: 'lifo',
   })
-  const maxBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES
-  let maxBatch = Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH)
-  const { timeoutMs, observe } = options
-  const requestOptions = {
-    agent,
-    protocol: target.protocol,
-    hostname: target.hostname.replace(/^\[|\]$/g, ''),
-    port: target.port,
-    path: `${target.pathname}${target.search}`,
-    method: 'POST',
-  }
-  const baseHeaders: Record<string, string> = {
+  const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
   }
-  if (authorization !== undefined) baseHeaders.authorization = authorization
-  let nextId = 0
-  const transportError = (kind: TransportFailure, message: string, extra?: string) =>
-    new RpcTransportError(kind, message, options.url, extra)
-
-  /** One HTTP POST of `body`, its reply read within the deadline and parsed as JSON. */
-  const exchange = (body: string) =>
-    new Promise<Exchange>((resolve) => {
-      let settled = false
-      const finish = (result: Exchange) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        // A socket that failed mid-exchange must not go back to the pool.
-        if (!result.ok) req.destroy()
-        resolve(result)
-      }
-      const fail = (outcome: RpcOutcome, error: RpcTransportError, status?: number) =>
-        finish(
-          status === undefined
-            ? { ok: false, outcome, error }
-            : { ok: false, outcome, error, status },
-        )
-      const req = transport.request(
-        {
-          ...requestOptions,
-          headers: { ...baseHeaders, 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          const declared = Number(res.headers['content-length'])
-          if (declared > maxBytes) {
-            fail(
-              'network_error',
-              transportError(
-                'too_large',
-                `reply of ${declared} bytes exceeds the ${maxBytes}-byte cap`,
-              ),
-            )
-            return
-          }
-          const chunks: Buffer[] = []
-          let size = 0
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length
-            if (size > maxBytes) {
-              fail(
-                'network_error',
-                transportError('too_large', `reply exceeds the ${maxBytes}-byte cap`),
-              )
-              return
-            }
-            chunks.push(chunk)
-          })
-          res.on('error', (error) =>
-            fail('network_error', transportError('network', error.message)),
-          )
-          res.on('aborted', () => fail('network_error', transportError('network', 'reply aborted')))
-          res.on('end', () => {
-            if (settled) return
-            const text =
-              chunks.length === 1
-                ? (chunks[0] as Buffer).toString('utf8')
-                : Buffer.concat(chunks).toString('utf8')
-            const status = res.statusCode ?? 0
-            if (status < 200 || status > 299) {
-              fail(
-                'http_error',
-                transportError(
-                  'http',
-                  `HTTP ${status} ${res.statusMessage ?? ''}`.trim(),
-                  text.slice(0, MAX_ERROR_BODY_CHARS),
-                ),
-                status,
-              )
-              return
-            }
-            let reply: unknown
-            try {
-              reply = JSON.parse(text)
-            } catch {
-              fail('network_error', transportError('garbage', 'reply is not JSON'))
-              return
-            }
-            finish({ ok: true, reply })
-          })
-        },
-      )
-      const timer = setTimeout(
-        () => fail('timeout', transportError('timeout', `no full reply within ${timeoutMs} ms`)),
-        timeoutMs,
-      )
-      req.on('error', (error) => fail('network_error', transportError('network', error.message)))
-      req.end(body)
-    })
-
-  /** Settles one call from its JSON-RPC answer (`message`, already matched by id). */
-  const answer = (call: Queued, message: unknown, seconds: number) => {
-    const m = message as { result?: unknown; error?: unknown }
-    if (m.error !== undefined) {
-      const e = m.error as { code?: unknown; message?: unknown; data?: unknown }
-      const code = typeof e?.code === 'number' ? e.code : 0
-      const words = typeof e?.message === 'string' ? e.message : 'JSON-RPC error'
-      observe?.(call.method, 'rpc_error', seconds)
-      // An answer, not a fault of ours: a stack of this reply handler tells nothing, and a
-      // revert answer is routine (a probe of an EOA), so none is captured.
-      const limit = Error.stackTraceLimit
-      Error.stackTraceLimit = 0
-      const error = new JsonRpcError(code, words, e?.data)
-      Error.stackTraceLimit = limit
-      call.reject(error)
-      return
-    }
-    if (!('result' in m)) {
-      observe?.(call.method, 'network_error', seconds)
-      call.reject(transportError('garbage', 'reply has no result'))
-      return
-    }
-    observe?.(call.method, 'ok', seconds)
-    call.resolve(m.result)
+  if (authorization !== undefined) headers.authorization = authorization
+  return {
+    url: options.url,
+    transport,
+    agent,
+    requestOptions: {
+      agent,
+      protocol: target.protocol,
+      hostname: target.hostname.replace(/^\[|\]$/g, ''),
+      port: target.port,
+      path: `${target.pathname}${target.search}`,
+      method: 'POST',
+    },
+    headers,
+    maxBytes: options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES,
+    timeoutMs: options.timeoutMs,
   }
-  const failAll = (
-    calls: readonly Queued[],
-    outcome: RpcOutcome,
-    error: Error,
-    seconds: number,
-  ) => {
-    for (const call of calls) {
-      observe?.(call.method, outcome, seconds)
-      call.reject(error)
-    }
-  }
-  const isAnswer = (message: unknown): message is { id: unknown } =>
-    message !== null && typeof message === 'object' && !Array.isArray(message)
+}
 
-  /** One call as a plain (unbatched) request. */
-  const single = async (call: Queued): Promise<void> => {
-    const started = performance.now()
-    const done = await exchange(
-      JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params }),
+function transportError(
+  endpoint: Endpoint,
+  kind: TransportFailure,
+  message: string,
+  extra?: string,
+): RpcTransportError {
+  return new RpcTransportError(kind, message, endpoint.url, extra)
+}
+
+/** An exchange without a JSON-RPC answer; `status` for an HTTP error status. */
+function failed(outcome: RpcOutcome, error: RpcTransportError, status?: number): Exchange {
+  return status === undefined
+    ? { ok: false, outcome, error }
+    : { ok: false, outcome, error, status }
+}
+
+/** One HTTP POST of `body`, its reply read within the deadline and parsed as JSON. */
+function exchange(endpoint: Endpoint, body: string): Promise<Exchange> {
+  return new Promise<Exchange>((resolve) => {
+    let settled = false
+    const finish = (result: Exchange) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      // A socket that failed mid-exchange must not go back to the pool.
+      if (!result.ok) req.destroy()
+      resolve(result)
+    }
+    const req = endpoint.transport.request(
+      {
+        ...endpoint.requestOptions,
+        headers: { ...endpoint.headers, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => readReply(endpoint, res, finish, () => settled),
     )
-    const seconds = (performance.now() - started) / 1000
-    if (!done.ok) return failAll([call], done.outcome, done.error, seconds)
-    const message = done.reply
-    if (!isAnswer(message) || message.id !== call.id) {
-      return failAll(
-        [call],
-        'network_error',
-        transportError('garbage', 'reply is not a JSON-RPC answer'),
-        seconds,
-      )
-    }
-    answer(call, message, seconds)
-  }
+    const timer = setTimeout(
+      () =>
+        finish(
+          failed(
+            'timeout',
+            transportError(endpoint, 'timeout', `no full reply within ${endpoint.timeoutMs} ms`),
+          ),
+        ),
+      endpoint.timeoutMs,
+    )
+    req.on('error', (error) =>
+      finish(failed('network_error', transportError(endpoint, 'network', error.message))),
+    )
+    req.end(body)
+  })
+}
 
-  /** Calls as one batch; the node's refusal of batches sends them singly and ends batching. */
-  const batch = async (calls: readonly Queued[]): Promise<void> => {
-    const started = performance.now()
-    const done = await exchange(
-      JSON.stringify(
-        calls.map((c) => ({ jsonrpc: '2.0', id: c.id, method: c.method, params: c.params })),
+/**
+ * Reads a reply body up to the byte cap (declared or streamed) and hands `finish` what the
+ * exchange produced; `settled` says the exchange has already ended (a deadline, a failure).
+ */
+function readReply(
+  endpoint: Endpoint,
+  res: http.IncomingMessage,
+  finish: (result: Exchange) => void,
+  settled: () => boolean,
+): void {
+  const { maxBytes } = endpoint
+  const declared = Number(res.headers['content-length'])
+  if (declared > maxBytes) {
+    finish(
+      failed(
+        'network_error',
+        transportError(
+          endpoint,
+          'too_large',
+          `reply of ${declared} bytes exceeds the ${maxBytes}-byte cap`,
+        ),
       ),
     )
-    const seconds = (performance.now() - started) / 1000
-    const refused = done.ok
-      ? isAnswer(done.reply) && refusesBatch(done.reply)
-      : done.status !== undefined && BATCH_REFUSED_STATUS.has(done.status)
-    if (refused) {
-      maxBatch = 1
-      await Promise.all(calls.map(single))
+    return
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length
+    if (size > maxBytes) {
+      finish(
+        failed(
+          'network_error',
+          transportError(endpoint, 'too_large', `reply exceeds the ${maxBytes}-byte cap`),
+        ),
+      )
       return
     }
-    if (!done.ok) return failAll(calls, done.outcome, done.error, seconds)
-    if (!Array.isArray(done.reply)) {
-      const error = transportError('garbage', 'reply to a batch is not a JSON-RPC batch answer')
-      return failAll(calls, 'network_error', error, seconds)
-    }
-    const byId = new Map<unknown, unknown>()
-    for (const message of done.reply) if (isAnswer(message)) byId.set(message.id, message)
-    for (const call of calls) {
-      const message = byId.get(call.id)
-      if (message === undefined) {
-        const error = transportError('garbage', 'the batch answer lacks this call')
-        failAll([call], 'network_error', error, seconds)
-      } else answer(call, message, seconds)
-    }
+    chunks.push(chunk)
+  })
+  res.on('error', (error) =>
+    finish(failed('network_error', transportError(endpoint, 'network', error.message))),
+  )
+  res.on('aborted', () =>
+    finish(failed('network_error', transportError(endpoint, 'network', 'reply aborted'))),
+  )
+  res.on('end', () => {
+    if (settled()) return
+    const text =
+      chunks.length === 1
+        ? (chunks[0] as Buffer).toString('utf8')
+        : Buffer.concat(chunks).toString('utf8')
+    finish(parseReply(endpoint, res.statusCode ?? 0, res.statusMessage, text))
+  })
+}
+
+/** A whole reply as the exchange's result: an HTTP error, a body that is not JSON, or JSON. */
+function parseReply(
+  endpoint: Endpoint,
+  status: number,
+  statusMessage: string | undefined,
+  text: string,
+): Exchange {
+  if (status < 200 || status > 299) {
+    return failed(
+      'http_error',
+      transportError(
+        endpoint,
+        'http',
+        `HTTP ${status} ${statusMessage ?? ''}`.trim(),
+        text.slice(0, MAX_ERROR_BODY_CHARS),
+      ),
+      status,
+    )
   }
-
-  let queue: Queued[] = []
-  const flush = () => {
-    const calls = queue
-    queue = []
-    for (let i = 0; i < calls.length; i += maxBatch) {
-      const part = calls.slice(i, i + maxBatch)
-      void (part.length === 1 ? single(part[0] as Queued) : batch(part))
-    }
+  let reply: unknown
+  try {
+    reply = JSON.parse(text)
+  } catch {
+    return failed('network_error', transportError(endpoint, 'garbage', 'reply is not JSON'))
   }
+  return { ok: true, reply }
+}
 
-  const send: JsonRpcSend = (method, params) =>
-    new Promise<unknown>((resolve, reject) => {
-      nextId = nextId >= Number.MAX_SAFE_INTEGER ? 1 : nextId + 1
-      const call: Queued = { id: nextId, method, params, resolve, reject }
-      if (maxBatch === 1) {
-        void single(call)
-        return
-      }
-      // The calls of this turn of the event loop go together once its microtasks have run.
-      if (queue.length === 0) setImmediate(flush)
-      queue.push(call)
-    })
+/** Where calls go, who counts them, and the batching state. */
+interface Dispatch {
+  endpoint: Endpoint
+  observe: RpcObserver | undefined
+  /** Most calls per batch; 1 from the first batch the node refuses. */
+  maxBatch: number
+  nextId: number
+  /** The calls of this turn of the event loop, sent together by {@link flush}. */
+  queue: Queued[]
+}
 
-  return {
-    send,
-    close() {
-      agent.destroy()
-    },
+/** Queues one call for this turn's batch (or sends it alone when batching is off). */
+function sendCall(d: Dispatch, method: string, params: readonly unknown[]): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
+    d.nextId = d.nextId >= Number.MAX_SAFE_INTEGER ? 1 : d.nextId + 1
+    const call: Queued = { id: d.nextId, method, params, resolve, reject }
+    if (d.maxBatch === 1) {
+      void single(d, call)
+      return
+    }
+    // The calls of this turn of the event loop go together once its microtasks have run.
+    if (d.queue.length === 0) setImmediate(flush, d)
+    d.queue.push(call)
+  })
+}
+
+/** Sends the queued calls in batches of at most `maxBatch` (a lone call as a plain request). */
+function flush(d: Dispatch): void {
+  const calls = d.queue
+  d.queue = []
+  for (let i = 0; i < calls.length; i += d.maxBatch) {
+    const part = calls.slice(i, i + d.maxBatch)
+    void (part.length === 1 ? single(d, part[0] as Queued) : batch(d, part))
+  }
+}
+
+/** One call as a plain (unbatched) request. */
+async function single(d: Dispatch, call: Queued): Promise<void> {
+  const started = performance.now()
+  const done = await exchange(
+    d.endpoint,
+    JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  if (!done.ok) return failAll(d, [call], done.outcome, done.error, seconds)
+  const message = done.reply
+  if (!isAnswer(message) || message.id !== call.id) {
+    return failAll(
+      d,
+      [call],
+      'network_error',
+      transportError(d.endpoint, 'garbage', 'reply is not a JSON-RPC answer'),
+      seconds,
+    )
+  }
+  answer(d, call, message, seconds)
+}
+
+/** Calls as one batch; the node's refusal of batches sends them singly and ends batching. */
+async function batch(d: Dispatch, calls: readonly Queued[]): Promise<void> {
+  const started = performance.now()
+  const done = await exchange(
+    d.endpoint,
+    JSON.stringify(
+      calls.map((c) => ({ jsonrpc: '2.0', id: c.id, method: c.method, params: c.params })),
+    ),
+  )
+  const seconds = (performance.now() - started) / 1000
+  const refused = done.ok
+    ? isAnswer(done.reply) && refusesBatch(done.reply)
+    : done.status !== undefined && BATCH_REFUSED_STATUS.has(done.status)
+  if (refused) {
+    d.maxBatch = 1
+    await Promise.all(calls.map((call) => single(d, call)))
+    return
+  }
+  if (!done.ok) return failAll(d, calls, done.outcome, done.error, seconds)
+  if (!Array.isArray(done.reply)) {
+    const error = transportError(
+      d.endpoint,
+      'garbage',
+      'reply to a batch is not a JSON-RPC batch answer',
+    )
+    return failAll(d, calls, 'network_error', error, seconds)
+  }
+  const byId = new Map<unknown, unknown>()
+  for (const message of done.reply) if (isAnswer(message)) byId.set(message.id, message)
+  for (const call of calls) {
+    const message = byId.get(call.id)
+    if (message === undefined) {
+      const error = transportError(d.endpoint, 'garbage', 'the batch answer lacks this call')
+      failAll(d, [call], 'network_error', error, seconds)
+    } else answer(d, call, message, seconds)
+  }
+}
+
+function isAnswer(message: unknown): message is { id: unknown } {
+  return message !== null && typeof message === 'object' && !Array.isArray(message)
+}
+
+/** Settles one call from its JSON-RPC answer (`message`, already matched by id). */
+function answer(d: Dispatch, call: Queued, message: unknown, seconds: number): void {
+  const m = message as { result?: unknown; error?: unknown }
+  if (m.error !== undefined) {
+    const e = m.error as { code?: unknown; message?: unknown; data?: unknown }
+    const code = typeof e?.code === 'number' ? e.code : 0
+    const words = typeof e?.message === 'string' ? e.message : 'JSON-RPC error'
+    d.observe?.(call.method, 'rpc_error', seconds)
+    // An answer, not a fault of ours: a stack of this reply handler tells nothing, and a
+    // revert answer is routine (a probe of an EOA), so none is captured.
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    const error = new JsonRpcError(code, words, e?.data)
+    Error.stackTraceLimit = limit
+    call.reject(error)
+    return
+  }
+  if (!('result' in m)) {
+    d.observe?.(call.method, 'network_error', seconds)
+    call.reject(transportError(d.endpoint, 'garbage', 'reply has no result'))
+    return
+  }
+  d.observe?.(call.method, 'ok', seconds)
+  call.resolve(m.result)
+}
+
+/** Fails `calls` with one error, each counted with `outcome`. */
+function failAll(
+  d: Dispatch,
+  calls: readonly Queued[],
+  outcome: RpcOutcome,
+  error: Error,
+  seconds: number,
+): void {
+  for (const call of calls) {
+    d.observe?.(call.method, outcome, seconds)
+    call.reject(error)
   }
 }

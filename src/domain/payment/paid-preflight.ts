@@ -5,11 +5,15 @@ import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import type { Receipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
 import { authorizationId } from './authorization-id.js'
-import { decodePaymentShape, validityProblem } from './decode-payment.js'
+import { type Authorization, decodePaymentShape, validityProblem } from './decode-payment.js'
 import type { InFlightTracker } from './in-flight.js'
 import { issueReceipt } from './issue-receipt.js'
 import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
-import { assertSameIdentifiedCall, readPaymentIdentifier } from './payment-identifier.js'
+import {
+  assertSameIdentifiedCall,
+  type IdentifiedCall,
+  readPaymentIdentifier,
+} from './payment-identifier.js'
 import type { NewPayment, PaymentFailure, PaymentStatus } from './payment-ledger.js'
 import type { SettleOutcome, VerifyOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
@@ -27,6 +31,7 @@ import {
   answerCopy,
   answerFrom,
   isSamePayment,
+  type PaymentCopy,
   type StoredAnswerDeps,
   waitForAnswer,
 } from './stored-answer.js'
@@ -79,20 +84,56 @@ export async function handlePaidPreflight(
     : paidPreflight(deps, request)
 }
 
+/**
+ * The paid call's first steps: decode -> the payment-identifier check -> the time window (for
+ * a payment we do not hold) -> claim, after which the owner runs {@link ownPayment} and a copy
+ * waits for its answer.
+ */
 async function paidPreflight(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
 ): Promise<PaidPreflightOutcome> {
-  const timings: PhaseTimings = {}
-  const required = requiredIn(timings)
+  const decoded = decodeCall(deps, request, {})
+  if (decoded.done) return decoded.done
+  const { call } = decoded
+  await checkIdentifier(call)
+  const outside = await answerOutsideWindow(call)
+  if (outside) return outside
+  return claimOrWait(call, 3)
+}
 
+/** A decoded paid call: the payment it claims, and what its copies are matched by. */
+interface PaidCall {
+  deps: PaidPreflightDeps
+  request: PaidPreflightRequest
+  timings: PhaseTimings
+  required: ReturnType<typeof requiredIn>
+  authorization: Authorization
+  payment: NewPayment
+  copy: PaymentCopy
+  /** The call's x402 payment-identifier, when it carries one. */
+  identified: IdentifiedCall | undefined
+  /** What answers a copy: the ledger, and recovery for a payment whose owner died. */
+  stored: StoredAnswerDeps
+}
+
+/**
+ * Decode: the PAYMENT-SIGNATURE header as our offer's payment, without I/O. Ends in a 402 for a
+ * missing or malformed payment; otherwise the payment to claim.
+ */
+function decodeCall(
+  deps: PaidPreflightDeps,
+  request: PaidPreflightRequest,
+  timings: PhaseTimings,
+): Step<{ call: PaidCall }> {
+  const required = requiredIn(timings)
   if (request.paymentHeader === undefined || request.paymentHeader.trim() === '') {
-    return required('payment_missing')
+    return { done: required('payment_missing') }
   }
   const { requirements } = deps.rail
   const decoded = decodePaymentShape(request.paymentHeader, requirements)
   if (!decoded.ok) {
-    return required(decoded.reason, decoded.detail ? { detail: decoded.detail } : {})
+    return { done: required(decoded.reason, decoded.detail ? { detail: decoded.detail } : {}) }
   }
   const { payload, inner, received, authorization } = decoded.payment
   const id = authorizationId(requirements.network, requirements.asset, authorization)
@@ -100,16 +141,10 @@ async function paidPreflight(
   // The same payment is the same signed authorization, whatever else the header carried.
   const payloadHash = canonicalJsonHash(inner)
   const copy = { id, payloadHash, received, requestHash }
-  // x402 payment-identifier: an id names one payment of one request; the same id with another
-  // payment or body is a 409 before anything is claimed, verified or charged.
   const identifier = readPaymentIdentifier(received, deps.paymentIdentifierRequired ?? false)
   const identified = identifier
     ? { identifier, paymentId: id, payloadHash, requestHash }
     : undefined
-  if (identified) {
-    const holder = await deps.ledger.findByIdentifier(authorization.payer, identified.identifier)
-    if (holder) assertSameIdentifiedCall(holder, identified)
-  }
   const stored = { ...deps, recover: (paymentId: string) => recoverPayment(deps, paymentId) }
   const payment: NewPayment = {
     id,
@@ -125,39 +160,73 @@ async function paidPreflight(
     requestHash,
     ...(identifier ? { identifier } : {}),
   }
+  const call = {
+    deps,
+    request,
+    timings,
+    required,
+    authorization,
+    payment,
+    copy,
+    identified,
+    stored,
+  }
+  return { call }
+}
 
-  // The time window is judged only for a payment we do not hold: a stored payment's retry
-  // gets its stored answer (or its recovery) for as long as the ledger keeps it.
+/**
+ * x402 payment-identifier: an id names one payment of one request; the same id with another
+ * payment or body is a 409 before anything is claimed, verified or charged.
+ */
+async function checkIdentifier({ deps, authorization, identified }: PaidCall): Promise<void> {
+  if (!identified) return
+  const holder = await deps.ledger.findByIdentifier(authorization.payer, identified.identifier)
+  if (holder) assertSameIdentifiedCall(holder, identified)
+}
+
+/**
+ * The time window is judged only for a payment we do not hold: a stored payment's retry gets
+ * its stored answer (or its recovery) for as long as the ledger keeps it. The answer when the
+ * window is closed; undefined when it is open.
+ */
+async function answerOutsideWindow(call: PaidCall): Promise<PaidPreflightOutcome | undefined> {
+  const { deps, authorization, copy, timings } = call
   const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000)
-  const problem = validityProblem(authorization, requirements, nowSeconds)
-  if (problem) {
-    const existing = await deps.ledger.get(id)
-    const held =
-      existing &&
-      isSamePayment(existing, copy) &&
-      // Failed before anything could be charged, or abandoned before settling: a new attempt,
-      // which this window can no longer pay for.
-      !(existing.status === 'failed' && !existing.failure?.final) &&
-      !(
-        (existing.status === 'verifying' || existing.status === 'verified') &&
-        existing.leaseUntil.getTime() <= Date.now()
-      )
-    if (!held) return required(problem.reason, { detail: problem.detail })
-    return answerCopy(stored, existing, copy, timings)
-  }
+  const problem = validityProblem(authorization, deps.rail.requirements, nowSeconds)
+  if (!problem) return undefined
+  const existing = await deps.ledger.get(copy.id)
+  const held =
+    existing &&
+    isSamePayment(existing, copy) &&
+    // Failed before anything could be charged, or abandoned before settling: a new attempt,
+    // which this window can no longer pay for.
+    !(existing.status === 'failed' && !existing.failure?.final) &&
+    !(
+      (existing.status === 'verifying' || existing.status === 'verified') &&
+      existing.leaseUntil.getTime() <= Date.now()
+    )
+  if (!held) return call.required(problem.reason, { detail: problem.detail })
+  return answerCopy(call.stored, existing, copy, timings)
+}
 
-  // A copy that finds the owner died before settling claims the payment itself (a bounded
-  // number of times: the database clock may see the lease alive a moment longer than ours).
-  const claimOrWait = async (takeOvers: number): Promise<PaidPreflightOutcome> => {
-    const claim = await deps.ledger.claim(payment, deps.leaseMs)
-    if (claim.claimed)
-      return withLease(deps, id, (lease) => ownPayment(deps, request, payment, timings, lease))
-    // A concurrent payment claimed this identifier first (the ledger keeps one per payer).
-    if (identified && claim.existing.id !== id) assertSameIdentifiedCall(claim.existing, identified)
-    const takeOver = takeOvers > 0 ? () => claimOrWait(takeOvers - 1) : undefined
-    return answerCopy(stored, claim.existing, copy, timings, takeOver)
-  }
-  return claimOrWait(3)
+/**
+ * Claim: the request that claims the payment owns it (under a lease); any other waits for the
+ * owner's answer. A copy that finds the owner died before settling claims the payment itself
+ * (`takeOvers` times at most: the database clock may see the lease alive a moment longer than
+ * ours).
+ */
+async function claimOrWait(call: PaidCall, takeOvers: number): Promise<PaidPreflightOutcome> {
+  const { deps, request, payment, timings, identified } = call
+  const claim = await deps.ledger.claim(payment, deps.leaseMs)
+  if (claim.claimed)
+    return withLease(deps, payment.id, (lease) =>
+      ownPayment(deps, request, payment, timings, lease),
+    )
+  // A concurrent payment claimed this identifier first (the ledger keeps one per payer).
+  if (identified && claim.existing.id !== payment.id)
+    assertSameIdentifiedCall(claim.existing, identified)
+  const takeOver = takeOvers > 0 ? () => claimOrWait(call, takeOvers - 1) : undefined
+  return answerCopy(call.stored, claim.existing, call.copy, timings, takeOver)
 }
 
 /** The request that owns a payment, and what its steps share. */

@@ -31,7 +31,30 @@ export interface TransferEffect {
  * The transfers one call makes, in argument order. Universal Router placeholders for the
  * router's caller or the router itself are not real recipients and are left out.
  */
-export function transferEffects({ site, call, args: a, key }: KnownCallSite): TransferEffect[] {
+export function transferEffects(known: KnownCallSite): TransferEffect[] {
+  const transfers =
+    tokenTransfers(known) ??
+    vaultTransfers(known) ??
+    swapRouterOutputs(known) ??
+    permit2Transfers(known) ??
+    routerCommandTransfers(known) ??
+    []
+  // Universal Router placeholders are resolved by the router to its caller or itself: not real
+  // recipients, so no recipient rule applies to them.
+  if (known.site.kind !== 'command') return transfers
+  return transfers
+    .filter((t) => {
+      const to = t.to.toLowerCase()
+      return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
+    })
+    .map((t): TransferEffect => (t.pull ? t : { ...t, output: 'route' }))
+}
+
+/**
+ * Token standards' own transfers (ERC-20, ERC-721, ERC-1155, EIP-3009); undefined when the call
+ * is none of them.
+ */
+function tokenTransfers({ site, call, args: a, key }: KnownCallSite): TransferEffect[] | undefined {
   const transfers: TransferEffect[] = []
   const target = site.target
   switch (key) {
@@ -75,8 +98,21 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
     case 'receiveWithAuthorization(address,address,uint256,uint256,uint256,bytes32,bytes)':
       transfer(transfers, target, a.from, a.to, a.value, false, call.name)
       break
-    // ERC-4626: shares to `receiver` for the caller's assets; `owner`'s shares burnt for assets
-    // paid to `receiver` (a pull by allowance when `owner` is not the caller).
+    default:
+      return undefined
+  }
+  return transfers
+}
+
+/**
+ * ERC-4626: shares to `receiver` for the caller's assets; `owner`'s shares burnt for assets
+ * paid to `receiver` (a pull by allowance when `owner` is not the caller). Undefined when the
+ * call is not a vault's.
+ */
+function vaultTransfers({ site, call, args: a, key }: KnownCallSite): TransferEffect[] | undefined {
+  const transfers: TransferEffect[] = []
+  const target = site.target
+  switch (key) {
     case 'deposit(uint256,address)':
       output(
         transfers,
@@ -108,9 +144,21 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
       )
       break
     }
-    // Swap routers: the output goes to `recipient`/`to` (SwapRouter02 reads address(1) and
-    // address(2) as its caller and itself, like the Universal Router; Aerodrome's Router has no
-    // such placeholders, so there they are real, unowned recipients).
+    default:
+      return undefined
+  }
+  return transfers
+}
+
+/**
+ * Swap routers: the output goes to `recipient`/`to` (SwapRouter02 reads address(1) and
+ * address(2) as its caller and itself, like the Universal Router; Aerodrome's Router has no
+ * such placeholders, so there they are real, unowned recipients). Undefined when the call is
+ * not a router swap.
+ */
+function swapRouterOutputs({ call, args: a, key }: KnownCallSite): TransferEffect[] | undefined {
+  const transfers: TransferEffect[] = []
+  switch (key) {
     case 'exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))':
     case 'exactOutputSingle((address,address,uint24,address,uint256,uint256,uint160))': {
       const p = obj(a.params)
@@ -149,6 +197,24 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
         false,
       )
       break
+    default:
+      return undefined
+  }
+  return transfers
+}
+
+/**
+ * Permit2's allowance and signature transfers, called directly or as the Universal Router's
+ * `PERMIT2_TRANSFER_FROM_BATCH`; undefined when the call is none of them.
+ */
+function permit2Transfers({
+  site,
+  call,
+  args: a,
+  key,
+}: KnownCallSite): TransferEffect[] | undefined {
+  const transfers: TransferEffect[] = []
+  switch (key) {
     case 'transferFrom(address,address,uint160,address)':
       transfer(transfers, a.token, a.from, a.to, a.amount, true, 'Permit2 transferFrom')
       break
@@ -191,6 +257,23 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
       })
       break
     }
+    default:
+      return undefined
+  }
+  return transfers
+}
+
+/**
+ * The Universal Router's own commands that pay out (transfers, sweeps, takes, swaps, wrapping);
+ * undefined when the call is none of them.
+ */
+function routerCommandTransfers({
+  call,
+  args: a,
+  key,
+}: KnownCallSite): TransferEffect[] | undefined {
+  const transfers: TransferEffect[] = []
+  switch (key) {
     case 'ur:PERMIT2_TRANSFER_FROM':
       transfer(transfers, a.token, undefined, a.recipient, a.amount, true, call.name)
       break
@@ -199,7 +282,6 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
     case 'ur:PAY_PORTION':
     case 'ur:TAKE':
     case 'ur:TAKE_PORTION': {
-      const before = transfers.length
       transfer(
         transfers,
         a.token ?? a.currency,
@@ -213,7 +295,7 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
         call.name,
       )
       const bips = big(a.bips)
-      const added = transfers[before]
+      const added = transfers[0]
       if (added && bips !== undefined) added.portionBips = bips
       break
     }
@@ -250,17 +332,9 @@ export function transferEffects({ site, call, args: a, key }: KnownCallSite): Tr
       )
       break
     default:
-      break
+      return undefined
   }
-  // Universal Router placeholders are resolved by the router to its caller or itself: not real
-  // recipients, so no recipient rule applies to them.
-  if (site.kind !== 'command') return transfers
   return transfers
-    .filter((t) => {
-      const to = t.to.toLowerCase()
-      return to !== UR_MSG_SENDER && to !== UR_ADDRESS_THIS
-    })
-    .map((t): TransferEffect => (t.pull ? t : { ...t, output: 'route' }))
 }
 
 /** A transfer the shape owes the caller (see {@link TransferEffect.output}). */
