@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Compiles the client package (packages/client, to packages/client/dist) with tsc (it ships
-// `.d.ts`), and then bundles the service (src/, to dist/) with esbuild, so `npm start`,
-// `npm run buyer` and the package's executables run plain `node` and never transpile at run
-// time. The client comes first: the service imports the answer schemas and vocabulary it
-// shares with buyers (`@pre-send-guard/client/schemas`, `/types`).
+// `.d.ts`) and bundles its browser challenge checker (dist/browser/check-challenge.js, which
+// the service serves at /assets/check-challenge.js), and then bundles the service (src/, to
+// dist/) with esbuild, so `npm start`, `npm run buyer` and the package's executables run plain
+// `node` and never transpile or bundle at run time. The client comes first: the service
+// imports the answer schemas and vocabulary it shares with buyers
+// (`@pre-send-guard/client/schemas`, `/types`).
 //
 // The service is one bundle (code-split at its dynamic imports) rather than one file per
 // module: Node resolves, reads and compiles a few dozen chunks instead of ~1,500 module
@@ -12,10 +14,11 @@
 // whose own files must stay where they are (wasm, native binaries, worker-thread transports).
 //
 // A build is stale when the fingerprint of its inputs (path, size and mtime of every file it
-// reads: sources, tsconfig and package.json for the client; sources, package.json, the lockfile,
-// this script, the contract artifacts and the client's build for the service) differs from the
-// one stored beside the build. `ensureBuilt()` compiles only then; it builds into a scratch directory and
-// swaps it in whole, so a half-written build is never run and two starts never mix builds.
+// reads: sources, tsconfig, package.json, the lockfile and this script for the client;
+// sources, package.json, the lockfile, this script, the contract artifacts and the client's
+// build for the service) differs from the one stored beside the build. `ensureBuilt()`
+// compiles only then; it builds into a scratch directory and swaps it in whole, so a
+// half-written build is never run and two starts never mix builds.
 //
 //   node scripts/build.mjs              build both when stale (npm run build)
 //   node scripts/build.mjs --client     only the client package
@@ -47,10 +50,22 @@ const TARGETS = {
     tsconfig: join(CLIENT, 'tsconfig.json'),
     dist: join(CLIENT, 'dist'),
     main: join(CLIENT, 'dist', 'cli', 'bin.js'),
-    files: [join(CLIENT, 'tsconfig.json'), join(CLIENT, 'package.json')],
+    // The browser bundle holds its dependencies' code (zod, viem parts) and this script's
+    // esbuild options: a changed lockfile or script rebuilds it.
+    files: [
+      join(CLIENT, 'tsconfig.json'),
+      join(CLIENT, 'package.json'),
+      join(ROOT, 'package-lock.json'),
+      join(ROOT, 'scripts', 'build.mjs'),
+    ],
     dirs: [join(CLIENT, 'src')],
     /** Package executables: npm links them before `prepare` builds them, so no mode is set yet. */
     executables: [join('cli', 'bin.js'), join('mcp', 'bin.js')],
+    /**
+     * Browser bundles made from the compiled build (entry -> output, inside the build): the
+     * buyer kit's challenge checker, which the service serves at /assets/check-challenge.js.
+     */
+    browserBundles: [[join('client', 'check-challenge.js'), join('browser', 'check-challenge.js')]],
   },
   service: {
     label: 'src/ to dist/',
@@ -109,13 +124,12 @@ function tscPath() {
 
 /**
  * Packages the service bundle leaves to Node's own loader: files they read beside their code
- * (PGlite's wasm and data, anvil's binary, esbuild's binary), worker-thread transports
- * (pino), or optional native parts (pg). Each is loaded once, from node_modules.
+ * (PGlite's wasm and data, anvil's binary), worker-thread transports (pino), or optional
+ * native parts (pg). Each is loaded once, from node_modules.
  */
 const SERVICE_EXTERNAL = [
   '@electric-sql/pglite',
   '@foundry-rs/*',
-  'esbuild',
   'ioredis',
   'pg',
   'pino',
@@ -155,6 +169,29 @@ function bundleService(outdir) {
     },
     logLevel: 'warning',
   })
+}
+
+/**
+ * Bundles each browser entry of a compiled build for the browser (ESM, minified, es2020), so
+ * the service serves a file made at install time, the very `checkChallenge` the CLI runs,
+ * instead of bundling on a request. A failure fails the build: a stale build is never kept.
+ */
+function bundleBrowser(target, dir) {
+  if (!target.browserBundles) return
+  const require = createRequire(join(ROOT, 'package.json'))
+  const { buildSync } = require('esbuild')
+  for (const [entry, out] of target.browserBundles) {
+    buildSync({
+      entryPoints: [join(dir, entry)],
+      outfile: join(dir, out),
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2020',
+      minify: true,
+      logLevel: 'silent',
+    })
+  }
 }
 
 /** Compiles one target when stale; true when its build is fresh afterwards. */
@@ -199,6 +236,14 @@ function buildTarget(target, optional) {
     rmSync(scratch, { recursive: true, force: true })
     throw new Error(
       `pre-send-guard: compiling ${target.label} failed (tsc exit ${result.status ?? result.signal})`,
+    )
+  }
+  try {
+    bundleBrowser(target, scratch)
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true })
+    throw new Error(
+      `pre-send-guard: bundling the browser files of ${target.label} failed: ${error instanceof Error ? error.message : String(error)}`,
     )
   }
   for (const bin of target.executables) {

@@ -5,6 +5,10 @@ import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 import { routePath } from 'hono/route'
 import type { Logger } from 'pino'
+import {
+  createPaymentRequiredHeaders,
+  type PaymentRequiredHeaders,
+} from '../adapters/facilitator/payment-required-headers.js'
 import { createServiceMetrics, type ServiceMetrics } from '../adapters/metrics/service-metrics.js'
 import type { DevnetDescription } from '../domain/discovery/discovery-document.js'
 import type { PageReader } from '../domain/evidence/page-reader.js'
@@ -25,7 +29,10 @@ import { registerMcp } from '../routes/mcp.js'
 import { registerOpenApiDocument } from '../routes/openapi-document.js'
 import { registerOperations } from '../routes/operations.js'
 import { notFoundPage, registerPages, wantsHtml } from '../routes/pages.js'
-import { registerTransactionPreflight } from '../routes/paid-transaction-preflight.js'
+import {
+  paidRouteExtensions,
+  registerTransactionPreflight,
+} from '../routes/paid-transaction-preflight.js'
 import { registerPublicPageEvidence } from '../routes/public-page-evidence.js'
 import { registerReceipts } from '../routes/receipts.js'
 import { errorResponse, notFound, onError, validationHook } from './errors.js'
@@ -46,6 +53,11 @@ export interface AppDeps {
    * Without it the paid route and `/receipts/{id}` are not mounted.
    */
   payments?: Omit<PaidPreflightDeps, 'runPreflight'>
+  /**
+   * The paid route's PAYMENT-REQUIRED headers, built and kept per app over `payments.rail`
+   * (`src/service/build-app.ts` makes it); a fresh one over the rail when absent.
+   */
+  paymentRequiredHeaders?: PaymentRequiredHeaders
   /** PUBLIC_BASE_URL: origin for absolute URLs in answers; the request's origin when unset. */
   publicBaseUrl?: string
   /** The embedded devnet, published in discovery; absent on mainnet. */
@@ -263,6 +275,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       maxBodyBytes: deps.maxBodyBytes,
       publicBaseUrl: deps.publicBaseUrl,
       paid: () => paid,
+      paymentRequiredHeader:
+        deps.paymentRequiredHeaders ??
+        createPaymentRequiredHeaders(payments.rail, () => paidRouteExtensions(payments)),
       onOutcome: (outcome, reason, settleMs) => {
         metrics.payments.inc({ outcome, reason: reason ?? '' })
         if (settleMs !== undefined) metrics.settlementDuration.observe(settleMs / 1000)

@@ -1,49 +1,44 @@
+import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 
 /** Where the browser gets the buyer kit's challenge checker (an ES module). */
 export const CHECKER_SCRIPT_PATH = '/assets/check-challenge.js'
 
-let bundle: Promise<string> | undefined
-
 /**
- * Bundles the buyer kit's compiled `checkChallenge` (the very function the CLI runs, every check)
- * for the browser with esbuild, once per process, on first use. Built from the installed client
- * package so the page can never drift from what `npm run demo` checks. esbuild is loaded lazily:
- * a guard nobody opens the demo page on never starts it.
+ * The buyer kit's compiled `checkChallenge` (the very function the CLI runs, every check),
+ * bundled for the browser when the client package is built (`scripts/build.mjs`, at
+ * `npm install`), so the page can never drift from what `npm run demo` checks.
  */
-export function checkerBundle(): Promise<string> {
-  bundle ??= (async () => {
-    const { build } = await import('esbuild')
-    const entry = fileURLToPath(
-      new URL('./check-challenge.js', import.meta.resolve('@pre-send-guard/client')),
-    )
-    const result = await build({
-      entryPoints: [entry],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2020',
-      minify: true,
-      write: false,
-      logLevel: 'silent',
-    })
-    const [output] = result.outputFiles
-    if (!output) throw new Error('esbuild produced no output for the challenge checker')
-    return output.text
-  })()
-  // A failed build is retried on the next request rather than cached forever.
-  bundle.catch(() => {
-    bundle = undefined
-  })
-  return bundle
+export function checkerBundlePath(): string {
+  return fileURLToPath(
+    new URL(
+      './dist/browser/check-challenge.js',
+      import.meta.resolve('@pre-send-guard/client/package.json'),
+    ),
+  )
 }
 
-/** Serves the bundled checker; 503 (retryable) if it cannot be built. */
-export function registerBrowserChecker(app: OpenAPIHono): void {
+/**
+ * Serves the bundled checker (at `path`, default {@link checkerBundlePath}), read once on first
+ * use and then kept in memory; 503 (retryable) while it cannot be read (a client build that has
+ * not made it yet): the next request reads again.
+ */
+export function registerBrowserChecker(app: OpenAPIHono, path?: string): void {
+  let bundle: Promise<string> | undefined
+  const checker = (): Promise<string> => {
+    if (bundle) return bundle
+    const reading = readFile(path ?? checkerBundlePath(), 'utf8')
+    bundle = reading
+    // A failed read is retried on the next request rather than kept.
+    reading.catch(() => {
+      if (bundle === reading) bundle = undefined
+    })
+    return reading
+  }
   app.get(CHECKER_SCRIPT_PATH, async (c) => {
     try {
-      const text = await checkerBundle()
+      const text = await checker()
       return c.body(text, 200, {
         'content-type': 'text/javascript; charset=utf-8',
         'cache-control': 'public, max-age=3600',

@@ -5,11 +5,10 @@ import {
   PaymentChallengeSchema,
 } from '@pre-send-guard/client/schemas'
 import { type PaymentReason, ROUTES } from '@pre-send-guard/client/types'
-import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { Context } from 'hono'
-import { challengeBody, railReadiness } from '../domain/payment/challenge.js'
+import { paidChallengeBody } from '../domain/payment/challenge.js'
 import { PAYMENT_NETWORK, PRICE, paidResource } from '../domain/payment/offer.js'
-import { offerReceiptFor, withOfferReceipt } from '../domain/payment/offer-receipt.js'
 import { handlePaidPreflight, type PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import type {
   PaidPreflightOutcome,
@@ -19,7 +18,6 @@ import {
   PAYMENT_IDENTIFIER,
   paymentIdentifierDeclaration,
 } from '../domain/payment/payment-identifier.js'
-import type { PaymentRail } from '../domain/payment/payment-rail.js'
 import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
@@ -34,6 +32,11 @@ export interface PaidRouteDeps {
   /** Origin for absolute URLs in the challenge; the request's origin when unset. */
   publicBaseUrl: string | undefined
   paid: () => PaidPreflightDeps
+  /**
+   * The encoded PAYMENT-REQUIRED header for a reason on a base URL: an adapter that builds it
+   * over the rail and keeps it (`adapters/facilitator/payment-required-headers.ts`).
+   */
+  paymentRequiredHeader: (baseUrl: string, reason: PaymentReason) => Promise<string>
   /**
    * Told how each paid call ended (metrics): `paid`, `replayed`, `payment_required` with its
    * reason, or the error code; with the settle time when settle ran.
@@ -132,6 +135,7 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
         body,
         tx: toTransactionInput(body),
         paymentHeader: header,
+        resourceUrl: paidResource(publicBaseUrl(c, deps.publicBaseUrl)).url,
       })
     } catch (error) {
       deps.onOutcome?.(error instanceof AppError ? error.code : 'error', undefined, undefined)
@@ -145,15 +149,8 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
     const timing = serverTiming(outcome.timings)
     if (timing) c.header('Server-Timing', timing)
     if (outcome.kind === 'payment_required') return challenge(c, deps, paid, outcome)
-    const resourceUrl = paidResource(publicBaseUrl(c, deps.publicBaseUrl)).url
-    const offerReceipt = await offerReceiptFor(paid.receiptSigner, outcome.receipt, resourceUrl)
-    const settlement = await withOfferReceipt(
-      outcome.settlement,
-      offerReceipt,
-      resourceUrl,
-      paid.receiptSigner.address,
-    )
-    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(settlement))
+    // The settlement carries the x402 offer-receipt already (the domain signed it).
+    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
     c.header('Cache-Control', 'private, no-store')
     return c.json({ result: outcome.result, receipt: outcome.receipt }, 200)
   })
@@ -172,19 +169,13 @@ async function challenge(
   outcome: Challenge,
 ) {
   const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
-  c.header(
-    'PAYMENT-REQUIRED',
-    await paymentRequiredHeader(paid.rail, baseUrl, outcome.reason, () =>
-      paidRouteExtensions(paid),
-    ),
-  )
+  c.header('PAYMENT-REQUIRED', await deps.paymentRequiredHeader(baseUrl, outcome.reason))
   if (outcome.settlement)
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
   c.header('Cache-Control', 'no-store')
   const requestId = c.get('requestId') as string | undefined
-  const body = challengeBody({
+  const body = paidChallengeBody(paid, {
     baseUrl,
-    readiness: railReadiness({ rail: paid.rail, receiptSigner: paid.receiptSigner.address }),
     reason: outcome.reason,
     // Upstream words (the facilitator's message and code): scrubbed before the body cuts them.
     ...(outcome.detail ? { detail: redactSecrets(outcome.detail) } : {}),
@@ -194,45 +185,6 @@ async function challenge(
     ...(requestId ? { requestId } : {}),
   })
   return c.json(body, 402)
-}
-
-/** Encoded PAYMENT-REQUIRED headers kept per (base URL, reason), per rail. */
-const HEADER_CACHE_SIZE = 64
-const headerCache = new WeakMap<PaymentRail, Map<string, Promise<string>>>()
-
-/**
- * The encoded PAYMENT-REQUIRED header for `reason` on `baseUrl`. The PaymentRequired depends on
- * nothing else (the rail's requirements are fixed when it is built, the resource is the
- * route's URL on `baseUrl`, and the extensions are fixed per app, as is its rail), so each one
- * is built and base64-encoded once and then reused, byte for byte; the extensions are built
- * only then. Bounded: without PUBLIC_BASE_URL the base URL comes from the request's Host,
- * which a client chooses; past the bound the oldest entry goes.
- */
-function paymentRequiredHeader(
-  rail: PaymentRail,
-  baseUrl: string,
-  reason: PaymentReason,
-  extensions: () => Record<string, unknown>,
-): Promise<string> {
-  let cache = headerCache.get(rail)
-  if (!cache) {
-    cache = new Map()
-    headerCache.set(rail, cache)
-  }
-  const key = `${reason} ${baseUrl}`
-  const cached = cache.get(key)
-  if (cached) return cached
-  const header = rail
-    .paymentRequired(paidResource(baseUrl), reason, extensions())
-    .then(encodePaymentRequiredHeader)
-  // A failed build is not kept: the next request tries again.
-  header.catch(() => cache.delete(key))
-  if (cache.size >= HEADER_CACHE_SIZE) {
-    const oldest = cache.keys().next().value
-    if (oldest !== undefined) cache.delete(oldest)
-  }
-  cache.set(key, header)
-  return header
 }
 
 function serverTiming(timings: PhaseTimings): string | undefined {

@@ -2,8 +2,8 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
 import { addressOf, bytes32Of, ReceiptSchema } from '@pre-send-guard/client/schemas'
 import { ROUTES } from '@pre-send-guard/client/types'
 import type { PaymentRequirements } from '@x402/core/types'
-import { authorizationId } from '../domain/payment/authorization-id.js'
 import type { PaymentLedger } from '../domain/payment/payment-ledger.js'
+import { receiptByAuthorization } from '../domain/payment/receipt-lookup.js'
 import { AppError } from '../errors.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -73,21 +73,7 @@ export function registerReceipts(
   })
   app.openapi(receiptByAuthorizationRoute, async (c) => {
     const { payer, nonce } = c.req.valid('param')
-    const { network, asset } = deps.offer()
-    // The ledger's key for the payment: network, asset, payer and nonce (case-insensitive).
-    const id = authorizationId(network, asset, { payer, nonce })
-    const ledger = deps.ledger()
-    const payment = await ledger.get(id)
-    const receipt = payment?.receiptId ? await ledger.getReceipt(payment.receiptId) : undefined
-    if (!payment) {
-      throw new AppError('not_found', `no payment with authorization ${payer}/${nonce}`)
-    }
-    if (!receipt) {
-      throw new AppError(
-        'not_found',
-        `the payment with this authorization is ${payment.status}, not settled: no receipt (retry the paid call with the same PAYMENT-SIGNATURE to finish it)`,
-      )
-    }
+    const receipt = await receiptByAuthorization(deps.ledger(), deps.offer(), { payer, nonce })
     return c.json(receipt, 200)
   })
 }

@@ -1,12 +1,14 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
 import { createDevnetFaucet } from '../adapters/devnet/faucet.js'
+import { createPaymentRequiredHeaders } from '../adapters/facilitator/payment-required-headers.js'
 import { lazyMetaMaskPhishingList } from '../adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../adapters/reader/jina-reader.js'
 import type { Config } from '../config.js'
 import type { ScreenConfig } from '../domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
 import { createApp } from '../http/create-app.js'
+import { paidRouteExtensions } from '../routes/paid-transaction-preflight.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
 import type { OperationsSetup } from './operations-setup.js'
 import type { PaymentServices } from './payment-services.js'
@@ -41,6 +43,10 @@ export function buildApp(
     }),
     phishingList: lazyMetaMaskPhishingList(),
     payments: payments.payments,
+    // The paid route's PAYMENT-REQUIRED headers, kept by the adapter: one cache per app.
+    paymentRequiredHeaders: createPaymentRequiredHeaders(payments.payments.rail, () =>
+      paidRouteExtensions(payments.payments),
+    ),
     metrics: operations.metrics,
     ...(operations.rateLimits ? { rateLimits: operations.rateLimits } : {}),
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),

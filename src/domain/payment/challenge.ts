@@ -63,3 +63,20 @@ export function railReadiness(params: {
     receiptSigner: { configured: params.receiptSigner !== null, address: params.receiptSigner },
   }
 }
+
+/**
+ * The paid route's 402 body for `reason`, with the rail's readiness right now (cached facts
+ * only). Upstream words (`detail`, `facilitatorReason`) arrive already scrubbed of secrets.
+ */
+export function paidChallengeBody(
+  deps: {
+    rail: Pick<PaymentRail, 'requirements' | 'facilitatorStatus'>
+    receiptSigner: { address: Address }
+  },
+  params: Omit<Parameters<typeof challengeBody>[0], 'readiness'>,
+): ChallengeBody {
+  return challengeBody({
+    ...params,
+    readiness: railReadiness({ rail: deps.rail, receiptSigner: deps.receiptSigner.address }),
+  })
+}

@@ -75,3 +75,18 @@ export async function withOfferReceipt(
   if (enriched === undefined) return settlement
   return { ...settlement, extensions: { ...settlement.extensions, [OFFER_RECEIPT]: enriched } }
 }
+
+/**
+ * A paid answer's settlement as served in PAYMENT-RESPONSE: `settlement` with the offer-receipt
+ * extension's receipt for `receipt` on `resourceUrl`, signed by `signer` (see
+ * {@link offerReceiptFor}: a replay of the same payment gets the very same bytes).
+ */
+export async function settlementWithOfferReceipt(
+  signer: ReceiptSigner,
+  settlement: SettleResponse,
+  receipt: Pick<Receipt, 'payer' | 'network' | 'settlementTx' | 'issuedAt'>,
+  resourceUrl: string,
+): Promise<SettleResponse> {
+  const signed = await offerReceiptFor(signer, receipt, resourceUrl)
+  return withOfferReceipt(settlement, signed, resourceUrl, signer.address)
+}

@@ -8,6 +8,7 @@ import { authorizationId } from './authorization-id.js'
 import { type Authorization, decodePaymentShape, validityProblem } from './decode-payment.js'
 import type { InFlightTracker } from './in-flight.js'
 import { issueReceipt } from './issue-receipt.js'
+import { settlementWithOfferReceipt } from './offer-receipt.js'
 import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
 import {
   assertSameIdentifiedCall,
@@ -61,11 +62,17 @@ export interface PaidPreflightRequest {
   body: Readonly<Record<string, unknown>>
   tx: TransactionInput
   paymentHeader: string | undefined
+  /**
+   * The paid resource's absolute URL as the buyer reached it (`paidResource(baseUrl).url`):
+   * the x402 offer-receipt's `resourceUrl`.
+   */
+  resourceUrl: string
 }
 
 /**
  * The paid preflight: decode -> claim in the ledger -> verify and preflight (together) ->
- * settle -> confirm on chain -> receipt.
+ * settle -> confirm on chain -> receipt -> the answer, whose settlement carries the x402
+ * offer-receipt (every paid answer: the owner's, a copy's, a replay's, a recovered one's).
  *
  * Exactly one request works on a payment (the ledger claim, held by a lease it renews while
  * it lives); copies wait a bounded time for its answer and return the same one, and a retry
@@ -79,9 +86,18 @@ export async function handlePaidPreflight(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
 ): Promise<PaidPreflightOutcome> {
-  return deps.inFlight
+  const outcome = await (deps.inFlight
     ? deps.inFlight.track(() => paidPreflight(deps, request))
-    : paidPreflight(deps, request)
+    : paidPreflight(deps, request))
+  if (outcome.kind !== 'paid') return outcome
+  // Signed from the stored receipt's fields (deterministic EIP-712): a replay gets the same bytes.
+  const settlement = await settlementWithOfferReceipt(
+    deps.receiptSigner,
+    outcome.settlement,
+    outcome.receipt,
+    request.resourceUrl,
+  )
+  return { ...outcome, settlement }
 }
 
 /**
