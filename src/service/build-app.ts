@@ -7,6 +7,7 @@ import type { Config } from '../config.js'
 import type { ScreenConfig } from '../domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
 import { createApp } from '../http/create-app.js'
+import type { Redactor } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
 import type { OperationsSetup } from './operations-setup.js'
 import type { PaymentServices } from './payment-services.js'
@@ -22,10 +23,13 @@ export function buildApp(
   payments: PaymentServices,
   operations: OperationsSetup,
   logger: Logger,
+  /** The configuration's secrets' redactor (built once by `main.ts`). */
+  redactor: Redactor,
 ): OpenAPIHono {
   const { devnet, environment } = chain
   return createApp({
     logger,
+    redactor,
     environment,
     maxBodyBytes: config.MAX_BODY_BYTES,
     preflight: {
@@ -38,6 +42,7 @@ export function buildApp(
       baseUrl: config.READER_BASE_URL,
       apiKey: config.READER_API_KEY,
       timeoutMs: config.READER_TIMEOUT_MS,
+      redactor,
     }),
     phishingList: lazyMetaMaskPhishingList(),
     payments: payments.payments,
