@@ -1,6 +1,6 @@
 import { format } from 'node:util'
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino'
-import { type Redactor, redactSecrets } from './secrets.js'
+import { DEFAULT_REDACTOR, type Redactor } from './secrets.js'
 
 /** Options for {@link createLogger}. */
 export interface CreateLoggerOptions {
@@ -8,7 +8,10 @@ export interface CreateLoggerOptions {
   pretty?: boolean
   /** Where JSON lines go instead of stdout (tests). */
   destination?: DestinationStream
-  /** What scrubs every line. Default: the process's redactor (`redactSecrets`, see `secrets.ts`). */
+  /**
+   * What scrubs every line: the configuration's (`main.ts` passes it). Default:
+   * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+   */
   redactor?: Redactor
 }
 
@@ -22,11 +25,11 @@ export interface CreateLoggerOptions {
  * whoever logs what.
  */
 export function createLogger(level: string, options: CreateLoggerOptions = {}): Logger {
-  const { redactor } = options
+  const redactor = options.redactor ?? DEFAULT_REDACTOR
   const settings: LoggerOptions = {
     level,
     base: { service: 'pre-send-guard' },
-    hooks: { streamWrite: redactor ? (line) => redactor.redact(line) : redactSecrets },
+    hooks: { streamWrite: (line) => redactor.redact(line) },
   }
   if (options.destination) return pino(settings, options.destination)
   if (options.pretty ?? process.stdout.isTTY === true) {

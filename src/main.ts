@@ -1,7 +1,7 @@
 import { readConfig } from './config.js'
 import { startLogging } from './logger.js'
 import { boundHeapGrowth } from './process/heap-growth.js'
-import { createRedactor, installRedactor, redactSecrets } from './secrets.js'
+import { createRedactor, DEFAULT_REDACTOR, type Redactor } from './secrets.js'
 import type { ChainNode } from './service/chain.js'
 import { startEmbeddedAnvil } from './service/devnet-node.js'
 import { openLedger } from './service/ledger.js'
@@ -18,14 +18,21 @@ import { oneLineReason, wantsStacks } from './service/startup-failure.js'
  */
 /** Whether a failure below prints its stack: only at LOG_LEVEL=debug (known once config is read). */
 let printStacks = false
+/**
+ * What scrubs a failure below: the configuration's redactor once config is read; before that,
+ * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+ */
+let failureRedactor: Redactor = DEFAULT_REDACTOR
 
 async function main(): Promise<void> {
   const clock = startupClock()
   const config = readConfig()
   printStacks = wantsStacks(config.LOG_LEVEL)
-  // One redactor for the configuration's secrets: the logger scrubs every line with it, and
-  // adapters quoting upstream text reach it through `redactSecrets`.
-  const redactor = installRedactor(createRedactor(config.secrets))
+  // One redactor for the configuration's secrets, passed to whatever lets text out: the logger
+  // scrubs every line with it, the error renderer every body, adapters the upstream text they
+  // quote.
+  const redactor = createRedactor(config.secrets)
+  failureRedactor = redactor
   const logger = startLogging(config.LOG_LEVEL, redactor)
   boundHeapGrowth(config.HEAP_GROWING_PERCENT)
   const lifecycle = createLifecycle(logger)
@@ -71,14 +78,14 @@ async function main(): Promise<void> {
   const wait = startupWait(config, logger, lifecycle)
   const chain = await clock.time(
     'chain',
-    connectChain(config, node, logger, operations.observeRpc, lifecycle, wait),
+    connectChain(config, node, logger, redactor, operations.observeRpc, lifecycle, wait),
   )
   const payments = await clock.time(
     'payments',
-    startPayments(config, chain, ledger, logger, lifecycle, wait),
+    startPayments(config, chain, ledger, logger, redactor, lifecycle, wait),
   )
   unresolved = payments.payments.ledger.unresolvedCount
-  const app = buildApp(config, chain, payments, operations, logger)
+  const app = buildApp(config, chain, payments, operations, logger, redactor)
   await wait.done()
   listen(app.fetch, config, chain, logger, lifecycle, clock)
 }
@@ -88,7 +95,7 @@ await main().catch((error: unknown) => {
   // One line and a hint; the stack only when asked for.
   const stack = printStacks && error instanceof Error && error.stack ? `\n${error.stack}` : ''
   process.stderr.write(
-    `pre-send-guard: cannot start: ${redactSecrets(oneLineReason(error) + stack)}\n` +
+    `pre-send-guard: cannot start: ${failureRedactor.redact(oneLineReason(error) + stack)}\n` +
       (printStacks ? '' : 'pre-send-guard: LOG_LEVEL=debug prints the full error\n'),
   )
   process.exit(1)

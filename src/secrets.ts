@@ -1,9 +1,16 @@
 /**
  * The configured secrets and the one redaction applied wherever text leaves the process (log
- * lines, error bodies, the 402's facilitator status). Invariant: after {@link installRedactor},
- * {@link redactSecrets} removes every configured secret from any text, in every form it can
- * take there (as configured, URL-decoded, JSON-escaped, upper/lower-case hex, Basic base64),
- * and the userinfo of any URL.
+ * lines, error bodies, the 402's facilitator status). Invariant: the {@link Redactor} built
+ * from the configuration's secrets removes every one of them from any text, in every form it
+ * can take there (as configured, URL-decoded, JSON-escaped, upper/lower-case hex, Basic
+ * base64), and the userinfo of any URL.
+ *
+ * The redactor is a dependency, not process state: `main.ts` builds it once from the
+ * configuration and the composition (`src/service/`, `src/http/create-app.ts`) passes it to
+ * the logger, the error renderer and every adapter that quotes upstream text (their
+ * `redactor` option). Where none is passed, {@link DEFAULT_REDACTOR} applies: it knows no
+ * configured secret but still strips every URL's userinfo, so a missing redactor is never
+ * "no redaction".
  */
 
 /** What a secret is replaced with. */
@@ -40,7 +47,10 @@ const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi
 
 /** Redacts known secrets from text. */
 export interface Redactor {
-  /** `text` with every secret replaced by {@link REDACTED} and any URL's userinfo removed. */
+  /**
+   * `text` with every secret replaced by {@link REDACTED} and any URL's userinfo removed.
+   * Apply it to upstream text before truncating it, so a cut never leaves a secret's prefix.
+   */
   redact(text: string): string
   /** How many distinct strings it replaces (every form of every secret). */
   readonly size: number
@@ -97,30 +107,12 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   }
 }
 
-let active: Redactor = createRedactor([])
-
 /**
- * Installs `redactor` as the process's: the one {@link redactSecrets} applies where adapters
- * quote upstream text. `main.ts` installs the configuration's, once, first, and hands the same
- * one to the logger.
+ * The redactor of whatever is given no other (an adapter or app built without the `redactor`
+ * option: tests, benches): it knows no configured secret, and still removes the userinfo of
+ * any URL. Start-up never relies on it: `main.ts` passes the configuration's everywhere.
  */
-export function installRedactor(redactor: Redactor): Redactor {
-  active = redactor
-  return active
-}
-
-/** Installs the process's redactor from these settings' secrets (tests; `main.ts` uses {@link installRedactor}). */
-export function configureSecrets(config: SecretSettings): Redactor {
-  return installRedactor(createRedactor(collectSecrets(config)))
-}
-
-/**
- * `text` without any configured secret (and without any URL's userinfo). Apply it to upstream
- * text before truncating it, so a cut never leaves a secret's prefix behind.
- */
-export function redactSecrets(text: string): string {
-  return active.redact(text)
-}
+export const DEFAULT_REDACTOR: Redactor = createRedactor([])
 
 /**
  * The only public name of a remote endpoint: `scheme://host[:port]`, no userinfo, path or

@@ -5,17 +5,19 @@ import { stdSerializers } from 'pino'
 import { createPublicClient, http as httpTransport } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { splitUrlCredentials } from '../src/adapters/fetch/url-credentials.js'
+import { createJinaReader, type JinaReaderOptions } from '../src/adapters/reader/jina-reader.js'
 import { createJsonRpcChainReader } from '../src/adapters/rpc/json-rpc-chain-reader.js'
 import { loadConfig } from '../src/config.js'
+import type { PageReader } from '../src/domain/evidence/page-reader.js'
+import { AppError } from '../src/errors.js'
 import { createLogger, routeConsoleToLogger } from '../src/logger.js'
-import {
-  collectSecrets,
-  configureSecrets,
-  createRedactor,
-  publicOrigin,
-  REDACTED,
-} from '../src/secrets.js'
+import { collectSecrets, createRedactor, publicOrigin, REDACTED } from '../src/secrets.js'
+import { postEvidence } from './evidence/evidence-app.js'
+import { startFakeReader } from './support/fake-reader.js'
+import { preflightApp } from './support/preflight-app.js'
 
+// Nothing listens on the discard port: these apps never call the preflight.
+const UNUSED_RPC = 'http://127.0.0.1:9'
 const PRIVATE_KEY = `0x${'ab12cd34'.repeat(8)}`
 
 describe('collectSecrets', () => {
@@ -153,6 +155,66 @@ describe('configuration', () => {
   })
 })
 
+describe('the redactor each component is passed', () => {
+  const SECRET = 'S3CRET-PASSED-KEY1'
+  const redactor = createRedactor(
+    collectSecrets({ READER_BASE_URL: `https://reader.example/v1/${SECRET}` }),
+  )
+  const PAGE = 'https://example.com/article'
+
+  it('scrubs every error body the app renders; without one, only URL userinfo goes', async () => {
+    const failing: PageReader = {
+      info: { name: 'jina', baseUrl: 'https://reader.example' },
+      read: async () => {
+        throw new AppError(
+          'reader_unavailable',
+          `reader at https://user:pw-${SECRET}@reader.example/v1/${SECRET} failed`,
+          { issues: [{ path: 'url', message: `key ${SECRET}` }] },
+        )
+      },
+    }
+    const scrubbed = await postEvidence(preflightApp(UNUSED_RPC, { reader: failing, redactor }), {
+      url: PAGE,
+    })
+    expect(scrubbed.status).toBe(502)
+    expect(scrubbed.text).not.toContain(SECRET)
+    expect(scrubbed.body.message).toBe(
+      `reader at https://${REDACTED}@reader.example/v1/${REDACTED} failed`,
+    )
+    expect(scrubbed.body.issues).toEqual([{ path: 'url', message: `key ${REDACTED}` }])
+    // The default redactor knows no configured secret, and still removes the userinfo.
+    const unconfigured = await postEvidence(preflightApp(UNUSED_RPC, { reader: failing }), {
+      url: PAGE,
+    })
+    expect(unconfigured.body.message).toBe(
+      `reader at https://${REDACTED}@reader.example/v1/${SECRET} failed`,
+    )
+  })
+
+  it('scrubs what an adapter quotes from upstream (the reader echoing its key)', async () => {
+    const fake = await startFakeReader()
+    try {
+      fake.fallback = () => ({ kind: 'error', status: 500, message: `no such key ${SECRET}` })
+      const read = async (options: Partial<JinaReaderOptions>): Promise<AppError> => {
+        const reader = createJinaReader({ baseUrl: fake.baseUrl, timeoutMs: 2_000, ...options })
+        try {
+          await reader.read(PAGE)
+        } catch (error) {
+          return error as AppError
+        }
+        throw new Error('the read did not fail')
+      }
+      const scrubbed = await read({ redactor })
+      expect(scrubbed).toBeInstanceOf(AppError)
+      expect(scrubbed.message).toBe(`the reader answered 500: FakeError: no such key ${REDACTED}`)
+      // The control: the same reply through a reader given no redactor is quoted as it came.
+      expect((await read({})).message).toContain(SECRET)
+    } finally {
+      await fake.close()
+    }
+  })
+})
+
 describe('the logger', () => {
   // A real RPC that fails and echoes the request: viem's error then embeds the keyed URL in
   // its message, its `url` field, its details and its stack, and chains causes.
@@ -181,10 +243,13 @@ describe('the logger', () => {
   }
 
   it('scrubs err (message, stack, causes, fields) and every other field of every line', async () => {
-    configureSecrets({ BASE_RPC_URL: rpcUrl, READER_API_KEY: 'S3CRET-LOG-API-KEY' })
+    // As `main.ts` does: one redactor from the configuration, passed to the logger and adapters.
+    const redactor = createRedactor(
+      collectSecrets({ BASE_RPC_URL: rpcUrl, READER_API_KEY: 'S3CRET-LOG-API-KEY' }),
+    )
     const { lines, destination } = capture()
-    const logger = createLogger('trace', { destination })
-    const error = await createJsonRpcChainReader({ rpcUrl, timeoutMs: 2_000 })
+    const logger = createLogger('trace', { destination, redactor })
+    const error = await createJsonRpcChainReader({ rpcUrl, timeoutMs: 2_000, redactor })
       .chainId()
       .catch((e: unknown) => e)
     const viemError = await createPublicClient({
@@ -210,9 +275,11 @@ describe('the logger', () => {
   })
 
   it("routes libraries' console output through the same scrubbing, as JSON lines", () => {
-    configureSecrets({ FACILITATOR_URL: 'https://f.example/v2/S3CRET-CONSOLE-KEY1' })
+    const redactor = createRedactor(
+      collectSecrets({ FACILITATOR_URL: 'https://f.example/v2/S3CRET-CONSOLE-KEY1' }),
+    )
     const { lines, destination } = capture()
-    const restore = routeConsoleToLogger(createLogger('trace', { destination }))
+    const restore = routeConsoleToLogger(createLogger('trace', { destination, redactor }))
     try {
       console.warn(
         'Failed to fetch supported kinds from facilitator: %s',

@@ -35,12 +35,18 @@ import {
 } from '../routes/paid-transaction-preflight.js'
 import { registerPublicPageEvidence } from '../routes/public-page-evidence.js'
 import { registerReceipts } from '../routes/receipts.js'
-import { errorResponse, notFound, onError, validationHook } from './errors.js'
+import { DEFAULT_REDACTOR, type Redactor } from '../secrets.js'
+import { createErrorRenderer } from './errors.js'
 import { rateLimit } from './rate-limit.js'
 
 /** What the HTTP app needs; `main.ts` builds it from config, tests build it directly. */
 export interface AppDeps {
   logger: Logger
+  /**
+   * Scrubs every error body (the configuration's secrets: `main.ts` builds it once). Default:
+   * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+   */
+  redactor?: Redactor
   environment: 'devnet' | 'mainnet'
   maxBodyBytes: number
   preflight: PreflightDeps
@@ -133,7 +139,10 @@ export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024
 
 /** Wires every route. No I/O happens here; adapters arrive in `deps`. */
 export function createApp(deps: AppDeps): OpenAPIHono {
-  const app = new OpenAPIHono({ defaultHook: validationHook })
+  // One redactor for every error body and the paid route's quoted facilitator words.
+  const redactor = deps.redactor ?? DEFAULT_REDACTOR
+  const errors = createErrorRenderer(redactor)
+  const app = new OpenAPIHono({ defaultHook: errors.validationHook })
   app.use('*', requestId())
   app.use('*', corsHeaders())
   const metrics =
@@ -164,7 +173,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     for (const name of ['payment-signature', 'x-payment']) {
       const value = c.req.header(name)
       if (value && Buffer.byteLength(value) > MAX_PAYMENT_HEADER_BYTES) {
-        return errorResponse(
+        return errors.response(
           c,
           new AppError(
             'headers_too_large',
@@ -175,10 +184,12 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     }
     await next()
   })
-  app.onError(onError(deps.logger))
+  app.onError(errors.onError(deps.logger))
   // A browser gets a small page; API clients keep the JSON error body.
   app.notFound(async (c) =>
-    wantsHtml(c) ? c.html(await notFoundPage(c.req.path, deps.environment), 404) : notFound(c),
+    wantsHtml(c)
+      ? c.html(await notFoundPage(c.req.path, deps.environment), 404)
+      : errors.notFound(c),
   )
 
   const limits = deps.rateLimits
@@ -187,6 +198,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       '*',
       rateLimit({
         store: limits.store,
+        errorResponse: errors.response,
         exemptLoopback: limits.exemptLoopback,
         ...(limits.clientHeader ? { clientHeader: limits.clientHeader } : {}),
         policyFor: (c) => {
@@ -213,6 +225,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const payments = deps.payments
   registerOperations(app, {
     environment: deps.environment,
+    errorResponse: errors.response,
     chainId: deps.preflight.chainId,
     metrics: metrics.registry,
     ...(deps.metricsToken ? { metricsToken: deps.metricsToken } : {}),
@@ -278,6 +291,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       paymentRequiredHeader:
         deps.paymentRequiredHeaders ??
         createPaymentRequiredHeaders(payments.rail, () => paidRouteExtensions(payments)),
+      redactor,
       onOutcome: (outcome, reason, settleMs) => {
         metrics.payments.inc({ outcome, reason: reason ?? '' })
         if (settleMs !== undefined) metrics.settlementDuration.observe(settleMs / 1000)

@@ -3,23 +3,69 @@ import { HTTPException } from 'hono/http-exception'
 import type { Logger } from 'pino'
 import type { ZodError } from 'zod'
 import { AppError, type ErrorBody, type ErrorCode, type ErrorIssue } from '../errors.js'
-import { redactSecrets } from '../secrets.js'
+import type { Redactor } from '../secrets.js'
 import { statusForCode } from './error-status.js'
 
+/** The service's one error renderer: every error body the app answers passes through it. */
+export interface ErrorRenderer {
+  /**
+   * Renders an AppError as the service's one error body, with `Retry-After` where it applies.
+   * Its text (which may quote an upstream: an RPC, the facilitator, the reader, the ledger) is
+   * scrubbed of the configured secrets here.
+   */
+  response(c: Context, error: AppError): Response
+  /** The `defaultHook` for every zod-openapi route: a failed validation is a 422 with issues. */
+  validationHook(
+    result: { success: true } | { success: false; error: ZodError },
+    c: Context,
+  ): Response | undefined
+  /** Maps anything thrown to a response: AppErrors by code; nothing unexpected leaks its message. */
+  onError(logger: Logger): ErrorHandler
+  /** 404 in the same body shape. */
+  notFound: NotFoundHandler
+}
+
 /**
- * Renders an AppError as the service's one error body, with `Retry-After` where it applies.
- * Every error body passes here, so here its text (which may quote an upstream: an RPC, the
- * facilitator, the reader, the ledger) is scrubbed of the configured secrets.
+ * The error renderer scrubbing with `redactor`: the configuration's, which `createApp` is given
+ * (or `DEFAULT_REDACTOR`, which still removes any URL's userinfo).
  */
-export function errorResponse(c: Context, error: AppError): Response {
-  const body: ErrorBody = {
-    error: error.code,
-    message: redactSecrets(error.message),
-    issues: error.issues.map((issue) => ({ ...issue, message: redactSecrets(issue.message) })),
-    requestId: c.get('requestId'),
+export function createErrorRenderer(redactor: Redactor): ErrorRenderer {
+  const response = (c: Context, error: AppError): Response => {
+    const body: ErrorBody = {
+      error: error.code,
+      message: redactor.redact(error.message),
+      issues: error.issues.map((issue) => ({ ...issue, message: redactor.redact(issue.message) })),
+      requestId: c.get('requestId'),
+    }
+    if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter))
+    return c.json(body, statusForCode(error.code))
   }
-  if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter))
-  return c.json(body, statusForCode(error.code))
+  return {
+    response,
+    validationHook(result, c) {
+      if (result.success) return undefined
+      const issues = zodIssues(result.error)
+      const summary = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')
+      return response(c, new AppError('invalid_request', `invalid request: ${summary}`, { issues }))
+    },
+    onError: (logger) => (error, c) => {
+      if (error instanceof AppError) {
+        if (statusForCode(error.code) >= 500)
+          logger.warn({ err: error, requestId: c.get('requestId') }, error.message)
+        return response(c, error)
+      }
+      if (error instanceof HTTPException) {
+        return response(
+          c,
+          new AppError(codeForHttpException(error.status), error.message || 'bad request'),
+        )
+      }
+      logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')
+      return response(c, new AppError('internal_error', 'internal error'))
+    },
+    notFound: (c) =>
+      response(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path}`)),
+  }
 }
 
 /** Zod issues as `{path, message}` with dotted paths (`items.0.to`). */
@@ -28,39 +74,6 @@ export function zodIssues(error: ZodError): ErrorIssue[] {
     path: issue.path.map(String).join('.'),
     message: issue.message,
   }))
-}
-
-/** The `defaultHook` for every zod-openapi route: a failed validation is a 422 with issues. */
-export function validationHook(
-  result: { success: true } | { success: false; error: ZodError },
-  c: Context,
-): Response | undefined {
-  if (result.success) return undefined
-  const issues = zodIssues(result.error)
-  const summary = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')
-  return errorResponse(
-    c,
-    new AppError('invalid_request', `invalid request: ${summary}`, { issues }),
-  )
-}
-
-/** Maps anything thrown to a response: AppErrors by code; nothing unexpected leaks its message. */
-export function onError(logger: Logger): ErrorHandler {
-  return (error, c) => {
-    if (error instanceof AppError) {
-      if (statusForCode(error.code) >= 500)
-        logger.warn({ err: error, requestId: c.get('requestId') }, error.message)
-      return errorResponse(c, error)
-    }
-    if (error instanceof HTTPException) {
-      return errorResponse(
-        c,
-        new AppError(codeForHttpException(error.status), error.message || 'bad request'),
-      )
-    }
-    logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error')
-    return errorResponse(c, new AppError('internal_error', 'internal error'))
-  }
 }
 
 /** Hono's own HTTP exceptions, in our codes; a 5xx from a library is still our bug. */
@@ -77,7 +90,3 @@ function codeForHttpException(status: number): ErrorCode {
       return 'invalid_request'
   }
 }
-
-/** 404 in the same body shape. */
-export const notFound: NotFoundHandler = (c) =>
-  errorResponse(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path}`))

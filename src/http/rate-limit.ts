@@ -3,11 +3,13 @@ import type { Context, MiddlewareHandler } from 'hono'
 import ipaddr from 'ipaddr.js'
 import type { BucketPolicy, BucketStore, TakeResult } from '../domain/rate-limit/token-bucket.js'
 import { AppError } from '../errors.js'
-import { errorResponse } from './errors.js'
+import type { ErrorRenderer } from './errors.js'
 
 /** Options for {@link rateLimit}. */
 export interface RateLimitOptions {
   store: BucketStore
+  /** Renders the 429 (the app's error renderer, which scrubs secrets). */
+  errorResponse: ErrorRenderer['response']
   /** The policy a request is counted under; undefined leaves it unlimited. */
   policyFor: (c: Context) => BucketPolicy | undefined
   /**
@@ -47,7 +49,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
     if (!taken.allowed) {
       options.onLimited?.(policy)
       for (const [name, value] of Object.entries(headers)) c.header(name, value)
-      return errorResponse(
+      return options.errorResponse(
         c,
         new AppError(
           'rate_limited',

@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Registry } from 'prom-client'
 import { checkReadiness, type ReadinessProbes } from '../domain/readiness/check-readiness.js'
 import { AppError } from '../errors.js'
-import { errorResponse } from '../http/errors.js'
+import type { ErrorRenderer } from '../http/errors.js'
 import { errorResponses } from './schemas/error-body.js'
 import { HealthSchema, NotReadySchema, ReadySchema } from './schemas/operations.js'
 
@@ -18,6 +18,8 @@ export interface OperationsDeps {
   metrics: Registry
   /** When set, `/metrics` answers only `Authorization: Bearer <token>`. */
   metricsToken?: string
+  /** Renders the error bodies (the app's error renderer, which scrubs secrets). */
+  errorResponse: ErrorRenderer['response']
 }
 
 /**
@@ -37,7 +39,7 @@ export function registerOperations(app: OpenAPIHono, deps: OperationsDeps): void
       return c.json({ status: 'ready', environment: deps.environment, checks: readiness.checks })
     }
     const failed = Object.entries(readiness.checks).filter(([, check]) => !check.ok)
-    const response = errorResponse(
+    const response = deps.errorResponse(
       c,
       new AppError('not_ready', `not ready: ${failed.map(([name]) => name).join(', ')}`, {
         issues: failed.map(([name, check]) => ({ path: name, message: check.problem ?? 'failed' })),
@@ -52,7 +54,7 @@ export function registerOperations(app: OpenAPIHono, deps: OperationsDeps): void
   app.get(METRICS_PATH, async (c) => {
     if (deps.metricsToken && c.req.header('authorization') !== `Bearer ${deps.metricsToken}`) {
       c.header('WWW-Authenticate', 'Bearer')
-      return errorResponse(
+      return deps.errorResponse(
         c,
         new AppError('unauthorized', 'metrics need Authorization: Bearer <METRICS_TOKEN>'),
       )

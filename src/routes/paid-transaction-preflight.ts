@@ -21,7 +21,7 @@ import {
 import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
-import { redactSecrets } from '../secrets.js'
+import type { Redactor } from '../secrets.js'
 import { paidRouteBazaar } from './paid-route-bazaar.js'
 import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -37,6 +37,8 @@ export interface PaidRouteDeps {
    * over the rail and keeps it (`adapters/facilitator/payment-required-headers.ts`).
    */
   paymentRequiredHeader: (baseUrl: string, reason: PaymentReason) => Promise<string>
+  /** Scrubs the facilitator's quoted words in a 402 body (the app's one redactor). */
+  redactor: Redactor
   /**
    * Told how each paid call ended (metrics): `paid`, `replayed`, `payment_required` with its
    * reason, or the error code; with the settle time when settle ran.
@@ -178,9 +180,9 @@ async function challenge(
     baseUrl,
     reason: outcome.reason,
     // Upstream words (the facilitator's message and code): scrubbed before the body cuts them.
-    ...(outcome.detail ? { detail: redactSecrets(outcome.detail) } : {}),
+    ...(outcome.detail ? { detail: deps.redactor.redact(outcome.detail) } : {}),
     ...(outcome.facilitatorReason
-      ? { facilitatorReason: redactSecrets(outcome.facilitatorReason) }
+      ? { facilitatorReason: deps.redactor.redact(outcome.facilitatorReason) }
       : {}),
     ...(requestId ? { requestId } : {}),
   })

@@ -9,6 +9,7 @@ import type { ScreenConfig } from '../domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
 import { createApp } from '../http/create-app.js'
 import { paidRouteExtensions } from '../routes/paid-transaction-preflight.js'
+import type { Redactor } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
 import type { OperationsSetup } from './operations-setup.js'
 import type { PaymentServices } from './payment-services.js'
@@ -24,10 +25,13 @@ export function buildApp(
   payments: PaymentServices,
   operations: OperationsSetup,
   logger: Logger,
+  /** The configuration's secrets' redactor (built once by `main.ts`). */
+  redactor: Redactor,
 ): OpenAPIHono {
   const { devnet, environment } = chain
   return createApp({
     logger,
+    redactor,
     environment,
     maxBodyBytes: config.MAX_BODY_BYTES,
     preflight: {
@@ -40,6 +44,7 @@ export function buildApp(
       baseUrl: config.READER_BASE_URL,
       apiKey: config.READER_API_KEY,
       timeoutMs: config.READER_TIMEOUT_MS,
+      redactor,
     }),
     phishingList: lazyMetaMaskPhishingList(),
     payments: payments.payments,

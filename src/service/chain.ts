@@ -8,7 +8,7 @@ import {
 } from '../adapters/rpc/json-rpc-chain-reader.js'
 import type { Config, DevnetConfig } from '../config.js'
 import type { ChainReader } from '../domain/preflight/chain-reader.js'
-import { publicOrigin } from '../secrets.js'
+import { publicOrigin, type Redactor } from '../secrets.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { StartupWait } from './starting.js'
 import { logStartupFailure } from './startup-failure.js'
@@ -44,6 +44,8 @@ export async function connectChain(
   config: Config,
   node: ChainNode,
   logger: Logger,
+  /** The configuration's secrets' redactor (built once by `main.ts`). */
+  redactor: Redactor,
   observe: RpcObserver,
   lifecycle: Lifecycle,
   /** Waits for a mainnet RPC that does not answer yet. */
@@ -101,6 +103,7 @@ export async function connectChain(
     headPollMs: config.RPC_HEAD_POLL_MS ?? DEFAULT_HEAD_POLL_MS[devnet ? 'devnet' : 'mainnet'],
     maxSockets: config.RPC_MAX_CONNECTIONS,
     maxBatch: config.RPC_MAX_BATCH,
+    redactor,
   })
   // Before the devnet's own stop (registered earlier, so run later): the head poll ends first.
   lifecycle.onStop('chain reader', async () => reader.close())

@@ -20,6 +20,7 @@ import { DEFAULT_PAYMENT_LEASE_MS } from '../domain/payment/payment-ledger.js'
 import type { PaymentLogger } from '../domain/payment/payment-logger.js'
 import { LedgerUnavailableError } from '../errors.js'
 import { startReconciler } from '../process/reconciler.js'
+import type { Redactor } from '../secrets.js'
 
 /** Everything the paid route runs on, resolved from configuration by `main.ts`. */
 export interface PaymentServicesOptions {
@@ -32,6 +33,8 @@ export interface PaymentServicesOptions {
   rpcUrl: string
   rpcTimeoutMs: number
   logger: PaymentLogger
+  /** Scrubs the facilitator's and the RPC's text quoted in outcomes and statuses: the configuration's secrets. */
+  redactor: Redactor
   /** Reconciliation pass interval (ms). */
   reconcileIntervalMs?: number
   /** Owner lease of a payment (ms, default 15 s): a dead owner's payments are taken over after it. */
@@ -85,7 +88,7 @@ export async function startPaymentServices(
               }
             : options.storage,
         )
-  const facilitator = createFacilitator(options.facilitator)
+  const facilitator = createFacilitator(options.facilitator, options.redactor)
   // Instances sharing one ledger never share a settlement account (their nonces would
   // collide): the account is leased to one instance at a time. PGlite serves one instance.
   let settlerLease: SettlerLease | undefined
@@ -121,12 +124,14 @@ export async function startPaymentServices(
     kind: facilitator.kind,
     ...(facilitator.url ? { url: facilitator.url } : {}),
     client,
+    redactor: options.redactor,
   })
   readiness.start()
   const rail = createX402PaymentRail({
     facilitator: client,
     payTo: options.payTo,
     facilitatorStatus: readiness.status,
+    redactor: options.redactor,
   })
   const receiptSigner = privateKeyToAccount(options.receiptPrivateKey)
   const inFlight = createInFlightTracker()

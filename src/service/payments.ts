@@ -5,7 +5,7 @@ import type { Storage } from '../adapters/storage/open-storage.js'
 import { SettlerInUseError } from '../adapters/storage/settler-lease.js'
 import type { Config } from '../config.js'
 import { errorCodes } from '../errors.js'
-import { publicOrigin, redactSecrets } from '../secrets.js'
+import { publicOrigin, type Redactor } from '../secrets.js'
 import type { ChainConnection } from './chain.js'
 import { openLedger } from './ledger.js'
 import type { Lifecycle } from './lifecycle.js'
@@ -29,6 +29,8 @@ export async function startPayments(
   /** The ledger being opened since start-up began; opened here when undefined. */
   ledger: Promise<Storage> | undefined,
   logger: Logger,
+  /** The configuration's secrets' redactor (built once by `main.ts`). */
+  redactor: Redactor,
   lifecycle: Lifecycle,
   /** Waits for a ledger database that does not answer yet. */
   wait: StartupWait,
@@ -45,13 +47,13 @@ export async function startPayments(
       ))
     services = await wait.until(
       'the ledger database',
-      () => startPaymentServices(paymentOptions(config, chain, storage, logger)),
+      () => startPaymentServices(paymentOptions(config, chain, storage, logger, redactor)),
       isLedgerOutage,
     )
   } catch (error) {
     if (error instanceof SettlerInUseError) {
       // A configuration problem, reported like one (exit 2), not a crash.
-      process.stderr.write(`pre-send-guard: ${redactSecrets(error.message)}\n`)
+      process.stderr.write(`pre-send-guard: ${redactor.redact(error.message)}\n`)
       return lifecycle.exit(2)
     }
     logStartupFailure(
@@ -89,6 +91,7 @@ function paymentOptions(
   chain: ChainConnection,
   storage: Storage,
   logger: PaymentServicesOptions['logger'],
+  redactor: Redactor,
 ): PaymentServicesOptions {
   const devnet = config.environment === 'devnet'
   const { payment } = config
@@ -118,6 +121,7 @@ function paymentOptions(
     drainTimeoutMs: 2 * config.FACILITATOR_TIMEOUT_MS + config.RPC_TIMEOUT_MS + 5_000,
     instanceId: config.INSTANCE_ID ?? `${hostname()}:${config.PORT}`,
     logger,
+    redactor,
   }
 }
 

@@ -34,6 +34,7 @@ import {
 } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
+import { DEFAULT_REDACTOR } from '../../src/secrets.js'
 import { startPaymentServices } from '../../src/service/payment-services.js'
 import {
   authorizationOf,
@@ -641,6 +642,7 @@ describe('shutdown', () => {
       rpcUrl: devnet.rpcUrl,
       rpcTimeoutMs: 2_000,
       logger: pino({ level: 'silent' }),
+      redactor: DEFAULT_REDACTOR,
       drainTimeoutMs: 5_000,
     })
     const inFlight = services.payments.inFlight

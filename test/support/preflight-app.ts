@@ -29,12 +29,15 @@ export function preflightApp(
     contractChecked?: boolean
     /** Mounts `POST /devnet/faucet` over this faucet. */
     devnetFaucet?: AppDeps['devnetFaucet']
+    /** Scrubs the app's error bodies and the chain reader's quotes; the default one when absent. */
+    redactor?: AppDeps['redactor']
   } = {},
 ) {
   const chain = createJsonRpcChainReader({
     rpcUrl,
     timeoutMs: options.timeoutMs ?? 3000,
     ...(options.maxBatch !== undefined ? { maxBatch: options.maxBatch } : {}),
+    ...(options.redactor ? { redactor: options.redactor } : {}),
   })
   const app = createApp({
     logger: pino({ level: 'silent' }),
@@ -51,6 +54,7 @@ export function preflightApp(
     phishingList: metaMaskPhishingList,
     ...options.operations,
     ...(options.devnetFaucet ? { devnetFaucet: options.devnetFaucet } : {}),
+    ...(options.redactor ? { redactor: options.redactor } : {}),
   })
   return options.contractChecked === false ? app : contractChecked(app)
 }

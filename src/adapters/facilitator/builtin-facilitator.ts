@@ -20,7 +20,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
 import { RpcUnavailableError } from '../../errors.js'
-import { redactSecrets } from '../../secrets.js'
+import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { boundedHttp } from '../fetch/bounded-fetch.js'
 import { type AuthorizationFacts, createAuthorizationFactsStore } from './authorization-facts.js'
 import { createMinedReceipts, type MinedReceipts } from './mined-receipts.js'
@@ -39,6 +39,11 @@ export interface BuiltinFacilitatorOptions {
   confirmationTimeoutMs: number
   /** Receipt polling interval (ms); Base makes a block every ~2 s, anvil on every transaction. */
   pollingIntervalMs?: number
+  /**
+   * Scrubs the RPC's text quoted in its errors (the configuration's secrets). Default:
+   * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+   */
+  redactor?: Redactor
 }
 
 /** The in-process facilitator and the address that settles. */
@@ -73,6 +78,7 @@ export interface BuiltinFacilitator {
 export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): BuiltinFacilitator {
   const account = privateKeyToAccount(options.settlementPrivateKey)
   const pollingIntervalMs = options.pollingIntervalMs ?? 250
+  const redactor = options.redactor ?? DEFAULT_REDACTOR
   const settler = createSettlerAccount({
     account,
     chainId: base.id,
@@ -238,12 +244,13 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     const failure = ran.trouble.failures[0]
     if (!ran.ok) {
       // What escaped the library (its asset check wraps a failed read in an error of its own).
-      if (isRpcTrouble(ran.error)) throw rpcOutage(step, ran.error)
-      if (failure !== undefined && !ran.trouble.broadcast) throw rpcOutage(step, failure)
+      if (isRpcTrouble(ran.error)) throw rpcOutage(step, ran.error, redactor)
+      if (failure !== undefined && !ran.trouble.broadcast) throw rpcOutage(step, failure, redactor)
       throw ran.error
     }
     return (refused: (result: T, trouble: RpcTrouble) => boolean): T => {
-      if (failure !== undefined && refused(ran.result, ran.trouble)) throw rpcOutage(step, failure)
+      if (failure !== undefined && refused(ran.result, ran.trouble))
+        throw rpcOutage(step, failure, redactor)
       return ran.result
     }
   }
@@ -314,12 +321,18 @@ const TRANSFER_WITH_AUTHORIZATION_VRS = parseAbi([
  * The RPC failed while the built-in facilitator verified or settled a payment (before any
  * settlement was sent): nothing was charged, and the same PAYMENT-SIGNATURE may be retried.
  */
-function rpcOutage(step: 'verify' | 'settle', cause: unknown): RpcUnavailableError {
+function rpcOutage(
+  step: 'verify' | 'settle',
+  cause: unknown,
+  redactor: Redactor,
+): RpcUnavailableError {
   const what = cause instanceof BaseError ? cause.shortMessage : String(cause)
   return new RpcUnavailableError(
-    redactSecrets(
-      `the Base RPC failed while the payment was ${step === 'verify' ? 'being verified' : 'being settled, before anything was sent'} (${what}); nothing was charged: retry with the same PAYMENT-SIGNATURE`,
-    ).slice(0, 400),
+    redactor
+      .redact(
+        `the Base RPC failed while the payment was ${step === 'verify' ? 'being verified' : 'being settled, before anything was sent'} (${what}); nothing was charged: retry with the same PAYMENT-SIGNATURE`,
+      )
+      .slice(0, 400),
     cause,
   )
 }

@@ -1,6 +1,7 @@
 import { type FacilitatorClient, HTTPFacilitatorClient } from '@x402/core/server'
 import type { Address, Hex } from 'viem'
 import type { FacilitatorKind } from '../../domain/payment/payment-rail.js'
+import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { splitUrlCredentials } from '../fetch/url-credentials.js'
 import { createBuiltinFacilitator } from './builtin-facilitator.js'
 import type { MinedReceipts } from './mined-receipts.js'
@@ -51,12 +52,16 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 /**
  * Builds the configured facilitator: any x402 facilitator URL (`@x402/core`'s
  * HTTPFacilitatorClient), Coinbase CDP's (the same client with `@coinbase/x402`'s URL and
- * JWT auth headers), or the built-in one.
+ * JWT auth headers), or the built-in one, whose RPC errors `redactor` scrubs (the
+ * configuration's secrets; default `DEFAULT_REDACTOR`, which still removes URL userinfo).
  */
-export function createFacilitator(setup: FacilitatorSetup): Facilitator {
+export function createFacilitator(
+  setup: FacilitatorSetup,
+  redactor: Redactor = DEFAULT_REDACTOR,
+): Facilitator {
   switch (setup.kind) {
     case 'builtin': {
-      const builtin = createBuiltinFacilitator(setup)
+      const builtin = createBuiltinFacilitator({ ...setup, redactor })
       return {
         kind: 'builtin',
         settlerAddress: builtin.settlerAddress,

@@ -1,7 +1,7 @@
 import type { FacilitatorClient } from '@x402/core/server'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
 import type { FacilitatorKind, FacilitatorStatus } from '../../domain/payment/payment-rail.js'
-import { publicOrigin, redactSecrets } from '../../secrets.js'
+import { DEFAULT_REDACTOR, publicOrigin, type Redactor } from '../../secrets.js'
 
 /** Options for {@link createFacilitatorReadiness}. */
 export interface FacilitatorReadinessOptions {
@@ -13,6 +13,11 @@ export interface FacilitatorReadinessOptions {
   refreshMs?: number
   /** Re-check interval after a failed check (ms). */
   retryMs?: number
+  /**
+   * Scrubs the failure text published in the status (the configuration's secrets). Default:
+   * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+   */
+  redactor?: Redactor
 }
 
 /** A cached `/supported` check, refreshed in the background; reads never wait on the network. */
@@ -34,6 +39,7 @@ export function createFacilitatorReadiness(
 ): FacilitatorReadiness {
   const refreshMs = options.refreshMs ?? 60_000
   const retryMs = options.retryMs ?? 10_000
+  const redactor = options.redactor ?? DEFAULT_REDACTOR
   // The status is published in every 402 and in discovery: the origin only, never the URL.
   const identity = {
     kind: options.kind,
@@ -66,9 +72,11 @@ export function createFacilitatorReadiness(
         supportsExactBase: false,
         checkedAt: new Date().toISOString(),
         // Redacted before the cut, so no prefix of a secret (fetch echoes the URL) survives.
-        error: redactSecrets(
-          `facilitator /supported failed: ${error instanceof Error ? error.message : String(error)}`,
-        ).slice(0, 300),
+        error: redactor
+          .redact(
+            `facilitator /supported failed: ${error instanceof Error ? error.message : String(error)}`,
+          )
+          .slice(0, 300),
       }
     }
     return current

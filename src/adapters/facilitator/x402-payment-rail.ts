@@ -22,7 +22,7 @@ import {
   LedgerUnavailableError,
   RpcUnavailableError,
 } from '../../errors.js'
-import { redactSecrets } from '../../secrets.js'
+import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 
 /**
  * Settle failure codes that a facilitator only returns before it sends anything: the payment
@@ -71,6 +71,11 @@ export interface X402PaymentRailOptions {
   facilitator: FacilitatorClient
   payTo: Address
   facilitatorStatus: () => FacilitatorStatus
+  /**
+   * Scrubs the facilitator's text quoted in outcomes and errors (the configuration's secrets).
+   * Default: `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+   */
+  redactor?: Redactor
 }
 
 /**
@@ -80,6 +85,7 @@ export interface X402PaymentRailOptions {
  * settle that throws is not the same as a settle that failed.
  */
 export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentRail {
+  const redactor = options.redactor ?? DEFAULT_REDACTOR
   // Every transaction hash any settle attempt reported (x402's resource server retries a
   // `settlement_pending` once, and only returns the second answer): once one was seen, the
   // outcome can never be "nothing was sent".
@@ -129,7 +135,7 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
         // The built-in facilitator's RPC failed: its own typed, retryable failure.
         if (error instanceof RpcUnavailableError) throw error
         throw new FacilitatorUnavailableError(
-          `the payment facilitator could not verify the payment: ${describe(error)}`,
+          `the payment facilitator could not verify the payment: ${describe(error, redactor)}`,
           error,
         )
       }
@@ -141,16 +147,19 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
       const transactions: Hex[] = []
       const outcome = await attempts.run(transactions, async (): Promise<SettleOutcome> => {
         try {
-          return classifySettle(await server.settlePayment(payload, matched))
+          return classifySettle(await server.settlePayment(payload, matched), redactor)
         } catch (error) {
           if (isSettleError(error)) {
-            return classifySettle({
-              success: false,
-              errorReason: error.errorReason ?? 'settlement_failed',
-              ...(error.errorMessage ? { errorMessage: error.errorMessage } : {}),
-              transaction: error.transaction ?? '',
-              network: PAYMENT_NETWORK,
-            })
+            return classifySettle(
+              {
+                success: false,
+                errorReason: error.errorReason ?? 'settlement_failed',
+                ...(error.errorMessage ? { errorMessage: error.errorMessage } : {}),
+                transaction: error.transaction ?? '',
+                network: PAYMENT_NETWORK,
+              },
+              redactor,
+            )
           }
           // The built-in facilitator's RPC failed before it sent anything, or it may not send
           // (its settlement account lease is not surely held).
@@ -161,10 +170,10 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
             return { status: 'unknown', message: error.message }
           }
           if (!(error instanceof FacilitatorResponseError) && connectionRefused(error)) {
-            return { status: 'unreachable', message: describe(error) }
+            return { status: 'unreachable', message: describe(error, redactor) }
           }
           // The request may have reached the facilitator: only the chain can tell.
-          return { status: 'unknown', message: describe(error) }
+          return { status: 'unknown', message: describe(error, redactor) }
         }
       })
       const earlier = transactions[0]
@@ -191,7 +200,11 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
  * ({@link PRE_SEND_SETTLE_FAILURES}) that names no transaction; everything else that is not a
  * success with a hash is `unknown`, for the chain to decide.
  */
-export function classifySettle(response: SettleResponse): SettleOutcome {
+export function classifySettle(
+  response: SettleResponse,
+  /** Scrubs the facilitator's text in an `unknown` outcome; default {@link DEFAULT_REDACTOR}. */
+  redactor: Redactor = DEFAULT_REDACTOR,
+): SettleOutcome {
   const transaction = isTxHash(response.transaction) ? response.transaction : undefined
   if (response.success) {
     return transaction
@@ -210,9 +223,9 @@ export function classifySettle(response: SettleResponse): SettleOutcome {
   return {
     status: 'unknown',
     ...(transaction ? { transaction } : {}),
-    message: redactSecrets(
-      `${reason}${response.errorMessage ? `: ${response.errorMessage}` : ''}`,
-    ).slice(0, 300),
+    message: redactor
+      .redact(`${reason}${response.errorMessage ? `: ${response.errorMessage}` : ''}`)
+      .slice(0, 300),
   }
 }
 
@@ -243,10 +256,10 @@ function connectionRefused(error: unknown): boolean {
   return errorCodes(error).includes('ECONNREFUSED')
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, redactor: Redactor): string {
   const message = error instanceof Error ? error.message : String(error)
   const cause =
     error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
   // Facilitator errors carry its URL (fetch) or echo it (an error page): redact before the cut.
-  return redactSecrets(`${message}${cause}`).slice(0, 300)
+  return redactor.redact(`${message}${cause}`).slice(0, 300)
 }

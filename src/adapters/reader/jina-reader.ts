@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { PageReader, ReaderPage } from '../../domain/evidence/page-reader.js'
 import { AppError, type ErrorCode } from '../../errors.js'
-import { redactSecrets } from '../../secrets.js'
+import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { splitUrlCredentials } from '../fetch/url-credentials.js'
 
 /** How to reach a Jina-compatible reader (r.jina.ai or a self-hosted jina-ai/reader). */
@@ -16,6 +16,11 @@ export interface JinaReaderOptions {
   timeoutMs: number
   /** Largest reply accepted; a bigger one is treated as reader trouble. Default 8 MiB. */
   maxReplyBytes?: number
+  /**
+   * Scrubs the reader's text quoted in errors (the configuration's secrets). Default:
+   * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+   */
+  redactor?: Redactor
 }
 
 const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
@@ -51,6 +56,7 @@ export function createJinaReader(options: JinaReaderOptions): PageReader {
   if (!endpointUrl.pathname.endsWith('/')) endpointUrl.pathname += '/'
   const endpoint = endpointUrl.href
   const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES
+  const redactor = options.redactor ?? DEFAULT_REDACTOR
   const headers: Record<string, string> = {
     Accept: 'application/json',
     'Content-Type': 'application/json',
@@ -90,33 +96,33 @@ export function createJinaReader(options: JinaReaderOptions): PageReader {
       if (status >= 200 && status < 300) {
         const reply = successReply.safeParse(json)
         if (reply.success && (reply.data.code === undefined || reply.data.code === 200)) {
-          return toPage(reply.data.data)
+          return toPage(reply.data.data, redactor)
         }
         // A 2xx carrying an error body: judge it by the code inside.
         const inner = errorReply.safeParse(json)
         if (inner.success && inner.data.code !== undefined && inner.data.code >= 300) {
-          throw failureFor(inner.data.code, json, retryAfter)
+          throw failureFor(inner.data.code, json, retryAfter, redactor)
         }
         throw unavailable(
-          `the reader answered ${status} with an unexpected body: ${describe(text)}`,
+          `the reader answered ${status} with an unexpected body: ${describe(text, redactor)}`,
           {
             retryAfter,
           },
         )
       }
-      throw failureFor(status, json, retryAfter)
+      throw failureFor(status, json, retryAfter, redactor)
     },
   }
 }
 
-function toPage(data: z.infer<typeof successReply>['data']): ReaderPage {
+function toPage(data: z.infer<typeof successReply>['data'], redactor: Redactor): ReaderPage {
   const warning = data.warning ?? null
   const targetError = warning === null ? null : TARGET_ERROR.exec(warning)
   if (targetError) {
     const [, code, reason] = targetError
     throw new AppError(
       'target_error',
-      `the target answered HTTP ${code}${reason ? ` (${quote(reason)})` : ''} when the reader fetched it; no evidence was produced`,
+      `the target answered HTTP ${code}${reason ? ` (${quote(reason, redactor)})` : ''} when the reader fetched it; no evidence was produced`,
       { issues: [{ path: 'url', message: `target returned HTTP ${code}` }] },
     )
   }
@@ -129,10 +135,15 @@ function toPage(data: z.infer<typeof successReply>['data']): ReaderPage {
 }
 
 /** Maps a reader error status to the service's codes (see `src/errors.ts` for the statuses). */
-function failureFor(status: number, json: unknown, retryAfter: number | undefined): AppError {
+function failureFor(
+  status: number,
+  json: unknown,
+  retryAfter: number | undefined,
+  redactor: Redactor,
+): AppError {
   const parsed = errorReply.safeParse(json)
   const said = parsed.success ? (parsed.data.readableMessage ?? parsed.data.message) : undefined
-  const detail = said ? `: ${quote(said)}` : ''
+  const detail = said ? `: ${quote(said, redactor)}` : ''
   const target = (code: ErrorCode, what: string) =>
     new AppError(code, `${what} (reader status ${status})${detail}`, {
       issues: [{ path: 'url', message: what }],
@@ -240,9 +251,10 @@ export function parseRetryAfter(
 }
 
 /** Untrusted upstream text, made well-formed, single-line and short enough to quote. */
-function quote(text: string): string {
+function quote(text: string, redactor: Redactor): string {
   // A reader's error page may echo the request (its URL, a key): redact before the cut.
-  const line = redactSecrets(text)
+  const line = redactor
+    .redact(text)
     .replace(/\p{Surrogate}/gu, '\uFFFD')
     .replace(/\s+/g, ' ')
     .trim()
@@ -250,6 +262,6 @@ function quote(text: string): string {
   return chars.length > MAX_QUOTED_CHARS ? `${chars.slice(0, MAX_QUOTED_CHARS).join('')}…` : line
 }
 
-function describe(text: string): string {
-  return text.length === 0 ? '(empty)' : JSON.stringify(quote(text))
+function describe(text: string, redactor: Redactor): string {
+  return text.length === 0 ? '(empty)' : JSON.stringify(quote(text, redactor))
 }

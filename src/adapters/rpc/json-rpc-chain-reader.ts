@@ -8,7 +8,7 @@ import type {
 } from '../../domain/preflight/chain-reader.js'
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
 import { RpcUnavailableError } from '../../errors.js'
-import { redactSecrets } from '../../secrets.js'
+import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import type { RpcObserver } from '../fetch/observed-fetch.js'
 import { createHeadTracker } from './head-tracker.js'
 import { createJsonRpcClient, JsonRpcError, RpcTransportError } from './json-rpc-client.js'
@@ -82,16 +82,23 @@ function unavailable(what: string, error: unknown): RpcUnavailableError {
   return new RpcUnavailableError(`Base RPC failed during ${what}: ${reason}`, error)
 }
 
-/** The reply as `read` (see reply-shapes.ts) gives it; anything it refuses is node trouble. */
-function parse<T>(read: (value: unknown) => T | undefined, value: unknown, what: string): T {
-  const parsed = read(value)
-  if (parsed === undefined)
-    throw unavailable(
-      what,
-      // Redacted before the cut: a node's garbage may echo the request URL and its key.
-      new Error(`unexpected reply ${redactSecrets(String(JSON.stringify(value))).slice(0, 200)}`),
-    )
-  return parsed
+/** What reads a reply: the reply as `read` (see reply-shapes.ts) gives it. */
+type ReplyParser = <T>(read: (value: unknown) => T | undefined, value: unknown, what: string) => T
+
+/** Parses replies; anything `read` refuses is node trouble, quoted scrubbed by `redactor`. */
+function replyParser(redactor: Redactor): ReplyParser {
+  return (read, value, what) => {
+    const parsed = read(value)
+    if (parsed === undefined)
+      throw unavailable(
+        what,
+        // Redacted before the cut: a node's garbage may echo the request URL and its key.
+        new Error(
+          `unexpected reply ${redactor.redact(String(JSON.stringify(value))).slice(0, 200)}`,
+        ),
+      )
+    return parsed
+  }
 }
 
 /** EIP-1898 block parameter: by hash, so the read is of exactly the pinned block. */
@@ -134,7 +141,13 @@ export function createJsonRpcChainReader(options: {
   maxSockets?: number
   /** Most calls per JSON-RPC batch; 1: none (see `createJsonRpcClient`). */
   maxBatch?: number
+  /**
+   * Scrubs the upstream text quoted in errors (the configuration's secrets). Default:
+   * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
+   */
+  redactor?: Redactor
 }): ChainReader & { close(): void } {
+  const parse = replyParser(options.redactor ?? DEFAULT_REDACTOR)
   // The calls of one wave travel as one JSON-RPC batch: measured on the devnet (bench/rpc.ts),
   // a batch costs this process and the node a fraction of the CPU of separate requests.
   const client = createJsonRpcClient({
