@@ -1,4 +1,4 @@
-import type { Address, Hex, TransactionReceipt } from 'viem'
+import type { Hex, TransactionReceipt } from 'viem'
 import type { MinedTransaction } from '../../domain/payment/settlement-proof.js'
 
 /**
@@ -47,8 +47,8 @@ export function toMinedTransaction(receipt: TransactionReceipt): MinedTransactio
     status: receipt.status,
     blockNumber: receipt.blockNumber,
     logs: receipt.logs.map((log) => ({
-      address: log.address as Address,
-      topics: log.topics as Hex[],
+      address: log.address,
+      topics: log.topics,
       data: log.data,
       logIndex: log.logIndex,
     })),
