@@ -1,3 +1,4 @@
+import { addressOf, bytes32Of } from '@pre-send-guard/client/schemas'
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
 import { DEVNET_ACCOUNTS } from './adapters/devnet/accounts.js'
@@ -8,16 +9,10 @@ import { collectSecrets } from './secrets.js'
  * Every environment variable the service reads, parsed once at start-up.
  * This module is the only reader of `process.env`.
  */
-const hexKey = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
-  // Checked by the pattern above.
-  .transform((v) => v as Hex)
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
-  // Checked by the pattern above (any case; the payment side checksums it).
-  .transform((v) => v as Address)
+// The shared primitives: their check proves the type (`Hex`, `Address`), no cast after them.
+const hexKey = bytes32Of('must be a 0x-prefixed 32-byte hex private key')
+/** Any case; the payment side checksums it. */
+const address = addressOf('must be a 0x-prefixed 20-byte address')
 const positiveInt = (fallback: number, max: number) =>
   z.coerce.number().int().positive().max(max).default(fallback)
 /** 0 switches the limit off. */

@@ -99,7 +99,7 @@ export function registerDevnetFaucet(
   app.openapi(devnetFaucetRoute(deps.maxBodyBytes), async (c) => {
     const body = c.req.valid('json')
     const result = await deps.faucet({
-      address: body.address as `0x${string}`,
+      address: body.address,
       ethWei: toAtomic(body.eth, 18),
       usdc: toAtomic(body.usdc, 6),
     })

@@ -5,6 +5,7 @@ import { ROUTES } from '@pre-send-guard/client/types'
 import type { Context } from 'hono'
 import { html, raw } from 'hono/html'
 import type { HtmlEscapedString } from 'hono/utils/html'
+import type { Address } from 'viem'
 import { publicBaseUrl } from '../http/base-url.js'
 import { CHECKER_SCRIPT_PATH, registerBrowserChecker } from './browser-checker.js'
 import { renderMarkdown, tableOfContents } from './markdown.js'
@@ -119,7 +120,7 @@ export function examplePayload(payTo: string) {
 export interface PagesDeps {
   publicBaseUrl: string | undefined
   environment: 'devnet' | 'mainnet'
-  payTo: string
+  payTo: Address
   /** The devnet demo buyer's public key: the devnet quickstart's run command pays with it. */
   devnetBuyerKey?: string
 }

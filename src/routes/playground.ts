@@ -27,7 +27,7 @@ export interface PlaygroundExample {
  * code placed there) and on Base, so the same examples run on both; the sender is the devnet's
  * funded buyer (on mainnet it simply holds nothing, which the verdict then says).
  */
-export function playgroundExamples(payTo: string): PlaygroundExample[] {
+export function playgroundExamples(payTo: Address): PlaygroundExample[] {
   return [
     {
       id: 'eth-transfer',
@@ -49,7 +49,7 @@ export function playgroundExamples(payTo: string): PlaygroundExample[] {
         data: encodeFunctionData({
           abi: erc20,
           functionName: 'transfer',
-          args: [payTo as Address, 1_000_000n],
+          args: [payTo, 1_000_000n],
         }),
       },
     },
@@ -64,7 +64,7 @@ export function playgroundExamples(payTo: string): PlaygroundExample[] {
           abi: erc20,
           functionName: 'transfer',
           // A million USDC: the devnet buyer holds a thousand.
-          args: [payTo as Address, 1_000_000_000_000n],
+          args: [payTo, 1_000_000_000_000n],
         }),
       },
     },

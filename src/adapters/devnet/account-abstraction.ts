@@ -1,3 +1,4 @@
+import { expectAddress, expectBytes } from '@pre-send-guard/client/types'
 import { type Address, concat, type Hex, parseEther } from 'viem'
 import entryPoint06 from '../../../contracts/protocols/account-abstraction/v0.6/EntryPoint.json' with {
   type: 'json',
@@ -30,9 +31,12 @@ export interface AnvilActions {
 export const CANONICAL_DEPLOYMENTS = [entryPoint06, entryPoint07, entryPoint08, simple7702].map(
   (a) => ({
     name: `${a.contractName} ${a.source.version}`,
-    address: a.deployment.address as Address,
-    deployer: a.deployment.deployer as Address,
-    data: concat([a.deployment.salt as Hex, a.bytecode as Hex]),
+    address: expectAddress(a.deployment.address, `${a.contractName} deployment.address`),
+    deployer: expectAddress(a.deployment.deployer, `${a.contractName} deployment.deployer`),
+    data: concat([
+      expectBytes(a.deployment.salt, `${a.contractName} deployment.salt`),
+      expectBytes(a.bytecode, `${a.contractName} bytecode`),
+    ]),
   }),
 )
 

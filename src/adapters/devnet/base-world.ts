@@ -238,9 +238,11 @@ async function placeAt(
   const self = contractAddress.slice(2).toLowerCase()
   await rpc.setCode(
     target,
+    // cast: hex digits (its own address) replaced by hex digits (the target's) is still hex.
     code.toLowerCase().replaceAll(self, target.slice(2).toLowerCase()) as Hex,
   )
   for (const [index, value] of Object.entries(post?.storage ?? {})) {
+    // cast: a key of the tracer's `storage`, a record keyed by slot.
     await rpc.setStorage(target, index as Hex, value)
   }
 }

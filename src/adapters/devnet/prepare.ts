@@ -1,3 +1,4 @@
+import { expectBytes } from '@pre-send-guard/client/types'
 import {
   type Address,
   createTestClient,
@@ -81,9 +82,12 @@ export async function prepareDevnet(
     return true
   }
   const [usdcPlaced] = await Promise.all([
-    place(USDC_ADDRESS, usdcArtifact.deployedBytecode as Hex),
-    place(MULTICALL3_ADDRESS, multicall3Artifact.deployedBytecode as Hex),
-    place(GAS_PRICE_ORACLE_ADDRESS, gasPriceOracleArtifact.deployedBytecode as Hex),
+    place(USDC_ADDRESS, expectBytes(usdcArtifact.deployedBytecode, 'DevnetUSDC.json')),
+    place(MULTICALL3_ADDRESS, expectBytes(multicall3Artifact.deployedBytecode, 'Multicall3.json')),
+    place(
+      GAS_PRICE_ORACLE_ADDRESS,
+      expectBytes(gasPriceOracleArtifact.deployedBytecode, 'GasPriceOracle.json'),
+    ),
     ...Object.values(DEVNET_ACCOUNTS).map((account) =>
       test.setBalance({ address: account.address, value: ROLE_INITIAL_ETH }),
     ),

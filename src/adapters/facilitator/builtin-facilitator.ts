@@ -1,3 +1,4 @@
+import { expectBytes32, isBytesText } from '@pre-send-guard/client/types'
 import { x402Facilitator } from '@x402/core/facilitator'
 import type { FacilitatorClient } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types'
@@ -269,11 +270,13 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     const inner = payload.payload as { signature?: unknown; authorization?: Authorization }
     const auth = inner.authorization
     if (!auth || !isAddress(auth.from) || !isAddress(requirements.asset)) return
-    known.code(auth.from, () => reads.getCode({ address: auth.from as Address })).catch(() => {})
+    const from = auth.from
+    known.code(from, () => reads.getCode({ address: from })).catch(() => {})
     const signature = inner.signature
-    if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return
+    // A plain 65-byte signature only (`0x` and 130 hex digits).
+    if (!isBytesText(signature) || signature.length !== 132) return
     try {
-      const { v, yParity, r, s } = parseSignature(signature as Hex)
+      const { v, yParity, r, s } = parseSignature(signature)
       const data = encodeFunctionData({
         abi: TRANSFER_WITH_AUTHORIZATION_VRS,
         functionName: 'transferWithAuthorization',
@@ -283,7 +286,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
           BigInt(auth.value),
           BigInt(auth.validAfter),
           BigInt(auth.validBefore),
-          auth.nonce as Hex,
+          expectBytes32(auth.nonce, 'authorization.nonce'),
           Number(v ?? BigInt(yParity)),
           r,
           s,

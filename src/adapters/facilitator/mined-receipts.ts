@@ -1,4 +1,4 @@
-import type { Address, Hex, TransactionReceipt } from 'viem'
+import type { Hex, TransactionReceipt } from 'viem'
 import type { MinedTransaction } from '../../domain/payment/settlement-proof.js'
 
 /**
@@ -50,8 +50,8 @@ export function toMinedTransaction(receipt: TransactionReceipt): MinedTransactio
     status: receipt.status === 'success' ? 'success' : 'failure',
     blockNumber: receipt.blockNumber,
     logs: receipt.logs.map((log) => ({
-      address: log.address as Address,
-      topics: log.topics as Hex[],
+      address: log.address,
+      topics: log.topics,
       data: log.data,
       logIndex: log.logIndex,
     })),

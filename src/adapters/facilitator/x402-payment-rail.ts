@@ -122,6 +122,8 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
       if (!matched) return { valid: false, upstreamReason: 'no_matching_requirements' }
       try {
         const result = await server.verifyPayment(payload, matched)
+        // cast: the facilitator's word, unchecked here on purpose: the paid path compares it
+        // with the checked authorization.from before trusting it (a mismatch is its own error).
         if (result.isValid && result.payer) return { valid: true, payer: result.payer as Address }
         return {
           valid: false,

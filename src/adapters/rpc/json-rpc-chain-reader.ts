@@ -249,7 +249,9 @@ export function createJsonRpcChainReader(options: {
     async code(address, at) {
       const raw = await request('eth_getCode', 'eth_getCode', [address, byHash(at)])
       const key = address.toLowerCase()
-      if (typeof raw === 'string' && raw.length > 2 && knownCode.get(key) === raw) return raw as Hex
+      // The same code as last time: the stored copy (checked then) is the answer.
+      const known = knownCode.get(key)
+      if (typeof raw === 'string' && raw.length > 2 && known === raw) return known
       const code = parse(hexOf, raw, 'eth_getCode')
       if (code.length > 2) {
         if (knownCode.size >= KNOWN_CODE_LIMIT) knownCode.clear()

@@ -1,5 +1,5 @@
-import { HEX_NUMBER_PATTERN, HEX_PATTERN } from '@pre-send-guard/client/types'
-import type { Hex } from 'viem'
+import { HEX_NUMBER_PATTERN, isHexText } from '@pre-send-guard/client/types'
+import type { Address, Hex } from 'viem'
 import { isAddressShaped } from '../../domain/evm/checksummed.js'
 
 /**
@@ -12,7 +12,6 @@ import { isAddressShaped } from '../../domain/evm/checksummed.js'
  * same verdicts on real anvil answers and on every way a field can be wrong.
  */
 
-const HEX = HEX_PATTERN
 const QUANTITY = HEX_NUMBER_PATTERN
 const WORD_HEX_CHARS = 66
 
@@ -23,7 +22,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** `0x` and hex digits (any count, any case): return data, code, log data. */
 export function hexOf(value: unknown): Hex | undefined {
-  return typeof value === 'string' && HEX.test(value) ? (value as Hex) : undefined
+  return isHexText(value) ? value : undefined
 }
 
 /** A JSON-RPC quantity below 2^bits; out of range is garbage, not a value to compute with. */
@@ -93,7 +92,7 @@ export function feeRewardsOf(value: unknown): bigint[][] | undefined {
 
 /** One log of a simulated call. */
 export interface ReplyLog {
-  address: Hex
+  address: Address
   topics: Hex[]
   data: Hex
 }
@@ -121,7 +120,7 @@ function logOf(value: unknown): ReplyLog | undefined {
   const data = hexOf(value.data)
   if (!isAddressShaped(address)) return undefined
   if (topics === undefined || data === undefined) return undefined
-  return { address: address as Hex, topics, data }
+  return { address, topics, data }
 }
 
 /** A gas figure in a simulation: 1 to 64 hex digits. */

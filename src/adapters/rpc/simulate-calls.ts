@@ -1,4 +1,4 @@
-import { ADDRESS_PATTERN, HEX_PATTERN } from '@pre-send-guard/client/types'
+import { address, hex } from '@pre-send-guard/client/schemas'
 import { type Address, type Hex, numberToHex, pad, toHex } from 'viem'
 import { z } from 'zod'
 import {
@@ -23,20 +23,16 @@ const MAX_LOGS = 2048
 const MAX_FRAMES = 4096
 const MAX_MESSAGE_CHARS = 300
 
-const hex = z.string().regex(HEX_PATTERN)
-const address = z.string().regex(ADDRESS_PATTERN)
-
+/** A `callTracer` frame, typed by the shared primitives' checks (`/schemas`). */
 interface Frame {
   type: string
-  from: string
-  to?: string | undefined
-  value?: string | undefined
-  gasUsed: string
-  output?: string | undefined
+  from: Address
+  to?: Address | undefined
+  value?: Hex | undefined
+  gasUsed: Hex
+  output?: Hex | undefined
   error?: string | undefined
-  logs?:
-    | { address: string; topics: string[]; data: string; position?: string | undefined }[]
-    | undefined
+  logs?: { address: Address; topics: Hex[]; data: Hex; position?: Hex | undefined }[] | undefined
   calls?: Frame[] | undefined
 }
 const frameSchema: z.ZodType<Frame> = z.lazy(() =>
@@ -116,8 +112,7 @@ function callParams(request: CallRequest) {
 /** Overrides in the wire shape, addresses and slots in code-unit order so requests are stable. */
 function wireOverrides(overrides: StateOverrides): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {}
-  for (const key of Object.keys(overrides).sort()) {
-    const o = overrides[key as Address]
+  for (const [key, o] of Object.entries(overrides).sort(byKey)) {
     if (o === undefined) continue
     const entry: Record<string, unknown> = {}
     if (o.balance !== undefined) entry.balance = numberToHex(o.balance)
@@ -132,14 +127,19 @@ function wireOverrides(overrides: StateOverrides): Record<string, Record<string,
 
 function sortedSlots(slots: Record<Hex, Hex>): Record<string, Hex> {
   const out: Record<string, Hex> = {}
-  for (const slot of Object.keys(slots).sort()) out[slot] = slots[slot as Hex] as Hex
+  for (const [slot, value] of Object.entries(slots).sort(byKey)) out[slot] = value
   return out
 }
 
-function ethMove(from: string, to: string, value: bigint): SimulatedLog {
+/** Entries by key in code-unit order (what `Object.keys(...).sort()` gives; keys are unique). */
+function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+function ethMove(from: Address, to: Address, value: bigint): SimulatedLog {
   return {
     address: ETH_TRANSFER_EMITTER,
-    topics: [TRANSFER_TOPIC, pad(from as Hex), pad(to as Hex)],
+    topics: [TRANSFER_TOPIC, pad(from), pad(to)],
     data: pad(toHex(value)),
   }
 }
@@ -162,11 +162,7 @@ function frameLogs(frame: Frame, out: SimulatedLog[], budget: { frames: number }
   for (const log of logs) {
     const position = log.position === undefined ? 0 : Number(BigInt(log.position))
     while (next < calls.length && next < position) frameLogs(calls[next++] as Frame, out, budget)
-    out.push({
-      address: log.address as Address,
-      topics: log.topics as Hex[],
-      data: log.data as Hex,
-    })
+    out.push({ address: log.address, topics: log.topics, data: log.data })
   }
   while (next < calls.length) frameLogs(calls[next++] as Frame, out, budget)
 }
@@ -202,7 +198,7 @@ export function createSimulator(deps: SimulatorDeps) {
     if (root.error !== undefined) {
       const call: SimulatedCall = {
         status: 'failure',
-        revertData: (root.output ?? '0x') as Hex,
+        revertData: root.output ?? '0x',
         message: bounded(root.error),
         gasUsed,
       }
@@ -219,7 +215,7 @@ export function createSimulator(deps: SimulatorDeps) {
     }
     const call: SimulatedCall = {
       status: 'success',
-      returnData: (root.output ?? '0x') as Hex,
+      returnData: root.output ?? '0x',
       gasUsed,
       logs,
     }
@@ -305,7 +301,7 @@ export function createSimulator(deps: SimulatorDeps) {
 function toSimulatedCall(r: SimulatedCallReply): SimulatedCall {
   if (r.status === '0x1') {
     const logs = (r.logs ?? []).map((l) => ({
-      address: l.address as Address,
+      address: l.address,
       topics: l.topics,
       data: l.data,
     }))

@@ -20,22 +20,27 @@ import { LedgerUnavailableError } from '../../errors.js'
 import { quoteSchema } from './migrations.js'
 import type { SqlClient } from './sql-port.js'
 
+/**
+ * A `payments` row as `db.query` gives it back. The hex columns are typed as the `Address` and
+ * `Hex` values this ledger writes into them (from a `NewPayment` and the settle outcome, typed
+ * and checked before they reach it), the way `status` is typed as the statuses it writes.
+ */
 interface PaymentRow {
   id: string
   network: string
-  asset: string
-  payer: string
-  nonce: string
-  pay_to: string
+  asset: Address
+  payer: Address
+  nonce: Hex
+  pay_to: Address
   amount: string
   valid_before: string
-  payload_hash: string
+  payload_hash: Hex
   payload: string
-  request_hash: string
+  request_hash: Hex
   status: PaymentStatus
   attempts: number
   result: string | null
-  settlement_tx: string | null
+  settlement_tx: Hex | null
   settle_response: string | null
   receipt_id: string | null
   failure: string | null
@@ -273,19 +278,19 @@ function toRecord(row: PaymentRow): PaymentRecord {
   return {
     id: row.id,
     network: row.network,
-    asset: row.asset as Address,
-    payer: row.payer as Address,
-    nonce: row.nonce as Hex,
-    payTo: row.pay_to as Address,
+    asset: row.asset,
+    payer: row.payer,
+    nonce: row.nonce,
+    payTo: row.pay_to,
     amount: BigInt(row.amount),
     validBefore: BigInt(row.valid_before),
-    payloadHash: row.payload_hash as Hex,
+    payloadHash: row.payload_hash,
     payload: JSON.parse(row.payload) as PaymentPayload,
-    requestHash: row.request_hash as Hex,
+    requestHash: row.request_hash,
     status: row.status,
     attempts: Number(row.attempts),
     result: row.result === null ? null : (JSON.parse(row.result) as PreflightResult),
-    settlementTx: row.settlement_tx as Hex | null,
+    settlementTx: row.settlement_tx,
     settleResponse:
       row.settle_response === null ? null : (JSON.parse(row.settle_response) as SettleResponse),
     receiptId: row.receipt_id,

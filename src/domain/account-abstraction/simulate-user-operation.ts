@@ -1,3 +1,4 @@
+import { expectBytes } from '@pre-send-guard/client/types'
 import {
   type Address,
   concat,
@@ -40,6 +41,17 @@ export const SENDER_CREATOR_V06: Address = getContractAddress({
 /** Who sends the simulation call: an address nobody holds, with no balance needed. */
 const SIMULATION_CALLER: Address = '0x000000000000000000000000000000005742a0e4'
 
+/** The runtime codes placed at the EntryPoint, checked once when the module loads. */
+const RUNNER_CODE = expectBytes(runnerArtifact.deployedBytecode, 'EntryPointV06Runner.json')
+const SIMULATIONS_07_CODE = expectBytes(
+  simulations07.deployedBytecode,
+  'v0.7 EntryPointSimulations',
+)
+const SIMULATIONS_08_CODE = expectBytes(
+  simulations08.deployedBytecode,
+  'v0.8 EntryPointSimulations',
+)
+
 const entryPointEvents = parseAbi([
   'event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)',
   'event UserOperationRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason)',
@@ -74,7 +86,7 @@ export function userOperationSimulation(
     overrides[checksummed(op.sender)] = { code: concat(['0xef0100', op.authorization.address]) }
   }
   if (op.version === '0.6') {
-    overrides[checksummed(op.entryPoint)] = { code: runnerArtifact.deployedBytecode as Hex }
+    overrides[checksummed(op.entryPoint)] = { code: RUNNER_CODE }
     const v06 = operation as UserOperation<'0.6'>
     return {
       call: {
@@ -91,7 +103,9 @@ export function userOperationSimulation(
     }
   }
   const simulations = op.version === '0.7' ? simulations07 : simulations08
-  overrides[checksummed(op.entryPoint)] = { code: simulations.deployedBytecode as Hex }
+  overrides[checksummed(op.entryPoint)] = {
+    code: op.version === '0.7' ? SIMULATIONS_07_CODE : SIMULATIONS_08_CODE,
+  }
   return {
     call: {
       from: SIMULATION_CALLER,

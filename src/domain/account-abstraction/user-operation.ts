@@ -53,6 +53,9 @@ export const DEFAULT_GAS = {
   paymasterPostOpGasLimit: 200_000n,
 } as const
 
+/** The signature of the fields a simulation starts from: empty until signed (the request's or the stub's). */
+const NO_SIGNATURE: Hex = '0x'
+
 /**
  * A throwaway key whose signature stands in for a missing one: well formed, so an ECDSA account
  * reports a failed signature (`SIG_VALIDATION_FAILED`) instead of reverting, and the rest of
@@ -92,7 +95,7 @@ export function simulationFields(op: UserOperationInput): UserOperation {
     preVerificationGas: op.preVerificationGas ?? DEFAULT_GAS.preVerificationGas,
     maxFeePerGas: complete ? (op.maxFeePerGas ?? 0n) : 0n,
     maxPriorityFeePerGas: complete ? (op.maxPriorityFeePerGas ?? 0n) : 0n,
-    signature: '0x' as Hex,
+    signature: NO_SIGNATURE,
   }
   if (op.version === '0.6') {
     return {
@@ -186,7 +189,8 @@ export function entryPointOf(version: EntryPointVersion): Address {
 export function splitAddressPrefixed(data: Hex): { address: Address; rest: Hex } | undefined {
   if (data === '0x' || size(data) < 20) return undefined
   return {
-    address: slice(data, 0, 20) as Address,
+    // At least 20 bytes (checked above): the first 20 are the address.
+    address: slice(data, 0, 20),
     rest: size(data) === 20 ? '0x' : slice(data, 20),
   }
 }

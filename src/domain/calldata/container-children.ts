@@ -67,6 +67,7 @@ export function childrenOf(
     case 'upgradeToAndCall': {
       // ERC1967Utils.upgradeToAndCall delegatecalls `data` into the new implementation, in the
       // proxy's storage; empty data means no call.
+      // cast: `bytes data`, decoded against the function's ABI.
       const data = values[1] as Hex
       return data === '0x' ? [] : [{ target: self, data, operation: 'delegatecall' }]
     }
@@ -79,11 +80,14 @@ export function childrenOf(
         const [target, value, data] = values as [Address, bigint, Hex]
         return [{ target, value, data }]
       }
+      // cast: `(bytes32 mode, bytes executionData)`, decoded against the function's ABI.
       if (selector === MODE_EXECUTE) return modeChildren(values[0] as Hex, values[1] as Hex)
+      // cast: `(bytes commands, bytes[] inputs)`, decoded against the function's ABI.
       return commandChildren(values[0] as Hex, values[1] as readonly Hex[], self)
     case 'executeBatch':
       return batchChildren(selector, values)
     case 'multiSend':
+      // cast: `bytes transactions`, decoded against the function's ABI.
       return multiSendChildren(values[0] as Hex)
     default:
       return []
@@ -124,6 +128,7 @@ function batchChildren(selector: Hex, values: readonly unknown[]): Child[] {
     return [malformedChild()]
   }
   return dest.map((target, i) => {
+    // cast: `func` has `dest`'s length (checked above), so `func[i]` is there.
     const child: Child = { target, data: func[i] as Hex }
     const value = amounts[i]
     if (value !== undefined) child.value = value

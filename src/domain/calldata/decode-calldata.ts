@@ -1,4 +1,4 @@
-import { isBytesText } from '@pre-send-guard/client/types'
+import { hexSlice, isBytesText, lowerHex } from '@pre-send-guard/client/types'
 import {
   type AbiFunction,
   type Address,
@@ -79,7 +79,7 @@ function openCall(data: Hex, to: Address): Opened {
   }
   if (data === '0x') return { call: { selector: null, known: false, reason: 'empty' } }
   if (data.length < 10) return { call: { selector: null, known: false, reason: 'too_short' } }
-  const selector = data.slice(0, 10).toLowerCase() as Hex
+  const selector = lowerHex(hexSlice(data, 0, 4))
   if ((data.length - 2) / 2 > DECODE_LIMITS.maxCalldataBytes) {
     return { call: { selector, known: false, reason: 'too_large' } }
   }
@@ -139,8 +139,7 @@ function addChildren(
     const nested: DecodedCall =
       depth + 1 > DECODE_LIMITS.maxDepth
         ? {
-            selector:
-              child.data.length >= 10 ? (child.data.slice(0, 10).toLowerCase() as Hex) : null,
+            selector: child.data.length >= 10 ? lowerHex(hexSlice(child.data, 0, 4)) : null,
             known: false,
             reason: 'depth_limit',
           }

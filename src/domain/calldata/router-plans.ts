@@ -1,3 +1,4 @@
+import { hexNumber } from '@pre-send-guard/client/types'
 import { type Address, decodeAbiParameters, type Hex } from 'viem'
 import { formatAbiParams } from 'viem/utils'
 import { hasAliasedBytesList } from './aliasing-guard.js'
@@ -38,7 +39,7 @@ export function commandChildren(commands: Hex, inputs: readonly Hex[], router: A
 }
 
 function decodeCommand(type: number, input: Hex | undefined, router: Address): Opened {
-  const selector = `0x${type.toString(16).padStart(2, '0')}` as Hex
+  const selector = hexNumber(type, 2)
   if (type === UR_V4_SWAP_CODE && input !== undefined) {
     const plan = decodeV4Swap(selector, input, router)
     if (plan !== undefined) return plan
@@ -116,7 +117,7 @@ function decodeTable(
   code: number,
   data: Hex,
 ): DecodedCall {
-  const selector = `0x${code.toString(16).padStart(2, '0')}` as Hex
+  const selector = hexNumber(code, 2)
   if (!entry) return { selector, known: false, reason: 'unknown_command' }
   // Swap params are kept as the raw bytes they are (a one-field `bytes params` view).
   const raw = entry.params.length === 1 && entry.params[0]?.type === 'bytes'

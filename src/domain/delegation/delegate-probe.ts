@@ -1,3 +1,4 @@
+import { expectBytes, lowerHex } from '@pre-send-guard/client/types'
 import {
   type Address,
   concat,
@@ -68,6 +69,9 @@ export const KEPT_ADDRESSES: readonly Address[] = [
 ]
 
 const probeAbi = probeArtifact.abi
+/** The runtime codes the probe places, checked once when the module loads. */
+const PROBE_CODE = expectBytes(probeArtifact.deployedBytecode, 'DelegateProbe.json')
+const TOKEN_CODE = expectBytes(tokenArtifact.deployedBytecode, 'ProbeToken.json')
 
 /**
  * The probe of `delegate` for `account`: one call and the state overrides that stage it (the
@@ -78,7 +82,7 @@ export function probePlan(
   account: Address,
   delegate: Address,
 ): { call: CallRequest; overrides: StateOverrides } {
-  const runtime = probeArtifact.deployedBytecode as Hex
+  const runtime = PROBE_CODE
   const overrides: Record<Address, StateOverrides[Address]> = {
     [checksummed(account)]: {
       code: concat(['0xef0100', PROBE_COPY]),
@@ -91,7 +95,7 @@ export function probePlan(
     },
     [checksummed(PROBE_ADDRESSES.standIn)]: { code: runtime },
     [checksummed(PROBE_ADDRESSES.token)]: {
-      code: tokenArtifact.deployedBytecode as Hex,
+      code: TOKEN_CODE,
       stateDiff: { [balanceSlot(account)]: toWord(CANARY_BALANCE) },
     },
   }
@@ -148,7 +152,7 @@ export function probeReport(simulated: SimulatedCall | undefined): ProbeReport {
   } catch {
     return { ran: false, reason: 'the probe answered in an unexpected shape' }
   }
-  const code = raw.code.toLowerCase() as Hex
+  const code = lowerHex(raw.code)
   if (code !== '0x' && raw.copy.toLowerCase() !== PROBE_COPY.toLowerCase()) {
     return {
       ran: false,

@@ -45,14 +45,15 @@ export function readDispatcher(code: Hex): DispatcherFacts {
       const next = bytes[i + size + 1]
       const compared = next === EQ || (next === DUP2 && bytes[i + size + 2] === EQ)
       if (compared) {
-        const selector = `0x${hexOf(i + 1, i + 1 + size).padStart(8, '0')}` as Hex
+        // Buffer's hex is hex digits: `0x` and them is `Hex` by construction.
+        const selector: Hex = `0x${hexOf(i + 1, i + 1 + size).padStart(8, '0')}`
         if (!seen.has(selector)) {
           seen.add(selector)
           selectors.push(selector)
         }
       }
     } else if (op === PUSH32 && i + size < length) {
-      words.add(`0x${hexOf(i + 1, i + 33)}` as Hex)
+      words.add(`0x${hexOf(i + 1, i + 33)}`)
     }
     i += size
   }

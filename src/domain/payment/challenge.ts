@@ -53,11 +53,11 @@ export function railReadiness(params: {
   receiptSigner: Address | null
 }): RailReadiness {
   const facilitator = params.rail.facilitatorStatus()
-  const payTo = params.rail.requirements.payTo as Address
+  const payTo = params.rail.requirements.payTo
   return {
     ready: facilitator.supportsExactBase && params.receiptSigner !== null,
     network: params.rail.requirements.network,
-    asset: params.rail.requirements.asset as Address,
+    asset: params.rail.requirements.asset,
     payTo,
     facilitator,
     receiptSigner: { configured: params.receiptSigner !== null, address: params.receiptSigner },

@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
-  BYTES32_PATTERN,
+  isBytes32Text,
+  lowerHex,
   NONEMPTY_BYTES_PATTERN,
 } from '@pre-send-guard/client/types'
 import { decodePaymentSignatureHeader } from '@x402/core/http'
@@ -26,7 +27,8 @@ const eip3009PayloadSchema = z.strictObject({
     value: uint,
     validAfter: uint,
     validBefore: uint,
-    nonce: z.string().regex(BYTES32_PATTERN),
+    // The guard narrows: the nonce is typed `Hex` once accepted (the same check as the pattern).
+    nonce: z.custom<Hex>(isBytes32Text),
   }),
 })
 
@@ -141,7 +143,7 @@ export function decodePaymentShape(
     value: BigInt(auth.value),
     validAfter: BigInt(auth.validAfter),
     validBefore: BigInt(auth.validBefore),
-    nonce: auth.nonce.toLowerCase() as Hex,
+    nonce: lowerHex(auth.nonce),
   }
   // `accepted` is only what the client says it accepted; the signed authorization is what
   // actually moves money, so it must match the offer too.

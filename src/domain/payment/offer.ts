@@ -19,12 +19,15 @@ export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const
  * settlement with confirmation. x402's default, so stock clients sign compatible payments.
  */
 export const MAX_TIMEOUT_SECONDS = 300
+/** x402's requirements with the two addresses typed: the offer is built from checked ones. */
+export type OfferRequirements = PaymentRequirements & { asset: Address; payTo: Address }
+
 /**
  * The one x402 v2 offer of the paid route: exact scheme, Base USDC, $0.01, to `payTo`.
  * Equal to what `@x402/evm`'s ExactEvmScheme derives from `$0.01` on eip155:8453 (a test holds
  * them together); built here so the challenge never depends on the facilitator answering.
  */
-export function paymentRequirements(payTo: Address): PaymentRequirements {
+export function paymentRequirements(payTo: Address): OfferRequirements {
   return {
     scheme: 'exact',
     network: PAYMENT_NETWORK,

@@ -165,7 +165,7 @@ function decodeCall(
   const payment: NewPayment = {
     id,
     network: requirements.network,
-    asset: requirements.asset as Hex,
+    asset: requirements.asset,
     payer: authorization.payer,
     nonce: authorization.nonce,
     payTo: authorization.to,

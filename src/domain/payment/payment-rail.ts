@@ -2,11 +2,11 @@ import type { RailReadiness } from '@pre-send-guard/client/schemas'
 import type {
   PaymentPayload,
   PaymentRequired,
-  PaymentRequirements,
   ResourceInfo,
   SettleResponse,
 } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
+import type { OfferRequirements } from './offer.js'
 
 /**
  * `settlement.railReadiness` in every 402 body and in discovery: whether a paid call can succeed
@@ -51,7 +51,7 @@ export type SettleOutcome =
  * offer. Implemented over `@x402/core`'s resource server and a facilitator client.
  */
 export interface PaymentRail {
-  readonly requirements: PaymentRequirements
+  readonly requirements: OfferRequirements
   /**
    * The x402 v2 PaymentRequired for the PAYMENT-REQUIRED header; `error` carries the reason and
    * `extensions` (bazaar, payment-identifier) ride beside the offer. Extensions never change

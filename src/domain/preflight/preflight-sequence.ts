@@ -1,3 +1,4 @@
+import { isAddressText, lowerHex } from '@pre-send-guard/client/types'
 import { type Address, type Hex, pad } from 'viem'
 import { RpcUnavailableError } from '../../errors.js'
 import { type DecodedCall, decodeCalldata } from '../calldata/decode-calldata.js'
@@ -179,8 +180,8 @@ function ridingReads(
   }
 }
 
-function unique(addresses: readonly string[]): Address[] {
-  return [...new Set(addresses.map((a) => a.toLowerCase()))] as Address[]
+function unique(addresses: readonly Address[]): Address[] {
+  return [...new Set(addresses.map((a) => lowerHex(a)))]
 }
 
 /**
@@ -442,9 +443,9 @@ function unsignedTransactions(
 ) {
   const nonceOf = new Map(plan.senders.map((s, i) => [s, wave.nonces[i] ?? 0]))
   return outcomes.map((o) => {
-    const key = o.tx.from.toLowerCase()
-    const nonce = nonceOverride(overrides, o.tx.from) ?? nonceOf.get(key as Address) ?? 0
-    nonceOf.set(key as Address, nonce + 1)
+    const key = lowerHex(o.tx.from)
+    const nonce = nonceOverride(overrides, o.tx.from) ?? nonceOf.get(key) ?? 0
+    nonceOf.set(key, nonce + 1)
     try {
       return unsignedEip1559Bytes({
         chainId,
@@ -606,7 +607,7 @@ function screenOutcomes(
       maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
       l1DataFee: fee.l1Fees[i] ?? 0n,
     })
-    const key = o.tx.from.toLowerCase() as Address
+    const key = lowerHex(o.tx.from)
     const balance = remaining.get(key) ?? 0n
     remaining.set(key, balance - fees.totalCostPlusValue)
     const context: ScreenContext = {
@@ -654,8 +655,8 @@ function withoutGasPayment(
   gasPaidTo: Address | undefined,
 ): SimulatedLog[] {
   if (gasPaidTo === undefined) return [...logs]
-  const sender = pad(from.toLowerCase() as Hex).toLowerCase()
-  const payee = pad(gasPaidTo.toLowerCase() as Hex).toLowerCase()
+  const sender = pad(lowerHex(from)).toLowerCase()
+  const payee = pad(lowerHex(gasPaidTo)).toLowerCase()
   return logs.filter(
     (l) =>
       !(
@@ -680,9 +681,12 @@ function nonceOverride(
 }
 
 /** The override key matching `address` case-insensitively (overrides are keyed checksummed). */
-function checksumKey(overrides: StateOverrides, address: string): Address {
+function checksumKey(overrides: StateOverrides, address: Address): Address {
   const wanted = address.toLowerCase()
-  return (Object.keys(overrides).find((k) => k.toLowerCase() === wanted) ?? address) as Address
+  const key = Object.keys(overrides).find(
+    (k): k is Address => k.toLowerCase() === wanted && isAddressText(k),
+  )
+  return key ?? address
 }
 
 function toCallOutcome(

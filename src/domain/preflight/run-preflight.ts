@@ -4,6 +4,7 @@ import type {
   RevertReport,
   TransactionReport,
 } from '@pre-send-guard/client/schemas'
+import { hexNumber } from '@pre-send-guard/client/types'
 import { type Hex, slice } from 'viem'
 import { effectsReport } from '../effects/effects-report.js'
 import { decodeRevert } from '../revert/decode-revert.js'
@@ -89,7 +90,7 @@ export function chainFields(deps: PreflightDeps, sequence: Pick<SequenceOutcome,
   const { block } = sequence
   return {
     environment: deps.environment,
-    chainId: `0x${deps.chainId.toString(16)}` as Hex,
+    chainId: hexNumber(deps.chainId),
     network: `eip155:${deps.chainId}`,
     block: {
       number: block.number.toString(),

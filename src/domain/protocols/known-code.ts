@@ -1,3 +1,4 @@
+import { expectAddress, expectBytes32 } from '@pre-send-guard/client/types'
 import { type Address, type Hex, keccak256 } from 'viem'
 import metamaskDelegator from '../../../contracts/protocols/metamask/EIP7702StatelessDeleGator.json' with {
   type: 'json',
@@ -168,12 +169,17 @@ export const KNOWN_CODE: readonly KnownCode[] = [
     id: 'metamask-eip7702-stateless-delegator',
     name: 'MetaMask EIP7702StatelessDeleGator (Delegation Framework 1.3.0)',
     kind: 'wallet-delegate',
-    addresses: [metamaskDelegator.deployments.EIP7702StatelessDeleGator as Address],
+    addresses: [
+      expectAddress(
+        metamaskDelegator.deployments.EIP7702StatelessDeleGator,
+        'EIP7702StatelessDeleGator.json deployments',
+      ),
+    ],
     codes: [
       {
         // Its immutables: the EntryPoint, the DelegationManager, its own address and EIP-712's
         // cached chain id and domain separator (30 ranges, found by two deployments).
-        hash: metamaskDelegator.maskedCodeHash as Hex,
+        hash: expectBytes32(metamaskDelegator.maskedCodeHash, 'EIP7702StatelessDeleGator.json'),
         immutables: metamaskDelegator.immutables as [number, number][],
         source: '@metamask/delegation-abis 2.0.0 dist/bytecode.mjs (runtime, immutables masked)',
       },

@@ -1,5 +1,5 @@
 import type { DecodedRevert } from '@pre-send-guard/client/schemas'
-import { isBytesText, lowerHex } from '@pre-send-guard/client/types'
+import { hexSlice, isBytesText, lowerHex } from '@pre-send-guard/client/types'
 import { type AbiParameter, decodeErrorResult, type Hex, toFunctionSelector } from 'viem'
 import { formatAbiItem } from 'viem/utils'
 import { type JsonValue, toJsonValue } from '../calldata/json-value.js'
@@ -49,7 +49,7 @@ export function decodeRevert(data: Hex): DecodedRevert {
   }
   if (data === '0x') return { kind: 'empty' }
   if (data.length < 10) return { kind: 'unknown', selector: null }
-  const selector = lowerHex(data.slice(0, 10) as Hex)
+  const selector = lowerHex(hexSlice(data, 0, 4))
   let decoded: ReturnType<typeof decodeErrorResult<typeof ABI>>
   try {
     decoded = decodeErrorResult({ abi: ABI, data })

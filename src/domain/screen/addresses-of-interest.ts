@@ -1,3 +1,4 @@
+import { lowerHex } from '@pre-send-guard/client/types'
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import { callEffects } from './call-effects.js'
@@ -31,11 +32,11 @@ export function allAddressesOfInterest(tx: TransactionInput, decoded: DecodedCal
 export function addressesOfSites(tx: TransactionInput, sites: readonly CallSite[]): Address[] {
   const seen = new Set<string>()
   const out: Address[] = []
-  const add = (address: string): void => {
-    const key = address.toLowerCase()
+  const add = (address: Address): void => {
+    const key = lowerHex(address)
     if (seen.has(key)) return
     seen.add(key)
-    out.push(key as Address)
+    out.push(key)
   }
   add(tx.to)
   add(tx.from)
@@ -70,11 +71,11 @@ export function addressesOfInterest(tx: TransactionInput, decoded: DecodedCall):
 export function standardProbeTargets(tx: TransactionInput, decoded: DecodedCall): Address[] {
   const seen = new Set<string>()
   const out: Address[] = []
-  const add = (address: string): void => {
-    const key = address.toLowerCase()
+  const add = (address: Address): void => {
+    const key = lowerHex(address)
     if (seen.has(key)) return
     seen.add(key)
-    out.push(key as Address)
+    out.push(key)
   }
   for (const site of callSites(tx, decoded)) {
     const effects = callEffects(site)

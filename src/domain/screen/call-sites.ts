@@ -133,8 +133,8 @@ function callerOf(parent: CallSite, container: KnownCall, nested: NestedCall): A
   }
 }
 
-function checksum(address: string): Address {
-  return (isAddressShaped(address) ? checksummed(address) : address) as Address
+function checksum(address: Address): Address {
+  return isAddressShaped(address) ? checksummed(address) : address
 }
 
 /** True when the call carries calldata (an empty call is a plain value transfer). */

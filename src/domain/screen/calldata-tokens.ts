@@ -1,3 +1,4 @@
+import { lowerHex } from '@pre-send-guard/client/types'
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { JsonValue } from '../calldata/json-value.js'
@@ -21,7 +22,7 @@ import type { TransferEffect } from './transfer-effects.js'
  */
 export function calldataTokens(tx: TransactionInput, decoded: DecodedCall): Address[] {
   const { tokens, recipients } = calldataTokenParts(tx, decoded)
-  return [...new Set([...tokens, ...recipients])] as Address[]
+  return [...new Set([...tokens, ...recipients])]
 }
 
 /**
@@ -32,26 +33,26 @@ export function calldataTokenParts(
   tx: TransactionInput,
   decoded: DecodedCall,
 ): { tokens: Address[]; recipients: Address[] } {
-  const tokens = new Set<string>()
-  const recipients = new Set<string>()
+  const tokens = new Set<Address>()
+  const recipients = new Set<Address>()
   for (const site of callSites(tx, decoded)) {
     const effects = callEffects(site)
     for (const a of effects.approvals) {
-      if (a.kind !== 'operator' && a.kind !== 'erc721') tokens.add(a.token.toLowerCase())
+      if (a.kind !== 'operator' && a.kind !== 'erc721') tokens.add(lowerHex(a.token))
     }
     for (const t of effects.transfers) {
-      if (t.token !== undefined && /^[0-9]+$/.test(t.amount)) tokens.add(t.token.toLowerCase())
-      if (site.kind !== 'command' && recipientMayBeToken(t)) recipients.add(t.to.toLowerCase())
+      if (t.token !== undefined && /^[0-9]+$/.test(t.amount)) tokens.add(lowerHex(t.token))
+      if (site.kind !== 'command' && recipientMayBeToken(t)) recipients.add(lowerHex(t.to))
     }
     for (const t of effects.transfers) {
       // A vault's shares are the vault's own token.
-      if (t.output === 'vault' && !t.pull) tokens.add(site.target.toLowerCase())
+      if (t.output === 'vault' && !t.pull) tokens.add(lowerHex(site.target))
     }
     const known = knownCallSite(site)
     const token = known ? catalogueToken(known) : undefined
-    if (token !== undefined) tokens.add(token.toLowerCase())
+    if (token !== undefined) tokens.add(lowerHex(token))
   }
-  return { tokens: [...tokens] as Address[], recipients: [...recipients] as Address[] }
+  return { tokens: [...tokens], recipients: [...recipients] }
 }
 
 /**
@@ -76,9 +77,9 @@ const V3_PATH = /^0x[0-9a-fA-F]{40}(?:[0-9a-fA-F]{6}[0-9a-fA-F]{40})+$/
  * those tokens' code in its one wave (their owner powers, `token-owner-powers`).
  */
 export function swapTokens(tx: TransactionInput, decoded: DecodedCall): Address[] {
-  const out = new Set<string>()
+  const out = new Set<Address>()
   const address = (v: JsonValue | undefined) => {
-    if (typeof v === 'string' && isAddressShaped(v)) out.add(v.toLowerCase())
+    if (typeof v === 'string' && isAddressShaped(v)) out.add(lowerHex(v))
   }
   const walk = (value: JsonValue, key: string | undefined): void => {
     if (key === 'path' && typeof value === 'string' && V3_PATH.test(value)) {
@@ -111,5 +112,5 @@ export function swapTokens(tx: TransactionInput, decoded: DecodedCall): Address[
     if (!site.call.known) continue
     for (const arg of site.call.args) walk(arg.value, arg.name)
   }
-  return [...out] as Address[]
+  return [...out]
 }

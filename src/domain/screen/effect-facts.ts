@@ -1,3 +1,4 @@
+import { lowerHex } from '@pre-send-guard/client/types'
 import { type Address, type Hex, zeroAddress } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { ApprovalChange, Asset } from '../effects/decode-logs.js'
@@ -234,17 +235,17 @@ export function effectAddresses(
 ): Address[] {
   const sites = callSites(tx, decoded)
   const declared = acceptedRecipients(sites)
-  const out = new Set<string>()
+  const out = new Set<Address>()
   // A credited action of known protocol code: its internal flows are not judged (no code read).
   const losses = creditedProtocolAction(tx, sites, codes, effects)
     ? []
     : senderLosses(effects, tx.from)
   for (const loss of losses) {
     for (const g of loss.gainers) {
-      const key = g.account.toLowerCase()
+      const key = lowerHex(g.account)
       if (!declared.has(key) && key !== zeroAddress) out.add(key)
     }
   }
-  for (const a of hiddenApprovals(effects, tx.from, sites)) out.add(a.spender.toLowerCase())
-  return [...out] as Address[]
+  for (const a of hiddenApprovals(effects, tx.from, sites)) out.add(lowerHex(a.spender))
+  return [...out]
 }

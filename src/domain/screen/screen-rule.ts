@@ -1,3 +1,4 @@
+import { hexSlice } from '@pre-send-guard/client/types'
 import { type Address, formatEther, type Hex } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import { type CallSite, callerIsSender } from './call-sites.js'
@@ -47,7 +48,7 @@ const DELEGATION = /^0xef0100[0-9a-fA-F]{40}$/
 
 /** The delegate of an EIP-7702 delegated account (code `0xef0100 || delegate`), if any. */
 export function delegateOf(code: Hex): Address | undefined {
-  return DELEGATION.test(code) ? (`0x${code.slice(8)}` as Address) : undefined
+  return DELEGATION.test(code) ? hexSlice(code, 3) : undefined
 }
 
 /**

@@ -1,4 +1,5 @@
-import { type Address, decodeFunctionResult, encodeFunctionData, getAddress, type Hex } from 'viem'
+import { expectBytes, lowerHex } from '@pre-send-guard/client/types'
+import { type Address, decodeFunctionResult, encodeFunctionData, getAddress } from 'viem'
 import probeArtifact from '../../../contracts/artifacts/SellProbe.json' with { type: 'json' }
 import type { CallRequest, SimulatedCall, StateOverrides } from '../preflight/chain-reader.js'
 import type { SwapOutputHop } from './swap-hops.js'
@@ -21,7 +22,7 @@ export const SELL_PROBE_ADDRESSES = {
 export const SELL_PROBE_LIMIT = 4
 
 const ABI = probeArtifact.abi
-const CODE = probeArtifact.deployedBytecode as Hex
+const CODE = expectBytes(probeArtifact.deployedBytecode, 'SellProbe.json')
 
 /** One token the probe measures for one sender: the pool its sell goes through. */
 export interface SellCandidate {
@@ -55,7 +56,7 @@ export function sellProbePlan(
 ): SellProbePlan | undefined {
   const candidates = new Map<Address, SellCandidate[]>()
   for (const { sender, hop } of hops) {
-    const key = sender.toLowerCase() as Address
+    const key = lowerHex(sender)
     const list = candidates.get(key) ?? []
     if (list.some((c) => c.token.toLowerCase() === hop.tokenOut.toLowerCase())) continue
     if (list.length >= SELL_PROBE_LIMIT) continue

@@ -1,4 +1,4 @@
-import { type Address, decodeFunctionData, type Hex, parseAbi } from 'viem'
+import { type Address, decodeFunctionData, parseAbi } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { JsonValue } from '../calldata/json-value.js'
 import type { TransactionInput } from '../evm/transaction.js'
@@ -100,7 +100,7 @@ function pushV3(hops: SwapOutputHop[], path: JsonValue | undefined, reversed: bo
   if (typeof path !== 'string' || !/^0x(?:[0-9a-fA-F]{46})+[0-9a-fA-F]{40}$/.test(path)) return
   const body = path.slice(2)
   const count = (body.length - 40) / 46
-  const tokenAt = (i: number) => addr(`0x${body.slice(i * 46, i * 46 + 40)}` as Hex)
+  const tokenAt = (i: number) => addr(`0x${body.slice(i * 46, i * 46 + 40)}`)
   const feeAt = (i: number) => Number.parseInt(body.slice(i * 46 + 40, i * 46 + 46), 16)
   // Forward: the last pair is (count - 1 -> count); reversed: the first pair is (1 -> 0).
   const [inIndex, outIndex, feeIndex] = reversed ? [1, 0, 0] : [count - 1, count, count - 1]

@@ -1,3 +1,4 @@
+import { lowerHex } from '@pre-send-guard/client/types'
 import {
   type Abi,
   type Address,
@@ -114,8 +115,8 @@ export async function readTypedDataFacts(
   const verifier = domain.verifyingContract
   const spenders = recognised.grants.map((g) => g.spender)
   const watched = [
-    ...new Set([...(verifier ? [verifier] : []), ...spenders].map((a) => a.toLowerCase())),
-  ] as Address[]
+    ...new Set([...(verifier ? [verifier] : []), ...spenders].map((a) => lowerHex(a))),
+  ]
   const tokens = recognised.tokens.slice(0, TYPED_DATA_READ_LIMITS.tokens)
   const nonceChecks = recognised.nonces.slice(0, TYPED_DATA_READ_LIMITS.nonces)
 

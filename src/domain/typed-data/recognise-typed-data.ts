@@ -77,6 +77,9 @@ export interface RecognisedTypedData {
 }
 
 type Struct = { [field: string]: TypedValue }
+// Readers of a message already walked against its types (validate-typed-data.ts), matched here
+// by those types: a field the recogniser reads as an address was checked as one.
+// cast: an `address` field of a validated message.
 const addr = (v: TypedValue | undefined) => v as Address
 const int = (v: TypedValue | undefined) => v as bigint
 const struct = (v: TypedValue | undefined) => v as Struct
@@ -234,6 +237,7 @@ export function recogniseTypedData(data: ValidTypedData, signer: Address): Recog
       }
       if (verifier) out.tokens.push(verifier)
       out.deadlines.push({ field: 'validBefore', value: int(m.validBefore), never: false })
+      // cast: the `bytes32 nonce` field of a validated message (checked 0x hex, 32 bytes).
       out.nonces.push({ kind: 'eip3009', authorizer: from, nonce: m.nonce as Hex })
       break
     }

@@ -1,5 +1,5 @@
-import { isBytesText } from '@pre-send-guard/client/types'
-import { getAddress, type Hex, hashDomain, hashTypedData, isAddress } from 'viem'
+import { isAddressText, isBytes32Text, isBytesText } from '@pre-send-guard/client/types'
+import { getAddress, hashDomain, hashTypedData, isAddress } from 'viem'
 import {
   InvalidTypedDataError,
   TYPED_DATA_LIMITS,
@@ -257,9 +257,9 @@ function checkDomain(raw: unknown, declared: TypedField[] | undefined) {
   if (typeof values.name === 'string') domain.name = values.name
   if (typeof values.version === 'string') domain.version = values.version
   if (typeof values.chainId === 'bigint') domain.chainId = values.chainId
-  if (typeof values.verifyingContract === 'string')
-    domain.verifyingContract = values.verifyingContract as `0x${string}`
-  if (typeof values.salt === 'string') domain.salt = values.salt as Hex
+  // The walk checked both against their types (address, bytes32); the guards let TS see it.
+  if (isAddressText(values.verifyingContract)) domain.verifyingContract = values.verifyingContract
+  if (isBytes32Text(values.salt)) domain.salt = values.salt
   return { domain, fields }
 }
 

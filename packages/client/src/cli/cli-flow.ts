@@ -160,11 +160,14 @@ async function finishPaidFlow(
 ): Promise<number> {
   const { guard, print, discovery, chain, payer, summary, checks } = context
   const settlementReceipt = await chain.client.waitForTransactionReceipt({
+    // cast: the service's PAYMENT-RESPONSE, passed on as before: a non-hash fails the lookup.
     hash: paid.settlement.transaction as Hex,
     timeout: 60_000,
     pollingInterval: payer.demo ? 50 : 1_000,
   })
   // The payer's USDC just before and at the settlement block: other blocks' transfers do not count.
+  // cast: discovery's asset, checked by the shared address pattern when present (the reader
+  // lets it be missing so the challenge checks, run before paying, can name it).
   const asset = discovery.asset as Address
   const block = settlementReceipt.blockNumber
   const [before, after] = await Promise.all([

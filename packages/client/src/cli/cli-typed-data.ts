@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { type Address, isAddress } from 'viem'
+import { isAddress } from 'viem'
 import type { GuardClient, TypedDataJson } from '../client/guard-client.js'
 import type { TypedDataResult } from '../client/guard-responses.js'
 import { type CliValues, required } from './cli-args.js'
@@ -40,7 +40,7 @@ export async function checkTypedCommand(
     )
   const result = await guard.typedDataPreflight({
     chainId: '0x2105',
-    signer: signer as Address,
+    signer,
     typedData,
   })
   print.result(result, () => describeTypedData(result))

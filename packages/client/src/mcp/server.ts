@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { formatUnits, type Hex, type LocalAccount, parseUnits } from 'viem'
+import { formatUnits, type LocalAccount, parseUnits } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { PreSendGuardBaseError } from '../client/base-error.js'
 import { DEFAULT_MAX_PAYMENT } from '../client/check-challenge.js'
@@ -181,7 +181,7 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
           const receipt = await verifyReceipt(paid.receipt, d, {
             request: paid.request,
             result: paid.result,
-            settlementTx: paid.settlement.transaction as Hex,
+            settlementTx: paid.settlement.transaction,
             ...(paid.payer ? { payer: paid.payer } : {}),
           })
           const offer = await verifyOfferReceipt(paid.settlement, d, { payer: paid.payer })

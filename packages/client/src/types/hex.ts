@@ -64,3 +64,45 @@ export function isHexNumberText(value: unknown): value is Hex {
 export function lowerHex<T extends Hex>(value: T): T {
   return value.toLowerCase() as T
 }
+
+/**
+ * The bytes `start` to `end` (byte offsets, `end` exclusive, to the end when absent) of `value`,
+ * as `0x` hex: a slice of hex digits is hex digits. Like `String.slice` past the end: no throw.
+ *
+ * @example hexSlice('0xa9059cbb0000', 0, 4) // '0xa9059cbb'
+ */
+export function hexSlice(value: Hex, start: number, end?: number): Hex {
+  return `0x${value.slice(2 + start * 2, end === undefined ? undefined : 2 + end * 2)}`
+}
+
+/**
+ * A non-negative integer as `0x` hex digits, left-padded with zeros to `digits` (no `size`
+ * check, unlike viem's `numberToHex`: a wider number keeps all its digits).
+ *
+ * @example hexNumber(10, 2) // '0x0a'
+ */
+export function hexNumber(value: number | bigint, digits = 1): Hex {
+  return `0x${value.toString(16).padStart(digits, '0')}`
+}
+
+/**
+ * `value` as `Hex` once it is whole bytes (`0x` alone included); a `TypeError` naming `what`
+ * otherwise. For values the code did not build and no schema parsed (a committed artifact):
+ * a failure there is a broken build, not a caller's mistake.
+ */
+export function expectBytes(value: unknown, what: string): Hex {
+  if (isBytesText(value)) return value
+  throw new TypeError(`${what}: expected 0x-prefixed whole bytes`)
+}
+
+/** `value` as `Address` once it is 20 bytes of hex; a `TypeError` naming `what` otherwise. */
+export function expectAddress(value: unknown, what: string): Address {
+  if (isAddressText(value)) return value
+  throw new TypeError(`${what}: expected a 0x-prefixed 20-byte address`)
+}
+
+/** `value` as `Hex` once it is 32 bytes of hex; a `TypeError` naming `what` otherwise. */
+export function expectBytes32(value: unknown, what: string): Hex {
+  if (isBytes32Text(value)) return value
+  throw new TypeError(`${what}: expected 32 bytes of hex`)
+}

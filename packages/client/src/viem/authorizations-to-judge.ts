@@ -1,4 +1,4 @@
-import { type Address, type Hex, isAddress, isHex, toHex } from 'viem'
+import { type Address, isAddress, isHex, toHex } from 'viem'
 import { recoverAuthorizationAddress } from 'viem/utils'
 import type { AuthorizationTuple } from '../schemas/requests.js'
 import { isPlainObject } from './is-plain-object.js'
@@ -100,7 +100,7 @@ function quantity(value: unknown): bigint | undefined {
   if (typeof value === 'number') {
     return Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : undefined
   }
-  if (typeof value === 'string' && isHex(value) && value.length > 2) return BigInt(value as Hex)
+  if (typeof value === 'string' && isHex(value) && value.length > 2) return BigInt(value)
   return undefined
 }
 

@@ -51,6 +51,7 @@ export function guardedRequest(
   checkBatch?: (transactions: TransactionRequest[]) => Promise<void>,
 ): RequestFn {
   const chainId = async (): Promise<number> =>
+    // cast: the wallet's reply, read as it always was: `hexToNumber` throws on what it cannot read.
     hexToNumber((await inner({ method: 'eth_chainId' })) as Hex)
 
   async function guardRequest(args: RequestArguments): Promise<void> {
@@ -142,5 +143,5 @@ function typedDataRequest(
     typeof t.message !== 'object'
   )
     return undefined
-  return { signer: signer as Address, typedData: typedData as TypedDataJson }
+  return { signer, typedData: typedData as TypedDataJson }
 }

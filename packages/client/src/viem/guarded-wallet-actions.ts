@@ -154,6 +154,7 @@ export function guardedWalletActions(
 
 /** The account that would sign an authorization: the call's, else the client's. */
 function authorityOf(client: AnyWalletClient, parameters: { account?: unknown }): Address {
+  // cast: viem's `account` parameter, as viem types it: an address or an Account.
   const account = (parameters.account ?? client.account) as Address | { address: Address }
   return typeof account === 'string' ? account : account.address
 }
