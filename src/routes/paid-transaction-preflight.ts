@@ -128,8 +128,9 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
     const body = c.req.valid('json')
     const paid = deps.paid()
     const header = c.req.header('payment-signature')
+    const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
     if (header === undefined && c.req.header('x-payment') !== undefined) {
-      return challenge(c, deps, paid, { reason: 'unsupported_x402_version' })
+      return challenge(c, deps, paid, baseUrl, { reason: 'unsupported_x402_version' })
     }
     let outcome: PaidPreflightOutcome
     try {
@@ -137,7 +138,7 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
         body,
         tx: toTransactionInput(body),
         paymentHeader: header,
-        resourceUrl: paidResource(publicBaseUrl(c, deps.publicBaseUrl)).url,
+        resourceUrl: paidResource(baseUrl).url,
       })
     } catch (error) {
       deps.onOutcome?.(error instanceof AppError ? error.code : 'error', undefined, undefined)
@@ -150,7 +151,7 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
     )
     const timing = serverTiming(outcome.timings)
     if (timing) c.header('Server-Timing', timing)
-    if (outcome.kind === 'payment_required') return challenge(c, deps, paid, outcome)
+    if (outcome.kind === 'payment_required') return challenge(c, deps, paid, baseUrl, outcome)
     // The settlement carries the x402 offer-receipt already (the domain signed it).
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
     c.header('Cache-Control', 'private, no-store')
@@ -168,9 +169,9 @@ async function challenge(
   c: Context,
   deps: PaidRouteDeps,
   paid: PaidPreflightDeps,
+  baseUrl: string,
   outcome: Challenge,
 ) {
-  const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
   c.header('PAYMENT-REQUIRED', await deps.paymentRequiredHeader(baseUrl, outcome.reason))
   if (outcome.settlement)
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
