@@ -2,6 +2,10 @@ import { addressOf, bytes32Of } from '@pre-send-guard/client/schemas'
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
 import { DEVNET_ACCOUNTS } from './adapters/devnet/accounts.js'
+import {
+  DEFAULT_SETTLEMENT_GAS_CEILING,
+  DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS,
+} from './domain/payment/settlement-cost.js'
 import type { ScreenConfig } from './domain/screen/context.js'
 import { collectSecrets } from './secrets.js'
 
@@ -88,6 +92,22 @@ const envSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a plain lower-case identifier')
     .default('pre_send_guard'),
   PAYMENT_LEASE_MS: z.coerce.number().int().min(1_000).max(MAX_TIMEOUT_MS).default(15_000),
+  /**
+   * Built-in facilitator: most gas one settlement may use. A payer whose settlement needs more
+   * is refused at verify (402 settlement_gas_over_ceiling). Default 250,000 (about 3.5x a plain
+   * EIP-3009 transfer from an EOA).
+   */
+  SETTLEMENT_GAS_CEILING: z.coerce
+    .number()
+    .int()
+    .min(60_000, 'must be at least 60000 (a plain EIP-3009 settlement uses about 69000)')
+    .max(10_000_000)
+    .default(Number(DEFAULT_SETTLEMENT_GAS_CEILING)),
+  /** How long a payer whose settlement reverted on chain is refused (s); 0: never refused. */
+  SETTLEMENT_REVERT_COOLDOWN_SECONDS: nonNegativeInt(
+    DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS / 1000,
+    30 * 86_400,
+  ),
   // The 402 declares x402's payment-identifier extension; `true` makes its id mandatory.
   PAYMENT_IDENTIFIER_REQUIRED: z.enum(['true', 'false']).default('false'),
   DATA_DIR: z.string().min(1).default('.data'),

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   )
   const payments = await clock.time(
     'payments',
-    startPayments(config, chain, ledger, logger, redactor, lifecycle, wait),
+    startPayments(config, chain, ledger, logger, redactor, lifecycle, wait, operations.metrics),
   )
   unresolved = payments.payments.ledger.unresolvedCount
   const app = buildApp(config, chain, payments, operations, logger, redactor)

@@ -41,6 +41,8 @@ export interface PaymentServicesOptions {
   leaseMs?: number
   /** Every payment must carry an x402 payment-identifier id (`PAYMENT_IDENTIFIER_REQUIRED`). */
   paymentIdentifierRequired?: boolean
+  /** How long a payer whose settlement reverted is refused (ms; 0: never). */
+  revertCooldownMs?: number
   /**
    * Judge authorization expiry by the later of the chain head's time and the wall clock: for
    * the devnet, whose idle anvil makes no blocks (its next block is stamped with the wall
@@ -140,12 +142,22 @@ export async function startPaymentServices(
     timeoutMs: options.rpcTimeoutMs,
     ...(options.idleChainClock ? { idleChainClock: true } : {}),
     ...(facilitator.minedReceipts ? { minedReceipts: facilitator.minedReceipts } : {}),
+    ...(facilitator.meter ? { onReceipt: facilitator.meter.mined } : {}),
   })
   const leaseMs = options.leaseMs ?? DEFAULT_PAYMENT_LEASE_MS
   // The reconciler takes over what no living owner holds (the lease decides, not a fixed
   // stale window), and runs a first pass at once: a restart recovers a crash's payments.
+  const simulateSettlement = facilitator.simulateSettlement
   const stopReconciler = startReconciler(
-    { ledger: storage.ledger, rail, chain, receiptSigner, logger: options.logger, leaseMs },
+    {
+      ledger: storage.ledger,
+      rail,
+      chain,
+      receiptSigner,
+      logger: options.logger,
+      leaseMs,
+      ...(simulateSettlement ? { simulateSettlement } : {}),
+    },
     options.reconcileIntervalMs ?? 5_000,
   )
   return {
@@ -158,6 +170,10 @@ export async function startPaymentServices(
       inFlight,
       leaseMs,
       ...(options.paymentIdentifierRequired ? { paymentIdentifierRequired: true } : {}),
+      ...(options.revertCooldownMs !== undefined
+        ? { revertCooldownMs: options.revertCooldownMs }
+        : {}),
+      ...(simulateSettlement ? { simulateSettlement } : {}),
     },
     facilitator: { ...facilitator, client },
     readiness,

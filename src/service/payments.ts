@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
+import { recordSettlementCost, type ServiceMetrics } from '../adapters/metrics/service-metrics.js'
 import type { Storage } from '../adapters/storage/open-storage.js'
 import { SettlerInUseError } from '../adapters/storage/settler-lease.js'
 import type { Config } from '../config.js'
@@ -34,6 +35,8 @@ export async function startPayments(
   lifecycle: Lifecycle,
   /** Waits for a ledger database that does not answer yet. */
   wait: StartupWait,
+  /** The service's metrics (settlement gas and reverts are counted into them). */
+  metrics?: ServiceMetrics,
 ): Promise<PaymentServices> {
   let services: PaymentServices
   try {
@@ -47,7 +50,7 @@ export async function startPayments(
       ))
     services = await wait.until(
       'the ledger database',
-      () => startPaymentServices(paymentOptions(config, chain, storage, logger, redactor)),
+      () => startPaymentServices(paymentOptions(config, chain, storage, logger, redactor, metrics)),
       isLedgerOutage,
     )
   } catch (error) {
@@ -92,6 +95,7 @@ function paymentOptions(
   storage: Storage,
   logger: PaymentServicesOptions['logger'],
   redactor: Redactor,
+  metrics: ServiceMetrics | undefined,
 ): PaymentServicesOptions {
   const devnet = config.environment === 'devnet'
   const { payment } = config
@@ -103,6 +107,10 @@ function paymentOptions(
           rpcUrl: chain.rpcUrl,
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
           confirmationTimeoutMs: timeoutMs,
+          settlementGasCeiling: BigInt(config.SETTLEMENT_GAS_CEILING),
+          ...(metrics
+            ? { onSettlementMined: (mined) => recordSettlementCost(metrics, mined) }
+            : {}),
           ...(devnet ? { pollingIntervalMs: 100 } : {}),
         }
       : { ...payment.facilitator, timeoutMs }
@@ -112,6 +120,7 @@ function paymentOptions(
     receiptPrivateKey: payment.receiptPrivateKey,
     storage,
     leaseMs: config.PAYMENT_LEASE_MS,
+    revertCooldownMs: config.SETTLEMENT_REVERT_COOLDOWN_SECONDS * 1000,
     paymentIdentifierRequired: payment.identifierRequired,
     // An idle anvil makes no blocks: judge expiry by the wall clock too (devnet only).
     ...(devnet ? { idleChainClock: true } : {}),

@@ -17,31 +17,51 @@ export interface AuthorizationFacts {
   code(address: string, read: () => Promise<Hex | undefined>): Promise<Hex | undefined>
   /** Gas of `data` sent to `to` from the settler, estimated once (verify's simulation). */
   gas(to: string, data: Hex, estimate: () => Promise<bigint>): Promise<bigint>
+  /** The settlement's gas measurement, once one was started (the first one, if several). */
+  measured(): Promise<bigint> | undefined
+}
+
+/** Options for {@link createAuthorizationFactsStore}. */
+export interface AuthorizationFactsOptions {
+  /** How long an authorization's facts are kept (ms, default 5 min). */
+  ttlMs?: number
+  /** Most authorizations kept (default 10,000; the oldest go first). */
+  max?: number
+  /**
+   * Which failed reads are forgotten, so the next caller reads again (default: all). A read
+   * the chain answered with a refusal (a revert) is an answer worth keeping; a read the RPC
+   * failed is not.
+   */
+  forgetFailure?: (error: unknown) => boolean
 }
 
 /** Facts per authorization, bounded in number and age. */
-export function createAuthorizationFactsStore(options: { ttlMs?: number; max?: number } = {}) {
+export function createAuthorizationFactsStore(options: AuthorizationFactsOptions = {}) {
   const ttlMs = options.ttlMs ?? 5 * 60_000
   const max = options.max ?? 10_000
+  const forgetFailure = options.forgetFailure ?? (() => true)
   const entries = new Map<string, { facts: AuthorizationFacts; expires: number }>()
   const scope = new AsyncLocalStorage<AuthorizationFacts>()
 
   const create = (): AuthorizationFacts => {
     const codes = new Map<string, Promise<Hex | undefined>>()
     const gas = new Map<string, Promise<bigint>>()
-    // A failed read is forgotten: the next caller reads again.
+    // A failed read is forgotten (unless it is an answer to keep): the next caller reads again.
     const once = <T>(map: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
       let value = map.get(key)
       if (!value) {
         value = read()
         map.set(key, value)
-        value.catch(() => map.delete(key))
+        value.catch((error: unknown) => {
+          if (forgetFailure(error)) map.delete(key)
+        })
       }
       return value
     }
     return {
       code: (address, read) => once(codes, address.toLowerCase(), read),
       gas: (to, data, estimate) => once(gas, `${to.toLowerCase()}:${data.toLowerCase()}`, estimate),
+      measured: () => gas.values().next().value,
     }
   }
 

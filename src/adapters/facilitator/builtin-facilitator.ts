@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { expectBytes32, isBytesText } from '@pre-send-guard/client/types'
 import { x402Facilitator } from '@x402/core/facilitator'
 import type { FacilitatorClient } from '@x402/core/server'
@@ -20,13 +21,20 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
+import type { SettlementSimulation } from '../../domain/payment/resolve-payment.js'
+import { DEFAULT_SETTLEMENT_GAS_CEILING } from '../../domain/payment/settlement-cost.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { boundedHttp } from '../fetch/bounded-fetch.js'
 import { type AuthorizationFacts, createAuthorizationFactsStore } from './authorization-facts.js'
 import { createMinedReceipts, type MinedReceipts } from './mined-receipts.js'
 import { createRpcTroubleScope, isRpcTrouble, type RpcTrouble } from './rpc-trouble.js'
-import { createSettlerAccount } from './settler-account.js'
+import {
+  createSettlementMeter,
+  type MinedSettlement,
+  type SettlementMeter,
+} from './settlement-meter.js'
+import { createSettlerAccount, type SettlerCall, type SettlerFees } from './settler-account.js'
 
 /** Options for {@link createBuiltinFacilitator}. */
 export interface BuiltinFacilitatorOptions {
@@ -45,6 +53,14 @@ export interface BuiltinFacilitatorOptions {
    * `DEFAULT_REDACTOR` (no configured secret known; any URL's userinfo still removed).
    */
   redactor?: Redactor
+  /**
+   * Most gas a settlement may use (`SETTLEMENT_GAS_CEILING`; default
+   * {@link DEFAULT_SETTLEMENT_GAS_CEILING}): a payer whose settlement needs more is refused at
+   * verify, and no settlement is ever sent with a higher gas limit.
+   */
+  settlementGasCeiling?: bigint
+  /** Told of every settlement transaction this facilitator saw mined (gas spent, reverts). */
+  onSettlementMined?: (mined: MinedSettlement) => void
 }
 
 /** The in-process facilitator and the address that settles. */
@@ -56,6 +72,10 @@ export interface BuiltinFacilitator {
    * confirmation of a settlement reads it here instead of asking the node again.
    */
   minedReceipts: MinedReceipts
+  /** Runs a payment's settlement as the settler would send it now; never sends anything. */
+  simulateSettlement(payload: PaymentPayload): Promise<SettlementSimulation>
+  /** Reports each settler transaction's receipt once (to `onSettlementMined`). */
+  meter: SettlementMeter
 }
 
 /**
@@ -75,6 +95,19 @@ export interface BuiltinFacilitator {
  *   `eth_estimateGas` (the last simulation, just before sending: a transfer that would revert
  *   is refused before anything is sent), one `eth_sendRawTransaction`, and the receipt wait.
  * One settlement key per instance: the nonce is kept in memory (see the settler lease).
+ *
+ * What a settlement may cost us is bounded, because the payer can be a contract (ERC-1271)
+ * that decides, while the settlement runs, whether its signature is valid:
+ * - every simulation of a settlement runs it **as it will be sent**: from the settler, with
+ *   the fee fields it is signed with (an unpriced call runs at `tx.gasprice` 0, which a payer
+ *   contract can tell apart) and within the gas ceiling; the last one, just before signing,
+ *   with the exact gas limit and fees of the transaction;
+ * - no settlement is sent with more gas than {@link BuiltinFacilitatorOptions.settlementGasCeiling}
+ *   (its limit is 1.25 x what verify measured, at most the ceiling); a payer above it is
+ *   refused at verify with `settlement_gas_over_ceiling`;
+ * - a payer contract can still behave differently on chain than in any simulation (time,
+ *   block fields): such a settlement reverts once, and the domain makes that payment final
+ *   and refuses the payer for a while (`resolve-payment.ts`, `paid-preflight.ts`).
  */
 export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): BuiltinFacilitator {
   const account = privateKeyToAccount(options.settlementPrivateKey)
@@ -91,20 +124,77 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     chain: base,
     transport: boundedHttp(options.rpcUrl, { retryCount: 0, timeoutMs: options.rpcTimeoutMs }),
   })
-  const facts = createAuthorizationFactsStore()
+  const ceiling = options.settlementGasCeiling ?? DEFAULT_SETTLEMENT_GAS_CEILING
+  // A simulation that reverted is an answer, kept for the authorization; only a failed read
+  // (RPC trouble) is read again.
+  const facts = createAuthorizationFactsStore({ forgetFailure: isRpcTrouble })
   const receipts = createMinedReceipts()
+  const meter = createSettlementMeter(account.address, options.onSettlementMined)
   // Every read the library makes is watched: a refusal that met a failed read was not decided
   // on a healthy answer, and is an RPC outage (503), never the buyer's fault (402).
   const trouble = createRpcTroubleScope()
   const watch = trouble.watch
+  // A payer refused for the gas its settlement needs, noted where the library reports only
+  // that its simulation failed.
+  const overCeiling = new AsyncLocalStorage<{ refusal?: SettlementGasOverCeilingError }>()
 
   /**
-   * Gas of a settlement, estimated just before it is sent: also the last simulation, so a
-   * transfer that would now revert (the payer moved its funds, canceled the authorization,
-   * someone used it) is refused before anything is sent and costs no gas.
+   * The settlement's gas, measured as it will be sent (the settler, the real fee fields) within
+   * the ceiling. A settlement that fails within the ceiling but succeeds with more room is
+   * {@link SettlementGasOverCeilingError}; one that fails with more room too keeps its own
+   * error (a bad signature, no funds...).
    */
-  const settlementGas = async (to: Address, data: Hex) =>
-    ((await watch(() => settler.estimateGas(to, data))) * 5n) / 4n
+  const measureSettlement = async (to: Address, data: Hex): Promise<bigint> => {
+    try {
+      return await settler.simulate(to, data, ceiling)
+    } catch (error) {
+      if (isRpcTrouble(error)) throw error
+      const needed = await settler
+        .simulate(to, data, ceiling * OVER_CEILING_PROBE)
+        .catch(() => undefined)
+      if (needed === undefined) throw error
+      const refusal = new SettlementGasOverCeilingError(needed, ceiling)
+      const noted = overCeiling.getStore()
+      if (noted) noted.refusal = refusal
+      throw refusal
+    }
+  }
+  /** Gas of a settlement from the authorization's facts (verify measured it), else measured. */
+  const settlementGas = (to: Address, data: Hex): Promise<bigint> => {
+    const current = facts.current()
+    const measure = () => measureSettlement(to, data)
+    return watch(() => (current ? current.gas(to, data, measure) : measure()))
+  }
+  /** The gas limit a settlement is sent with: 1.25 x its measured gas, never above the ceiling. */
+  const gasLimitOf = (gas: bigint): bigint => {
+    const padded = (gas * 5n + 3n) / 4n
+    return padded < ceiling ? padded : ceiling
+  }
+  /**
+   * The last simulation, just before signing: the very transaction (settler, data, gas limit,
+   * fees), so a transfer the chain would not accept now is refused before anything is sent
+   * and costs no gas.
+   */
+  const asSent = (call: SettlerCall, fees: SettlerFees): Promise<void> =>
+    watch(() => settler.simulate(call.to, call.data, call.gas, fees)).then(() => undefined)
+
+  /** Signs, checks and sends one settler transaction; see {@link BroadcastOutcomeUnknownError}. */
+  const sendChecked = async (call: SettlerCall): Promise<Hex> => {
+    let attempted = false
+    try {
+      return await settler.send(
+        call,
+        () => {
+          attempted = true
+          trouble.broadcast()
+        },
+        asSent,
+      )
+    } catch (error) {
+      if (!attempted) throw error
+      throw new BroadcastOutcomeUnknownError(error)
+    }
+  }
 
   /**
    * `@x402/evm` turns any writeContract error into a settle failure whose reason it guesses
@@ -128,30 +218,18 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       } as never),
       args.dataSuffix ?? '0x',
     ])
-    const gas = await settlementGas(args.address, data)
-    let attempted = false
-    try {
-      return await settler.send({ to: args.address, data, gas }, () => {
-        attempted = true
-        trouble.broadcast()
-      })
-    } catch (error) {
-      if (!attempted) throw error
-      throw new BroadcastOutcomeUnknownError(error)
-    }
+    const gas = gasLimitOf(await settlementGas(args.address, data))
+    return sendChecked({ to: args.address, data, gas })
   }
 
   const signer = toFacilitatorEvmSigner(
     {
       address: account.address,
       readContract: async (args) => {
-        // The library's settlement simulation: an estimate from the settler is the same
-        // simulation (it reverts exactly when the transfer would) and sizes the settlement.
+        // The library's settlement simulation: the settlement measured as it will be sent
+        // (it reverts exactly when the transfer would, at the real gas price) sizes it too.
         if (args.functionName === 'transferWithAuthorization') {
-          const data = encodeFunctionData(args as never)
-          const current = facts.current()
-          const estimate = () => settler.estimateGas(args.address, data)
-          await watch(() => (current ? current.gas(args.address, data, estimate) : estimate()))
+          await settlementGas(args.address, encodeFunctionData(args as never))
           return undefined
         }
         return watch(() => reads.readContract(args as never) as Promise<unknown>)
@@ -159,18 +237,10 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       verifyTypedData: (args) => watch(() => reads.verifyTypedData(args as never)),
       writeContract: writeContract as never,
       sendTransaction: async (args) => {
-        // Only for an ERC-6492 wallet deployment (counterfactual payers): no shared facts.
-        const gas = await watch(() => settler.estimateGas(args.to, args.data))
-        let attempted = false
-        try {
-          return await settler.send({ to: args.to, data: args.data, gas: (gas * 5n) / 4n }, () => {
-            attempted = true
-            trouble.broadcast()
-          })
-        } catch (error) {
-          if (!attempted) throw error
-          throw new BroadcastOutcomeUnknownError(error)
-        }
+        // Only for an ERC-6492 wallet deployment (counterfactual payers, whose factories this
+        // facilitator allows none of): no shared facts, the same ceiling and checks.
+        const gas = gasLimitOf(await watch(() => measureSettlement(args.to, args.data)))
+        return sendChecked({ to: args.to, data: args.data, gas })
       },
       waitForTransactionReceipt: async (args: { hash: Hex; timeout?: number }) => {
         const receipt = await settler.waitForReceipt(
@@ -178,6 +248,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
           args.timeout ?? options.confirmationTimeoutMs,
         )
         receipts.put(receipt)
+        meter.mined(receipt)
         return receipt
       },
       getCode: (args) => {
@@ -193,11 +264,25 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   return {
     settlerAddress: account.address,
     minedReceipts: receipts,
+    meter,
+    async simulateSettlement(payload) {
+      const call = settlementCall(payload)
+      if (!call) return { accepted: false, reason: 'not an EIP-3009 exact payment' }
+      try {
+        await measureSettlement(call.to, call.data)
+        return { accepted: true }
+      } catch (error) {
+        if (isRpcTrouble(error)) throw error
+        const reason = error instanceof BaseError ? error.shortMessage : String(error)
+        return { accepted: false, reason: redactor.redact(reason).slice(0, 300) }
+      }
+    },
     client: {
       async verify(payload, requirements) {
         const key = authorizationKey(payload)
         const known = key ? facts.of(key) : undefined
         if (known) prefetch(known, payload, requirements)
+        const noted: { refusal?: SettlementGasOverCeilingError } = {}
         const verified = await healthy('verify', () => {
           const work = async () => {
             // The library starts its asset-is-a-contract check and abandons it on an early
@@ -209,23 +294,42 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
             if (isAddress(requirements.asset)) {
               await startAssetContractCheck(signer, PAYMENT_NETWORK, requirements.asset).await()
             }
-            return facilitator.verify(payload, requirements)
+            const result = await facilitator.verify(payload, requirements)
+            // The library reports only that its simulation failed: say why, when it was gas.
+            const refusal = noted.refusal ?? (await overCeilingOf(known))
+            if (result.isValid || !refusal) return result
+            return {
+              isValid: false,
+              invalidReason: SETTLEMENT_GAS_OVER_CEILING,
+              invalidMessage: refusal.message,
+              ...(result.payer ? { payer: result.payer } : {}),
+            }
           }
-          return known ? facts.run(known, work) : work()
+          return overCeiling.run(noted, () => (known ? facts.run(known, work) : work()))
         })
-        return verified((result) => !result.isValid)
+        return verified.result((result) => !result.isValid)
       },
       async settle(payload, requirements) {
         const key = authorizationKey(payload)
         if (key) settler.prime()
+        const noted: { refusal?: SettlementGasOverCeilingError } = {}
         try {
           const settled = await healthy('settle', () =>
-            key
-              ? facts.run(facts.of(key), () => facilitator.settle(payload, requirements))
-              : facilitator.settle(payload, requirements),
+            overCeiling.run(noted, () =>
+              key
+                ? facts.run(facts.of(key), () => facilitator.settle(payload, requirements))
+                : facilitator.settle(payload, requirements),
+            ),
           )
           // Once a transaction was handed to the node, its outcome is the chain's to tell.
-          return settled((result, trouble) => !result.success && !trouble.broadcast)
+          const result = settled.result((r, trouble) => !r.success && !trouble.broadcast)
+          if (result.success || settled.trouble.broadcast || result.transaction) return result
+          // Nothing was handed to the node: whatever the library guessed from an error's
+          // words ("transaction failed"), this settlement was refused before it was sent.
+          if (noted.refusal) return { ...result, errorReason: SETTLEMENT_GAS_OVER_CEILING }
+          if (result.errorReason === UNSENT_GUESS)
+            return { ...result, errorReason: SIMULATION_FAILED }
+          return result
         } finally {
           if (key) facts.forget(key)
         }
@@ -249,11 +353,26 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       if (failure !== undefined && !ran.trouble.broadcast) throw rpcOutage(step, failure, redactor)
       throw ran.error
     }
-    return (refused: (result: T, trouble: RpcTrouble) => boolean): T => {
-      if (failure !== undefined && refused(ran.result, ran.trouble))
-        throw rpcOutage(step, failure, redactor)
-      return ran.result
+    return {
+      trouble: ran.trouble,
+      result(refused: (result: T, trouble: RpcTrouble) => boolean): T {
+        if (failure !== undefined && refused(ran.result, ran.trouble))
+          throw rpcOutage(step, failure, redactor)
+        return ran.result
+      },
     }
+  }
+
+  /** The over-ceiling refusal a prefetched measurement of this authorization met, if any. */
+  async function overCeilingOf(
+    known: AuthorizationFacts | undefined,
+  ): Promise<SettlementGasOverCeilingError | undefined> {
+    const measured = known?.measured()
+    if (!measured) return undefined
+    return measured.then(
+      () => undefined,
+      (error: unknown) => (error instanceof SettlementGasOverCeilingError ? error : undefined),
+    )
   }
 
   /**
@@ -272,31 +391,53 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     if (!auth || !isAddress(auth.from) || !isAddress(requirements.asset)) return
     const from = auth.from
     known.code(from, () => reads.getCode({ address: from })).catch(() => {})
-    const signature = inner.signature
-    // A plain 65-byte signature only (`0x` and 130 hex digits).
-    if (!isBytesText(signature) || signature.length !== 132) return
-    try {
+    // The settlement's calldata, exactly as the library will encode it.
+    const call = settlementCall(payload)
+    if (call)
+      known.gas(call.to, call.data, () => measureSettlement(call.to, call.data)).catch(() => {})
+  }
+}
+
+/**
+ * The settlement of an exact EIP-3009 payment as `@x402/evm` sends it: `transferWithAuthorization`
+ * to the asset, with (v, r, s) for a plain 65-byte signature and the `bytes` form otherwise.
+ * Undefined when the payload is not a well-formed authorization (the library refuses it).
+ */
+function settlementCall(payload: PaymentPayload): { to: Address; data: Hex } | undefined {
+  const inner = payload.payload as { signature?: unknown; authorization?: Authorization }
+  const auth = inner.authorization
+  const asset = payload.accepted?.asset
+  const signature = inner.signature
+  if (!auth || !isAddress(auth.from) || !isAddress(auth.to) || !isAddress(asset ?? '')) return
+  if (!isBytesText(signature)) return
+  try {
+    const args = [
+      getAddress(auth.from),
+      getAddress(auth.to),
+      BigInt(auth.value),
+      BigInt(auth.validAfter),
+      BigInt(auth.validBefore),
+      expectBytes32(auth.nonce, 'authorization.nonce'),
+    ] as const
+    // A plain 65-byte signature (`0x` and 130 hex digits) goes as (v, r, s).
+    if (signature.length === 132) {
       const { v, yParity, r, s } = parseSignature(signature)
       const data = encodeFunctionData({
-        abi: TRANSFER_WITH_AUTHORIZATION_VRS,
+        abi: TRANSFER_WITH_AUTHORIZATION,
         functionName: 'transferWithAuthorization',
-        args: [
-          getAddress(auth.from),
-          getAddress(auth.to),
-          BigInt(auth.value),
-          BigInt(auth.validAfter),
-          BigInt(auth.validBefore),
-          expectBytes32(auth.nonce, 'authorization.nonce'),
-          Number(v ?? BigInt(yParity)),
-          r,
-          s,
-        ],
+        args: [...args, Number(v ?? BigInt(yParity)), r, s],
       })
-      const asset = getAddress(requirements.asset)
-      known.gas(asset, data, () => settler.estimateGas(asset, data)).catch(() => {})
-    } catch {
-      // Not a well-formed authorization: the library refuses it with its own reason.
+      return { to: getAddress(asset as string), data }
     }
+    const data = encodeFunctionData({
+      abi: TRANSFER_WITH_AUTHORIZATION,
+      functionName: 'transferWithAuthorization',
+      args: [...args, signature],
+    })
+    return { to: getAddress(asset as string), data }
+  } catch {
+    // Not a well-formed authorization: the library refuses it with its own reason.
+    return undefined
   }
 }
 
@@ -316,8 +457,21 @@ function authorizationKey(payload: PaymentPayload): string | undefined {
   return `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
 }
 
-const TRANSFER_WITH_AUTHORIZATION_VRS = parseAbi([
+/** Our refusal code for a payer whose settlement needs more gas than the ceiling. */
+export const SETTLEMENT_GAS_OVER_CEILING = 'settlement_gas_over_ceiling'
+/** `@x402/evm`'s code for a settlement that failed, which it also guesses for a refusal. */
+const UNSENT_GUESS = 'invalid_exact_evm_transaction_failed'
+/** `@x402/evm`'s code for a settlement simulation that failed: refused before sending. */
+const SIMULATION_FAILED = 'invalid_exact_evm_transaction_simulation_failed'
+/**
+ * How much room above the ceiling the one probe of a settlement that failed within it gets, to
+ * tell "needs more gas" from "fails anyway". Bounded, so a burner costs the node little.
+ */
+const OVER_CEILING_PROBE = 16n
+
+const TRANSFER_WITH_AUTHORIZATION = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
 ])
 
 /**
@@ -338,6 +492,22 @@ function rpcOutage(
       .slice(0, 400),
     cause,
   )
+}
+
+/**
+ * A payer's settlement needs more gas than the ceiling allows: refused before anything is
+ * sent (its message names both figures, and is shown to the payer).
+ */
+export class SettlementGasOverCeilingError extends Error {
+  override name = 'SettlementGasOverCeilingError'
+  constructor(
+    readonly needed: bigint,
+    readonly ceiling: bigint,
+  ) {
+    super(
+      `settling this payment would use ${needed} gas, over this service's settlement gas ceiling of ${ceiling}: pay from a wallet whose signature check costs less`,
+    )
+  }
 }
 
 /** The settlement transaction was handed to the node and the answer was lost or an error. */

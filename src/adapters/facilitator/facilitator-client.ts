@@ -3,8 +3,9 @@ import type { Address, Hex } from 'viem'
 import type { FacilitatorKind } from '../../domain/payment/payment-rail.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { splitUrlCredentials } from '../fetch/url-credentials.js'
-import { createBuiltinFacilitator } from './builtin-facilitator.js'
+import { type BuiltinFacilitator, createBuiltinFacilitator } from './builtin-facilitator.js'
 import type { MinedReceipts } from './mined-receipts.js'
+import type { MinedSettlement, SettlementMeter } from './settlement-meter.js'
 
 /** Which facilitator to use, from configuration. */
 export type FacilitatorSetup =
@@ -15,6 +16,10 @@ export type FacilitatorSetup =
       rpcTimeoutMs: number
       confirmationTimeoutMs: number
       pollingIntervalMs?: number
+      /** Most gas a settlement may use (`SETTLEMENT_GAS_CEILING`). */
+      settlementGasCeiling?: bigint
+      /** Told of every settlement transaction seen mined (metrics: gas spent, reverts). */
+      onSettlementMined?: (mined: MinedSettlement) => void
     }
   | { kind: 'url'; url: string; timeoutMs: number }
   | { kind: 'cdp'; apiKeyId: string; apiKeySecret: string; timeoutMs: number }
@@ -31,6 +36,10 @@ export interface Facilitator {
   settlerAddress?: Address
   /** Settlement receipts the built-in facilitator read (see {@link MinedReceipts}). */
   minedReceipts?: MinedReceipts
+  /** The built-in facilitator's settlement, run as it would be sent now (never sends). */
+  simulateSettlement?: BuiltinFacilitator['simulateSettlement']
+  /** The built-in facilitator's settlement cost meter (receipts read later report to it too). */
+  meter?: SettlementMeter
   client: FacilitatorClient
 }
 
@@ -66,6 +75,8 @@ export function createFacilitator(
         kind: 'builtin',
         settlerAddress: builtin.settlerAddress,
         minedReceipts: builtin.minedReceipts,
+        simulateSettlement: builtin.simulateSettlement,
+        meter: builtin.meter,
         client: builtin.client,
       }
     }

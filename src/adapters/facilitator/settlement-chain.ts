@@ -4,6 +4,7 @@ import {
   pad,
   parseAbi,
   TransactionNotFoundError,
+  type TransactionReceipt,
   TransactionReceiptNotFoundError,
   toHex,
 } from 'viem'
@@ -36,6 +37,8 @@ export interface ViemSettlementChainOptions {
    * not read from the node again (it was read from it a moment ago, by this process).
    */
   minedReceipts?: MinedReceipts
+  /** Sees every receipt read from the node (the settlement meter counts the settler's). */
+  onReceipt?: (receipt: TransactionReceipt) => void
   /**
    * A read unanswered this long is sent again and the first reply wins (default: a quarter
    * of `timeoutMs`, at most 1 s): a node that holds one read does not hold a settlement's
@@ -117,6 +120,7 @@ export function createViemSettlementChain(options: ViemSettlementChainOptions): 
       if (known) return { state: 'mined', tx: known }
       try {
         const receipt = await client.getTransactionReceipt({ hash })
+        options.onReceipt?.(receipt)
         return { state: 'mined', tx: { ...toMinedTransaction(receipt), hash } }
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error

@@ -7,6 +7,7 @@ import {
   RpcRequestError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
+  toHex,
 } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { boundedHttp } from '../fetch/bounded-fetch.js'
@@ -30,6 +31,18 @@ export interface SettlerCall {
   data: Hex
   gas: bigint
 }
+
+/** The EIP-1559 fee fields a settlement is signed with (and simulated at). */
+export interface SettlerFees {
+  maxFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
+}
+
+/**
+ * Runs `call` exactly as it is about to be signed (these fees, its gas limit) and throws when
+ * the chain would not accept it: nothing is signed or sent after a throw.
+ */
+export type SettlerCheck = (call: SettlerCall, fees: SettlerFees) => Promise<void>
 
 /** Why a send was refused by the node, when its words say so. */
 type Refusal = 'nonce' | 'fee' | 'known' | undefined
@@ -114,8 +127,8 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
     return fees
   }
 
-  const sign = async (call: SettlerCall, nonce: number) => {
-    const { maxFeePerGas, maxPriorityFeePerGas } = await currentFees()
+  const sign = (call: SettlerCall, nonce: number, fees: SettlerFees) => {
+    const { maxFeePerGas, maxPriorityFeePerGas } = fees
     return account.signTransaction({
       type: 'eip1559',
       chainId,
@@ -148,26 +161,49 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
       if (!fees || Date.now() - fees.at > feeMaxAgeMs) refreshFees().catch(() => undefined)
     },
 
-    /** `eth_estimateGas` of a call from the settler (a simulation that also sizes the gas). */
-    async estimateGas(to: Address, data: Hex): Promise<bigint> {
+    /** The fee fields the next settlement is signed with (read when unknown or stale). */
+    fees: (): Promise<SettlerFees> => currentFees(),
+
+    /**
+     * `eth_estimateGas` of a call from the settler **as it will be sent**: with the fee fields
+     * it is signed with (so `tx.gasprice` is the real, non-zero price, not the 0 an unpriced
+     * call runs at) and `gasLimit` as its gas (the node searches below it and refuses a call
+     * that does not succeed within it). Returns the gas the call needs; rejects when it reverts
+     * at `gasLimit`, or cannot succeed within it.
+     */
+    async simulate(to: Address, data: Hex, gasLimit: bigint, fees?: SettlerFees): Promise<bigint> {
+      const { maxFeePerGas, maxPriorityFeePerGas } = fees ?? (await currentFees())
       const gas = await client.request({
         method: 'eth_estimateGas',
-        params: [{ from: account.address, to, data }],
+        params: [
+          {
+            from: account.address,
+            to,
+            data,
+            gas: toHex(gasLimit),
+            maxFeePerGas: toHex(maxFeePerGas),
+            maxPriorityFeePerGas: toHex(maxPriorityFeePerGas),
+          },
+        ],
       })
       return BigInt(gas)
     },
 
     /**
-     * Signs `call` with the kept nonce and fees and sends it. `onBroadcast` is called when a
-     * signed transaction is handed to the node: from then on, a failure says nothing about
-     * whether the node took it. Returns the transaction hash.
+     * Signs `call` with the kept nonce and fees and sends it. Before each signature, `check`
+     * runs the call with exactly the fees and gas limit about to be signed (a re-signature with
+     * fresher fees is checked again); its throw stops the send before anything is signed.
+     * `onBroadcast` is called when a signed transaction is handed to the node: from then on, a
+     * failure says nothing about whether the node took it. Returns the transaction hash.
      */
-    async send(call: SettlerCall, onBroadcast: () => void): Promise<Hex> {
+    async send(call: SettlerCall, onBroadcast: () => void, check: SettlerCheck): Promise<Hex> {
       for (let attempt = 1; ; attempt++) {
+        const fees = await currentFees()
+        await check(call, fees)
         const nonce = await takeNonce()
         let raw: Hex
         try {
-          raw = await sign(call, nonce)
+          raw = await sign(call, nonce, fees)
         } catch (error) {
           next = undefined // the nonce was taken but never used
           throw error

@@ -35,6 +35,8 @@ import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 export const PRE_SEND_SETTLE_FAILURES: ReadonlySet<string> = new Set([
   // ours: the payment does not match the one offer, so it is never handed over
   'no_matching_requirements',
+  // ours (built-in facilitator): the settlement would need more gas than the ceiling
+  'settlement_gas_over_ceiling',
   // @x402/evm exact (EIP-3009)
   'invalid_exact_evm_scheme',
   'invalid_exact_evm_network_mismatch',

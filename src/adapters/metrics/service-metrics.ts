@@ -57,6 +57,23 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
       labelNames: ['policy'] as const,
       registers,
     }),
+    settlementGas: new Counter({
+      name: 'settlement_gas_used_total',
+      help: 'Gas the settlement account spent on mined settlement transactions, by status (success, reverted).',
+      labelNames: ['status'] as const,
+      registers,
+    }),
+    settlementFees: new Counter({
+      name: 'settlement_fees_wei_total',
+      help: 'Wei the settlement account paid for mined settlement transactions (gas used x effective gas price), by status.',
+      labelNames: ['status'] as const,
+      registers,
+    }),
+    settlementsReverted: new Counter({
+      name: 'settlements_reverted_total',
+      help: 'Settlement transactions that reverted on chain (each cost gas and moved nothing; its payer is refused for a while).',
+      registers,
+    }),
     rateLimitStoreErrors: new Counter({
       name: 'rate_limit_store_errors_total',
       help: 'Rate-limit takes that failed (Redis unreachable); those requests were let through.',
@@ -75,6 +92,23 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
     })
   }
   return metrics
+}
+
+/** A mined settlement transaction of the settlement account, for the settlement metrics. */
+export interface SettlementCost {
+  status: 'success' | 'reverted'
+  gasUsed: bigint
+  effectiveGasPrice: bigint
+}
+
+/** Counts one mined settlement transaction into `metrics` (gas, wei, reverts). */
+export function recordSettlementCost(metrics: ServiceMetrics, mined: SettlementCost): void {
+  metrics.settlementGas.inc({ status: mined.status }, Number(mined.gasUsed))
+  metrics.settlementFees.inc(
+    { status: mined.status },
+    Number(mined.gasUsed * mined.effectiveGasPrice),
+  )
+  if (mined.status === 'reverted') metrics.settlementsReverted.inc()
 }
 
 /** The service's metrics; see {@link createServiceMetrics}. */

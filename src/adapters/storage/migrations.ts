@@ -103,6 +103,21 @@ CREATE UNIQUE INDEX payments_payment_identifier ON {{schema}}.payments (payer, p
   WHERE payment_identifier IS NOT NULL;
 `,
   },
+  {
+    version: 6,
+    name: 'settlement reverts',
+    sql: `
+-- Every settlement transaction that reverted on chain without moving the payment: it cost the
+-- settler gas, so its payer is refused for a while (checked on every paid call by payer).
+CREATE TABLE {{schema}}.settlement_reverts (
+  transaction text PRIMARY KEY,
+  payment_id  text NOT NULL,
+  payer       text NOT NULL,
+  reverted_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX settlement_reverts_payer ON {{schema}}.settlement_reverts (payer, reverted_at);
+`,
+  },
 ]
 
 /** Quotes a schema name after checking it is a plain identifier. */

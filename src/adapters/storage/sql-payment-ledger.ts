@@ -9,6 +9,7 @@ import type {
   PaymentRecord,
   PaymentStatus,
   PaymentUpdate,
+  SettlementRevert,
 } from '../../domain/payment/payment-ledger.js'
 import {
   DEFAULT_PAYMENT_LEASE_MS,
@@ -71,6 +72,7 @@ export function createSqlPaymentLedger(db: SqlClient, schema: string): PaymentLe
 function createLedger(db: SqlClient, schema: string): PaymentLedger {
   const payments = `${quoteSchema(schema)}.payments`
   const receipts = `${quoteSchema(schema)}.receipts`
+  const reverts = `${quoteSchema(schema)}.settlement_reverts`
 
   const get = async (id: string): Promise<PaymentRecord | undefined> => {
     const { rows } = await db.query<PaymentRow>(
@@ -263,6 +265,24 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
       return BigInt(rows[0]?.total ?? '0')
     },
 
+    async recordSettlementRevert(revert: SettlementRevert): Promise<void> {
+      // Once per transaction: the request path and the reconciler may both see it.
+      await db.query(
+        `INSERT INTO ${reverts} (transaction, payment_id, payer) VALUES (lower($1), $2, lower($3))
+         ON CONFLICT (transaction) DO NOTHING`,
+        [revert.transaction, revert.paymentId, revert.payer],
+      )
+    },
+
+    async settlementRevertsWithin(payer: Address, withinMs: number): Promise<number> {
+      const { rows } = await db.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM ${reverts}
+         WHERE payer = lower($1) AND reverted_at > now() - ${ms('$2')}`,
+        [payer, withinMs],
+      )
+      return Number(rows[0]?.n ?? '0')
+    },
+
     async unresolvedCount(): Promise<number> {
       const { rows } = await db.query<{ n: string }>(
         `SELECT count(*)::text AS n FROM ${payments} WHERE status IN ('verifying', 'verified', 'settling', 'settle_pending')`,
@@ -333,6 +353,8 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
     getReceipt: wrap('getReceipt', ledger.getReceipt),
     settledTotal: wrap('settledTotal', ledger.settledTotal),
     unresolvedCount: wrap('unresolvedCount', ledger.unresolvedCount),
+    recordSettlementRevert: wrap('recordSettlementRevert', ledger.recordSettlementRevert),
+    settlementRevertsWithin: wrap('settlementRevertsWithin', ledger.settlementRevertsWithin),
     close: ledger.close,
   }
 }

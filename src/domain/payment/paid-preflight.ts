@@ -27,6 +27,7 @@ import {
 } from './payment-recovery.js'
 import { facilitatorLied, recordPending } from './pending-settlement.js'
 import { expectedPayment, readAuthorization, resolvePayment } from './resolve-payment.js'
+import { DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS } from './settlement-cost.js'
 import type { MinedTransaction } from './settlement-proof.js'
 import {
   answerCopy,
@@ -53,6 +54,13 @@ export interface PaidPreflightDeps extends Omit<StoredAnswerDeps, 'recover'>, Re
    * without one). Default false: the extension is declared, optional.
    */
   paymentIdentifierRequired?: boolean
+  /**
+   * How long a payer whose settlement reverted on chain is refused (ms, default
+   * {@link DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS}; 0: never refused). A reverted settlement
+   * costs us its gas and a payer contract can make every one revert: after one, its payments
+   * get 402 `payer_settlement_reverted` before anything is sent.
+   */
+  revertCooldownMs?: number
 }
 
 const DEFAULT_CONFIRM_TIMEOUT_MS = 5_000
@@ -274,8 +282,13 @@ async function ownPayment(
   // checks signature, amount, payTo, expiry, balance and nonce; the preflight's result is
   // used only once verify passed, and nothing settles unless the preflight produced one.
   const preflight = startPreflight(call)
+  const reverted = revertedRecently(call)
   const verified = await verifyPayment(call)
   if (verified.done) return verified.done
+  if (!verified.paidOnChain) {
+    const refused = await refuseRevertedPayer(call, await reverted)
+    if (refused) return refused
+  }
   const held = await holdResult(call, preflight)
   if (held.done) return held.done
   const settled = await settleAndConfirm(call, verified.paidOnChain)
@@ -300,6 +313,46 @@ async function failPayment(
     if (from !== 'settling') call.lease.recordLater(record)
     throw error
   }
+}
+
+/**
+ * Whether the payer had a settlement revert on chain within the cooldown: read beside verify
+ * (the ledger, no RPC), so it adds no wait. Never rejects: a ledger failure is its value.
+ */
+function revertedRecently(call: OwnedCall): Promise<{ reverts: number } | { error: unknown }> {
+  const cooldownMs = call.deps.revertCooldownMs ?? DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS
+  if (cooldownMs <= 0) return Promise.resolve({ reverts: 0 })
+  return call.deps.ledger.settlementRevertsWithin(call.payment.payer, cooldownMs).then(
+    (reverts) => ({ reverts }),
+    (error: unknown) => ({ error }),
+  )
+}
+
+/**
+ * Refuses a verified payment whose payer's settlement reverted on chain within the cooldown,
+ * before anything is sent (402 `payer_settlement_reverted`); undefined lets it settle.
+ */
+async function refuseRevertedPayer(
+  call: OwnedCall,
+  reverted: { reverts: number } | { error: unknown },
+): Promise<PaidPreflightOutcome | undefined> {
+  if ('error' in reverted) {
+    const appError = asAppError(reverted.error, 'ledger_unavailable')
+    await failPayment(call, 'verified', failureOf(appError))
+    throw appError
+  }
+  if (reverted.reverts === 0) return undefined
+  const detail = `${reverted.reverts} settlement(s) of payer ${call.payment.payer} reverted on chain in the last ${Math.round((call.deps.revertCooldownMs ?? DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS) / 60_000)} min`
+  await failPayment(call, 'verified', {
+    kind: 'payment_required',
+    code: 'payer_settlement_reverted',
+    message: `${PAYMENT_REASONS.payer_settlement_reverted} (${detail})`,
+  })
+  call.deps.logger?.warn(
+    { paymentId: call.payment.id, payer: call.payment.payer },
+    'payment refused: its payer had a settlement revert on chain recently',
+  )
+  return call.required('payer_settlement_reverted', { detail })
 }
 
 type PreflightRun = Promise<{ ok: true; result: PreflightResult } | { ok: false; error: unknown }>

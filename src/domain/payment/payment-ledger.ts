@@ -100,6 +100,13 @@ export interface PaymentRecord extends NewPayment {
   leaseUntil: Date
 }
 
+/** A settlement transaction that reverted on chain without moving the payment. */
+export interface SettlementRevert {
+  transaction: Hex
+  paymentId: string
+  payer: Address
+}
+
 /** Claim outcome: this request owns the payment, or someone else does/did. */
 export type ClaimResult = { claimed: true } | { claimed: false; existing: PaymentRecord }
 
@@ -177,5 +184,9 @@ export interface PaymentLedger {
   settledTotal(payTo: Address): Promise<bigint>
   /** How many payments are neither settled nor failed (in flight or `settle_pending`). */
   unresolvedCount(): Promise<number>
+  /** Records a reverted settlement (once per transaction; a repeat is ignored). */
+  recordSettlementRevert(revert: SettlementRevert): Promise<void>
+  /** How many settlements of `payer` reverted in the last `withinMs` (database clock). */
+  settlementRevertsWithin(payer: Address, withinMs: number): Promise<number>
   close(): Promise<void>
 }

@@ -29,7 +29,11 @@ export const PAYMENT_REASONS = {
   verification_failed: 'The facilitator rejected the payment.',
   payment_reused: 'This payment already paid for a different request: sign a new one.',
   settlement_failed:
-    'Settlement was refused before anything was sent; nothing was charged and no result is returned.',
+    'Settlement failed: it was refused before anything was sent, or its transaction reverted on chain without moving the payment; nothing was charged and no result is returned.',
+  settlement_gas_over_ceiling:
+    "Settling this payment would use more gas than this service's settlement gas ceiling (the payer's signature check costs too much): nothing was charged; pay from a wallet whose signature check costs less.",
+  payer_settlement_reverted:
+    "A settlement of this payer's reverted on chain recently (the payer's contract refused it when it ran for real): its payments are refused for a while. Nothing was charged.",
 } as const satisfies Record<PaymentReason, string>
 
 /** One of the shared reason codes (`@pre-send-guard/client/types`), each with its message above. */
@@ -58,5 +62,6 @@ export function reasonFromFacilitator(
   if (/authorization_canceled/.test(code)) return 'authorization_canceled'
   if (/nonce_already_used|invalid_nonce/.test(code)) return 'authorization_used'
   if (/insufficient_(balance|funds)/.test(code)) return 'insufficient_funds'
+  if (/settlement_gas_over_ceiling/.test(code)) return 'settlement_gas_over_ceiling'
   return fallback
 }

@@ -1,4 +1,4 @@
-import type { SettleResponse } from '@x402/core/types'
+import type { PaymentPayload, SettleResponse } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
 import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-ledger.js'
@@ -56,6 +56,12 @@ export interface SettlementChain {
   transaction(hash: Hex): Promise<TransactionState>
 }
 
+/**
+ * A settlement run as it would be sent now (the settler, real fees, within the gas ceiling):
+ * whether the chain would accept it, and if not, what it said.
+ */
+export type SettlementSimulation = { accepted: true } | { accepted: false; reason: string }
+
 /** What resolving a payment from the chain needs. */
 export interface ResolveDeps extends IssueReceiptDeps {
   ledger: PaymentLedger
@@ -67,6 +73,12 @@ export interface ResolveDeps extends IssueReceiptDeps {
    */
   lookbackBlocks?: bigint
   logger?: PaymentLogger
+  /**
+   * Runs a payment's settlement as the settler would send it now (the built-in facilitator
+   * only: a remote facilitator's settler is not ours to simulate). Used to say why a
+   * settlement that reverted on chain did.
+   */
+  simulateSettlement?: (payload: PaymentPayload) => Promise<SettlementSimulation>
 }
 
 /** How one resolution ended: the ledger now says settled or failed, or still nothing final. */
@@ -226,6 +238,12 @@ export async function resolvePayment(
   const known = row.settlementTx ? await chain.transaction(row.settlementTx) : undefined
   if (known?.state === 'pending') return 'stillPending'
   if (known?.state === 'mined' && known.tx.blockNumber > verdict.head.number) return 'stillPending'
+  // Our settlement ran on chain and reverted, the authorization untouched: the payer's
+  // signature, funds or contract refused it for real. Never sent again (a payer contract can
+  // make every run revert, each at our gas): the payment is final, and its payer is noted.
+  if (known?.state === 'mined' && known.tx.status === 'failure') {
+    return settlementReverted(deps, row, known.tx.hash, fail)
+  }
   if (!options.resettle) return 'stillPending'
   const outcome = await deps.rail.settle(row.payload)
   const transaction =
@@ -249,6 +267,37 @@ export async function resolvePayment(
     'settlement sent again; the chain decides',
   )
   return 'stillPending'
+}
+
+/**
+ * A settlement of `row` reverted on chain: the revert is recorded against the payer, and the
+ * payment fails for good with `settlement_failed`, saying what a simulation with real fees
+ * makes of it now.
+ */
+async function settlementReverted(
+  deps: ResolveDeps,
+  row: PaymentRecord,
+  transaction: Hex,
+  fail: (reason: PaymentReason, why: string, transaction?: Hex) => Promise<Resolution>,
+): Promise<Resolution> {
+  await deps.ledger.recordSettlementRevert({ transaction, paymentId: row.id, payer: row.payer })
+  const simulated = deps.simulateSettlement
+    ? await deps.simulateSettlement(row.payload).catch(() => undefined)
+    : undefined
+  const now = !simulated
+    ? 'it was not simulated again'
+    : simulated.accepted
+      ? "simulated again with real fees it passes, so the payer's contract behaves differently on chain than in a simulation"
+      : `simulated again with real fees it fails too (${simulated.reason.slice(0, 200)})`
+  deps.logger?.warn(
+    { paymentId: row.id, payer: row.payer, transaction, simulatedAgain: simulated },
+    'settlement reverted on chain; the payment is final and its payer refused for a while',
+  )
+  return fail(
+    'settlement_failed',
+    `settlement transaction ${transaction} reverted on chain and the authorization is still unused; ${now}; it is never sent again`,
+    transaction,
+  )
 }
 
 /** The payment a settlement of `row` must prove. */

@@ -80,6 +80,8 @@ export const PAYMENT_REASON_CODES = [
   'verification_failed',
   'payment_reused',
   'settlement_failed',
+  'settlement_gas_over_ceiling',
+  'payer_settlement_reverted',
 ] as const
 export type PaymentReason = (typeof PAYMENT_REASON_CODES)[number]
 
