@@ -20,6 +20,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
+import { proveSignature } from '../../domain/payment/signature-proof.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { boundedHttp } from '../fetch/bounded-fetch.js'
@@ -197,7 +198,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       async verify(payload, requirements) {
         const key = authorizationKey(payload)
         const known = key ? facts.of(key) : undefined
-        if (known) prefetch(known, payload, requirements)
+        if (known) await prefetch(known, payload, requirements)
         const verified = await healthy('verify', () => {
           const work = async () => {
             // The library starts its asset-is-a-contract check and abandons it on an early
@@ -259,14 +260,15 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   /**
    * Starts every read verify and settle will make, together: the payer's code, the
    * settlement's estimate (the library's simulation, for a plain 65-byte signature; any
-   * other form is read when the library asks) and the settler's nonce and fees.
+   * other form is read when the library asks) and the settler's nonce and fees. The estimate
+   * and the settler's reads only for a signature that recovers to `from` (CPU, no I/O): any
+   * other is judged by the payer's code first, and a forgery costs that one read.
    */
-  function prefetch(
+  async function prefetch(
     known: AuthorizationFacts,
     payload: PaymentPayload,
     requirements: PaymentRequirements,
   ) {
-    settler.prime()
     const inner = payload.payload as { signature?: unknown; authorization?: Authorization }
     const auth = inner.authorization
     if (!auth || !isAddress(auth.from) || !isAddress(requirements.asset)) return
@@ -277,22 +279,33 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     if (!isBytesText(signature) || signature.length !== 132) return
     try {
       const { v, yParity, r, s } = parseSignature(signature)
+      const authorization = {
+        payer: getAddress(auth.from),
+        to: getAddress(auth.to),
+        value: BigInt(auth.value),
+        validAfter: BigInt(auth.validAfter),
+        validBefore: BigInt(auth.validBefore),
+        nonce: expectBytes32(auth.nonce, 'authorization.nonce'),
+      }
+      const asset = getAddress(requirements.asset)
+      const proof = await proveSignature(authorization, signature, { ...requirements, asset })
+      if (proof !== 'signer') return
+      settler.prime()
       const data = encodeFunctionData({
         abi: TRANSFER_WITH_AUTHORIZATION_VRS,
         functionName: 'transferWithAuthorization',
         args: [
-          getAddress(auth.from),
-          getAddress(auth.to),
-          BigInt(auth.value),
-          BigInt(auth.validAfter),
-          BigInt(auth.validBefore),
-          expectBytes32(auth.nonce, 'authorization.nonce'),
+          authorization.payer,
+          authorization.to,
+          authorization.value,
+          authorization.validAfter,
+          authorization.validBefore,
+          authorization.nonce,
           Number(v ?? BigInt(yParity)),
           r,
           s,
         ],
       })
-      const asset = getAddress(requirements.asset)
       known.gas(asset, data, () => settler.estimateGas(asset, data)).catch(() => {})
     } catch {
       // Not a well-formed authorization: the library refuses it with its own reason.
