@@ -309,9 +309,7 @@ async function claimOrWait(call: PlannedCall, takeOvers: number): Promise<PaidPr
         verification,
       ),
     )
-  // A concurrent payment claimed this identifier first (the ledger keeps one per payer).
-  if (identified && claim.existing.id !== payment.id)
-    assertSameIdentifiedCall(claim.existing, identified)
+  // (A claim never meets another payment's identifier: ids bind at verify, see markVerified.)
   const takeOver = takeOvers > 0 ? () => claimOrWait(call, takeOvers - 1) : undefined
   return answerCopy(call.stored, claim.existing, call.copy, timings, takeOver)
 }
