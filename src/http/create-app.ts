@@ -205,12 +205,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
           if (c.req.method !== 'POST') return undefined
           if (c.req.path === ROUTES.evidence) return limits.evidence
           if (c.req.path.startsWith(FREE_ROUTES_PREFIX)) return limits.free
-          // A call carrying a payment is never refused by the free routes' limits; an unpaid
-          // one (a 402 challenge) counts as free.
-          if (c.req.path === ROUTES.paidTransactionPreflight) {
-            const paying = c.req.header('payment-signature') ?? c.req.header('x-payment')
-            return paying ? undefined : limits.free
-          }
+          // Every call counts as free, one carrying a payment too, until its payment verified:
+          // the route gives the token back then (refundRateLimit), so a payer's paid volume
+          // never throttles it while forged payments meet 429 as unpaid calls do.
+          if (c.req.path === ROUTES.paidTransactionPreflight) return limits.free
           return undefined
         },
         onStoreError: (error) => {

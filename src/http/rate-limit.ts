@@ -5,6 +5,13 @@ import type { BucketPolicy, BucketStore, TakeResult } from '../domain/rate-limit
 import { AppError } from '../errors.js'
 import type { ErrorRenderer } from './errors.js'
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Gives back the token this request took (see {@link refundRateLimit}). */
+    rateLimitRefund: (() => void) | undefined
+  }
+}
+
 /** Options for {@link rateLimit}. */
 export interface RateLimitOptions {
   store: BucketStore
@@ -30,7 +37,9 @@ export interface RateLimitOptions {
  * Token-bucket rate limiting per client, with the IETF `RateLimit-Policy` / `RateLimit`
  * headers (draft-ietf-httpapi-ratelimit-headers) on every counted answer, and 429
  * `rate_limited` with `Retry-After` once the bucket is empty. The store failing never refuses
- * a request: limits protect quotas, they must not take the service down.
+ * a request: limits protect quotas, they must not take the service down. A handler may give
+ * the request's token back once it turns out not to count ({@link refundRateLimit}); the
+ * answer's `RateLimit` field then shows the bucket after the refund.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   return async (c, next) => {
@@ -38,9 +47,10 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
     if (!policy) return next()
     const client = clientOf(c, options.clientHeader)
     if (options.exemptLoopback && client?.loopback) return next()
+    const key = client?.key ?? 'unknown'
     let taken: TakeResult
     try {
-      taken = await options.store.take(client?.key ?? 'unknown', policy)
+      taken = await options.store.take(key, policy)
     } catch (error) {
       options.onStoreError?.(error)
       return next()
@@ -58,9 +68,29 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
         ),
       )
     }
+    // At most one refund per request, of the token this request took.
+    let refunded: Promise<TakeResult | undefined> | undefined
+    c.set('rateLimitRefund', () => {
+      refunded ??= options.store.refund(key, policy).catch((error: unknown) => {
+        options.onStoreError?.(error)
+        return undefined
+      })
+    })
     await next()
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+    const after = (await refunded) ?? taken
+    for (const [name, value] of Object.entries(rateLimitHeaders(policy, after))) {
+      c.res.headers.set(name, value)
+    }
   }
+}
+
+/**
+ * Gives back the rate-limit token the request took, once: for a request that proved it
+ * should not count against its client (a paid call whose payment verified). A no-op when the
+ * request took none (no policy, loopback, the store down).
+ */
+export function refundRateLimit(c: Context): () => void {
+  return () => c.get('rateLimitRefund')?.()
 }
 
 /**

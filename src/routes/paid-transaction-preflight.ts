@@ -21,6 +21,7 @@ import {
 import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
+import { refundRateLimit } from '../http/rate-limit.js'
 import type { Redactor } from '../secrets.js'
 import { paidRouteBazaar } from './paid-route-bazaar.js'
 import { toTransactionInput } from './request-inputs.js'
@@ -107,7 +108,7 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
         400: 'x402 payment-identifier: `invalid_payment_identifier` (an id outside 16-128 of [A-Za-z0-9_-]) or `payment_identifier_required` (the service requires one and the payment has none). Nothing was charged.',
         409: '`payment_identifier_conflict`: the payment-identifier already names another payment or another request body. Nothing was charged; the first call keeps its answer.',
         422: 'Invalid transaction input; no payment is looked at.',
-        429: 'Too many requests from this client (rate limit on the free routes; a call carrying PAYMENT-SIGNATURE is never refused by it). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
+        429: "Too many requests from this client (the free routes' rate limit; a call carrying PAYMENT-SIGNATURE counts too, until its payment verified: then its token is given back, so paid calls never throttle their payer). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.",
         431: '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
         502: '`facilitator_unavailable`: the payment facilitator is unavailable (nothing was charged), or it reported a settlement the chain does not show (no receipt; the payment stays pending: retry with the same PAYMENT-SIGNATURE).',
         503: 'Retry with the same PAYMENT-SIGNATURE (Retry-After is set; never charged twice): `rpc_unavailable` (nothing charged), `ledger_unavailable` (the payment ledger is down), `payment_in_progress` (a living request holds this payment until its lease, named in the message, runs out; then a retry takes it over and finishes it from the chain), `settlement_pending` (the settlement outcome is being resolved from the chain).',
@@ -139,6 +140,8 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
         tx: toTransactionInput(body),
         paymentHeader: header,
         resourceUrl: paidResource(baseUrl).url,
+        // The client's rate-limit token comes back once its payment verified.
+        onVerified: refundRateLimit(c),
       })
     } catch (error) {
       deps.onOutcome?.(error instanceof AppError ? error.code : 'error', undefined, undefined)

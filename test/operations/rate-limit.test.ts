@@ -147,17 +147,32 @@ describe('rate limits on the free routes (real HTTP)', () => {
     }
   }, 30_000)
 
-  it('never refuses a call that carries a payment; an unpaid 402 counts as free', async () => {
+  it('counts a call carrying a payment until its payment verified; an unpaid 402 counts as free', async () => {
     const storage: Storage = await openStorage({ kind: 'pglite', dataDir: undefined })
     try {
       const { app } = await paidApp({
         preflightRpcUrl: devnet.rpcUrl,
         facilitator: builtinFacilitator(devnet.rpcUrl),
         ledger: storage.ledger,
-        operations: { rateLimits: limits() },
+        // One token a minute: nothing refills while the paid call settles on a loaded machine.
+        operations: { rateLimits: limits({ free: { name: 'free', capacity: 3, perMinute: 1 } }) },
       })
       // The first unpaid challenge takes a token and gives the offer to sign.
       const offer = await unpaidOffer(app)
+      const { paymentHeader } = buyer(app, devnet.rpcUrl, BUYER)
+      const pay = async () =>
+        app.request(PAID_URL, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'PAYMENT-SIGNATURE': await paymentHeader(offer),
+          },
+          body: JSON.stringify(EXAMPLE_BODY),
+        })
+      // A paid call takes a token too, and gets it back once its payment verified.
+      const paid = await pay()
+      expect(paid.status).toBe(200)
+      expect(paid.headers.get('ratelimit')).toMatch(/^"free";r=2;t=\d+$/)
       const unpaid = []
       for (let i = 0; i < 3; i++) {
         const res = await app.request(PAID_URL, {
@@ -168,22 +183,40 @@ describe('rate limits on the free routes (real HTTP)', () => {
         unpaid.push(res.status)
       }
       expect(unpaid).toEqual([402, 402, 429])
-      // The bucket is empty; a call carrying a payment still goes through.
-      const { paymentHeader } = buyer(app, devnet.rpcUrl, BUYER)
-      const paid = await app.request(PAID_URL, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'PAYMENT-SIGNATURE': await paymentHeader(offer),
-        },
-        body: JSON.stringify(EXAMPLE_BODY),
-      })
-      expect(paid.status).toBe(200)
-      expect(paid.headers.get('ratelimit')).toBeNull()
+      // The bucket is empty: a call carrying a payment is refused like any other (a payment is
+      // only known genuine once verified, and verifying costs what the limit protects).
+      const refused = await pay()
+      expect(refused.status).toBe(429)
+      expect(await refused.json()).toMatchObject({ error: 'rate_limited' })
     } finally {
       await storage.close()
     }
   }, 60_000)
+
+  it('gives a token back at most up to capacity (memory and Redis stores)', async () => {
+    const policy = { name: `refund${randomBytes(4).toString('hex')}`, capacity: 2, perMinute: 1 }
+    const stores = [
+      createMemoryBucketStore(),
+      createRedisBucketStore({ url: REDIS_URL, prefix: `test:${randomBytes(4).toString('hex')}:` }),
+    ]
+    try {
+      for (const store of stores) {
+        expect((await store.take('c', policy)).remaining).toBe(1)
+        expect((await store.take('c', policy)).remaining).toBe(0)
+        expect((await store.take('c', policy)).allowed).toBe(false)
+        // One back: one take passes again, the next does not.
+        expect(await store.refund('c', policy)).toMatchObject({ allowed: true, remaining: 1 })
+        expect((await store.take('c', policy)).allowed).toBe(true)
+        expect((await store.take('c', policy)).allowed).toBe(false)
+        // Never beyond capacity, however many come back; another client's bucket untouched.
+        for (let i = 0; i < 5; i++) await store.refund('c', policy)
+        expect((await store.take('c', policy)).remaining).toBe(1)
+        expect(await store.refund('fresh', policy)).toMatchObject({ remaining: 2 })
+      }
+    } finally {
+      await Promise.all(stores.map((s) => s.close()))
+    }
+  }, 30_000)
 })
 
 describe('shared limits through Redis', () => {

@@ -376,6 +376,176 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     }
     expect(await storage.ledger.settledTotal(payTo)).toBe(10_000n + 2n ** 70n)
   })
+
+  it('binds a payment-identifier only once its payment verified: an unverified one neither takes nor blocks it', async () => {
+    const identifier = `id_${randomBytes(12).toString('hex')}`
+    const squat = newPayment({ identifier })
+    const { payer } = squat
+    expect(await storage.ledger.claim(squat)).toEqual({ claimed: true })
+    // Claimed, carried, but not bound: nobody finds it under the id.
+    expect(await storage.ledger.get(squat.id)).toMatchObject({ identifier, verifiedAt: null })
+    expect(await storage.ledger.findByIdentifier(payer, identifier)).toBeUndefined()
+    await storage.ledger.transition(squat.id, ['verifying'], {
+      status: 'failed',
+      failure: { kind: 'payment_required', code: 'invalid_signature', message: 'forged' },
+    })
+    expect(await storage.ledger.findByIdentifier(payer, identifier)).toBeUndefined()
+
+    // The payer's own payment under the same id claims and binds it once verified.
+    const genuine = newPayment({ payer, identifier })
+    expect(await storage.ledger.claim(genuine)).toEqual({ claimed: true })
+    expect(await storage.ledger.markVerified(genuine.id)).toBe('verified')
+    expect(await storage.ledger.findByIdentifier(payer, identifier)).toMatchObject({
+      id: genuine.id,
+      status: 'verified',
+    })
+    expect((await storage.ledger.get(genuine.id))?.verifiedAt).toBeInstanceOf(Date)
+    // A second mark is a compare-and-set that finds it moved.
+    expect(await storage.ledger.markVerified(genuine.id)).toBe('moved')
+
+    // Now bound, the id is refused to another payment that verifies later, which stays unbound.
+    expect(await storage.ledger.claim(squat)).toEqual({ claimed: true })
+    expect(await storage.ledger.markVerified(squat.id)).toBe('identifier_taken')
+    expect(await storage.ledger.get(squat.id)).toMatchObject({
+      status: 'verifying',
+      verifiedAt: null,
+    })
+    expect(await storage.ledger.findByIdentifier(payer, identifier)).toMatchObject({
+      id: genuine.id,
+    })
+    // Another payer's id space is its own.
+    const stranger = newPayment({ identifier })
+    await storage.ledger.claim(stranger)
+    expect(await storage.ledger.markVerified(stranger.id)).toBe('verified')
+  })
+
+  it('prunes failed payments that never verified once expired, and nothing else', async () => {
+    const nowSeconds = BigInt(Math.floor(Date.now() / 1000))
+    const failure = {
+      kind: 'payment_required' as const,
+      code: 'invalid_signature',
+      message: 'refused by verify',
+    }
+    const fail = async (payment: NewPayment, from: 'verifying' | 'verified') =>
+      storage.ledger.transition(payment.id, [from], { status: 'failed', failure })
+    // Failed at verify, expired long ago: pruned.
+    const expired = newPayment({ validBefore: 1n })
+    await storage.ledger.claim(expired)
+    await fail(expired, 'verifying')
+    // Failed at verify, expired 30 s ago: pruned past a 0 s grace, kept within 60 s.
+    const recent = newPayment({ validBefore: nowSeconds - 30n })
+    await storage.ledger.claim(recent)
+    await fail(recent, 'verifying')
+    // Failed at verify, still valid: its payer may fund the wallet and retry it.
+    const valid = newPayment({ validBefore: nowSeconds + 300n })
+    await storage.ledger.claim(valid)
+    await fail(valid, 'verifying')
+    // Verified, then failed (the RPC went down before settling): kept.
+    const verified = newPayment({ validBefore: 1n })
+    await storage.ledger.claim(verified)
+    expect(await storage.ledger.markVerified(verified.id)).toBe('verified')
+    await fail(verified, 'verified')
+    // In flight, never verified yet: not failed, kept.
+    const inFlight = newPayment({ validBefore: 1n })
+    await storage.ledger.claim(inFlight)
+    // Settled: kept.
+    const settled = newPayment({ validBefore: 1n })
+    await storage.ledger.claim(settled)
+    await storage.ledger.transition(settled.id, ['verifying'], {
+      status: 'settling',
+      result: RESULT,
+    })
+    const tx = toHex(randomBytes(32))
+    await storage.ledger.transition(settled.id, ['settling'], {
+      status: 'settled',
+      settlementTx: tx,
+      settleResponse: { success: true, transaction: tx, network: 'eip155:8453' },
+      receipt: await receiptFor(settled, tx),
+    })
+    expect((await storage.ledger.get(settled.id))?.verifiedAt).toBeInstanceOf(Date)
+
+    expect(
+      await storage.ledger.pruneUnverified({ graceSeconds: 60, limit: 1_000 }),
+    ).toBeGreaterThanOrEqual(1)
+    expect(await storage.ledger.get(expired.id)).toBeUndefined()
+    expect(await storage.ledger.get(recent.id)).toBeDefined()
+    expect(
+      await storage.ledger.pruneUnverified({ graceSeconds: 0, limit: 1_000 }),
+    ).toBeGreaterThanOrEqual(1)
+    expect(await storage.ledger.get(recent.id)).toBeUndefined()
+    for (const kept of [valid, verified, inFlight, settled]) {
+      expect(await storage.ledger.get(kept.id), kept.id).toBeDefined()
+    }
+    expect(
+      await storage.ledger.getReceipt((await storage.ledger.get(settled.id))?.receiptId ?? ''),
+    ).toBeDefined()
+  })
+})
+
+describe.each(backends)('upgrading a ledger to migration 6 on $name', ({ open }) => {
+  it('releases the identifiers of payments that never verified, and keeps the others bound', async () => {
+    const schema = `test_upgrade_${randomBytes(6).toString('hex')}`
+    const storage = await open(schema)
+    try {
+      const q = `"${schema}".payments`
+      const id = () => `id_${randomBytes(12).toString('hex')}`
+      const squat = newPayment({ identifier: id() })
+      const { payer } = squat
+      const inFlight = newPayment({ payer, identifier: id() })
+      const settled = newPayment({ payer, identifier: id() })
+      for (const p of [squat, inFlight, settled]) await storage.ledger.claim(p)
+      await storage.ledger.transition(squat.id, ['verifying'], {
+        status: 'failed',
+        failure: { kind: 'payment_required', code: 'invalid_signature', message: 'forged' },
+      })
+      await storage.ledger.transition(settled.id, ['verifying'], {
+        status: 'settling',
+        result: RESULT,
+      })
+      const tx = toHex(randomBytes(32))
+      await storage.ledger.transition(settled.id, ['settling'], {
+        status: 'settled',
+        settlementTx: tx,
+        settleResponse: { success: true, transaction: tx, network: 'eip155:8453' },
+        receipt: await receiptFor(settled, tx),
+      })
+      // The ledger as migration 5 left it: every claim's identifier bound at once.
+      await storage.sql.query(
+        `UPDATE ${q} SET payment_identifier = COALESCE(payment_identifier, requested_identifier)`,
+      )
+      await storage.sql.query(`DROP INDEX "${schema}".payments_unverified_failed`)
+      await storage.sql.query(`ALTER TABLE ${q} DROP COLUMN verified_at`)
+      await storage.sql.query(`ALTER TABLE ${q} DROP COLUMN requested_identifier`)
+      await storage.sql.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 6`)
+
+      expect(await migrate(storage.sql, schema)).toEqual([6])
+      // The forged payment's id is free again; the in-flight one's waits for its verify.
+      expect(await storage.ledger.findByIdentifier(payer, squat.identifier ?? '')).toBeUndefined()
+      expect(
+        await storage.ledger.findByIdentifier(payer, inFlight.identifier ?? ''),
+      ).toBeUndefined()
+      expect(await storage.ledger.get(inFlight.id)).toMatchObject({
+        identifier: inFlight.identifier,
+        verifiedAt: null,
+      })
+      expect(await storage.ledger.markVerified(inFlight.id)).toBe('verified')
+      expect(await storage.ledger.findByIdentifier(payer, inFlight.identifier ?? '')).toMatchObject(
+        {
+          id: inFlight.id,
+        },
+      )
+      // A settled payment verified: still bound, and marked so.
+      expect(await storage.ledger.findByIdentifier(payer, settled.identifier ?? '')).toMatchObject({
+        id: settled.id,
+        status: 'settled',
+      })
+      expect((await storage.ledger.get(settled.id))?.verifiedAt).toBeInstanceOf(Date)
+      expect((await storage.ledger.get(squat.id))?.verifiedAt).toBeNull()
+    } finally {
+      await storage.sql.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      await storage.close()
+    }
+  }, 60_000)
 })
 
 describe.runIf(havePostgres)('migrations on a shared PostgreSQL', () => {

@@ -23,6 +23,7 @@ import { base } from 'viem/chains'
 import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
 import type { SettlementSimulation } from '../../domain/payment/resolve-payment.js'
 import { DEFAULT_SETTLEMENT_GAS_CEILING } from '../../domain/payment/settlement-cost.js'
+import { proveSignature } from '../../domain/payment/signature-proof.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { boundedHttp } from '../fetch/bounded-fetch.js'
@@ -281,7 +282,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       async verify(payload, requirements) {
         const key = authorizationKey(payload)
         const known = key ? facts.of(key) : undefined
-        if (known) prefetch(known, payload, requirements)
+        if (known) await prefetch(known, payload, requirements)
         const noted: { refusal?: SettlementGasOverCeilingError } = {}
         const verified = await healthy('verify', () => {
           const work = async () => {
@@ -377,20 +378,41 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
 
   /**
    * Starts every read verify and settle will make, together: the payer's code, the
-   * settlement's estimate (the library's simulation, for a plain 65-byte signature; any
-   * other form is read when the library asks) and the settler's nonce and fees.
+   * settlement's measurement (the library's simulation, for a plain 65-byte signature; any
+   * other form is measured when the library asks) and the settler's nonce and fees. The
+   * measurement and the settler's reads only for a signature that recovers to `from` (CPU, no
+   * I/O): any other is judged by the payer's code first, and a forgery costs that one read.
    */
-  function prefetch(
+  async function prefetch(
     known: AuthorizationFacts,
     payload: PaymentPayload,
     requirements: PaymentRequirements,
   ) {
-    settler.prime()
     const inner = payload.payload as { signature?: unknown; authorization?: Authorization }
     const auth = inner.authorization
     if (!auth || !isAddress(auth.from) || !isAddress(requirements.asset)) return
     const from = auth.from
     known.code(from, () => reads.getCode({ address: from })).catch(() => {})
+    const signature = inner.signature
+    // A plain 65-byte signature only (`0x` and 130 hex digits).
+    if (!isBytesText(signature) || signature.length !== 132) return
+    try {
+      const authorization = {
+        payer: getAddress(auth.from),
+        to: getAddress(auth.to),
+        value: BigInt(auth.value),
+        validAfter: BigInt(auth.validAfter),
+        validBefore: BigInt(auth.validBefore),
+        nonce: expectBytes32(auth.nonce, 'authorization.nonce'),
+      }
+      const asset = getAddress(requirements.asset)
+      const proof = await proveSignature(authorization, signature, { ...requirements, asset })
+      if (proof !== 'signer') return
+    } catch {
+      // Not a well-formed authorization: the library refuses it with its own reason.
+      return
+    }
+    settler.prime()
     // The settlement's calldata, exactly as the library will encode it.
     const call = settlementCall(payload)
     if (call)

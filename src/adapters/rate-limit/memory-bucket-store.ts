@@ -1,6 +1,7 @@
 import {
   type BucketPolicy,
   type BucketStore,
+  giveToken,
   refillPerMs,
   takeToken,
 } from '../../domain/rate-limit/token-bucket.js'
@@ -19,15 +20,21 @@ export function createMemoryBucketStore(now: () => number = Date.now): BucketSto
   const sweep = (nowMs: number) => {
     for (const [key, bucket] of buckets) if (bucket.fullAtMs <= nowMs) buckets.delete(key)
   }
+  const apply = (key: string, policy: BucketPolicy, step: typeof takeToken) => {
+    const nowMs = now()
+    if (++takes % SWEEP_EVERY_TAKES === 0) sweep(nowMs)
+    const bucketKey = `${policy.name}:${key}`
+    const { state, result } = step(policy, buckets.get(bucketKey), nowMs)
+    const fullAtMs = nowMs + (policy.capacity - state.tokens) / refillPerMs(policy)
+    buckets.set(bucketKey, { ...state, fullAtMs })
+    return result
+  }
   return {
     async take(key: string, policy: BucketPolicy) {
-      const nowMs = now()
-      if (++takes % SWEEP_EVERY_TAKES === 0) sweep(nowMs)
-      const bucketKey = `${policy.name}:${key}`
-      const { state, result } = takeToken(policy, buckets.get(bucketKey), nowMs)
-      const fullAtMs = nowMs + (policy.capacity - state.tokens) / refillPerMs(policy)
-      buckets.set(bucketKey, { ...state, fullAtMs })
-      return result
+      return apply(key, policy, takeToken)
+    },
+    async refund(key: string, policy: BucketPolicy) {
+      return apply(key, policy, giveToken)
     },
     async close() {
       buckets.clear()

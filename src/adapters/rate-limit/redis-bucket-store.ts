@@ -29,8 +29,28 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / rate) + 1000)
 return {allowed, tostring(tokens)}
 `
 
-interface TakeCommand {
+/**
+ * One atomic refund: the same refill, then one token back (never beyond capacity). Returns
+ * the tokens as a string.
+ */
+const REFUND_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local capacity = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(b[1]) or capacity
+local ts = tonumber(b[2]) or now
+if now > ts then tokens = tokens + (now - ts) * rate; ts = now end
+tokens = math.min(capacity, tokens + 1)
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', ts)
+redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / rate) + 1000)
+return tostring(tokens)
+`
+
+interface BucketCommands {
   takeToken(key: string, capacity: number, ratePerMs: number): Promise<[number, string]>
+  refundToken(key: string, capacity: number, ratePerMs: number): Promise<string>
 }
 
 /** Options for {@link createRedisBucketStore}. */
@@ -62,7 +82,10 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
   redis.on('error', (error) => options.onError?.(error))
   // EVALSHA with a fallback to EVAL: the script crosses the network once per connection.
   redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_SCRIPT })
-  const take = (redis as unknown as TakeCommand).takeToken.bind(redis)
+  redis.defineCommand('refundToken', { numberOfKeys: 1, lua: REFUND_SCRIPT })
+  const commands = redis as unknown as BucketCommands
+  const take = commands.takeToken.bind(redis)
+  const refund = commands.refundToken.bind(redis)
   const prefix = options.prefix ?? 'pre-send-guard:ratelimit:'
   // Without an offline queue a command sent while connecting fails at once; the first
   // requests after start-up wait (bounded) for the connection instead of going uncounted.
@@ -87,6 +110,15 @@ export function createRedisBucketStore(options: RedisBucketStoreOptions): Bucket
         refillPerMs(policy),
       )
       return resultOf(policy, reply[0] === 1, Number(reply[1]))
+    },
+    async refund(key: string, policy: BucketPolicy) {
+      if (redis.status === 'connecting' || redis.status === 'connect') await connected()
+      const tokens = await refund(
+        `${prefix}${policy.name}:${key}`,
+        policy.capacity,
+        refillPerMs(policy),
+      )
+      return resultOf(policy, true, Number(tokens))
     },
     async close() {
       redis.disconnect()

@@ -105,6 +105,26 @@ CREATE UNIQUE INDEX payments_payment_identifier ON {{schema}}.payments (payer, p
   },
   {
     version: 6,
+    name: 'identifiers bound at verification; unverified rows prunable',
+    sql: `
+-- When the payment verified (the facilitator accepted it): NULL for a payment that never did.
+-- A failed row that never verified holds no money fact and is pruned once its authorization
+-- expired; one that verified is kept.
+ALTER TABLE {{schema}}.payments ADD COLUMN verified_at timestamptz;
+UPDATE {{schema}}.payments SET verified_at = updated_at
+  WHERE status IN ('verified', 'settling', 'settled', 'settle_pending') OR result IS NOT NULL;
+-- The payment-identifier a claim carries waits here until its payment verifies; only then is
+-- it bound (payment_identifier, unique per payer): a payment that never verified (a forged
+-- signature naming someone else as payer) can neither take nor block anyone's identifier.
+ALTER TABLE {{schema}}.payments ADD COLUMN requested_identifier text;
+UPDATE {{schema}}.payments SET requested_identifier = payment_identifier, payment_identifier = NULL
+  WHERE verified_at IS NULL AND payment_identifier IS NOT NULL;
+CREATE INDEX payments_unverified_failed ON {{schema}}.payments (valid_before)
+  WHERE status = 'failed' AND verified_at IS NULL;
+`,
+  },
+  {
+    version: 7,
     name: 'settlement reverts',
     sql: `
 -- Every settlement transaction that reverted on chain without moving the payment: it cost the

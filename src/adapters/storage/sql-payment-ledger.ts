@@ -3,6 +3,7 @@ import type { Address, Hex } from 'viem'
 import type {
   ClaimResult,
   LeaseOptions,
+  MarkVerifiedResult,
   NewPayment,
   PaymentFailure,
   PaymentLedger,
@@ -50,13 +51,22 @@ interface PaymentRow {
   next_check_at: Date | string
   reconcile_attempts: number
   lease_until: Date | string
-  payment_identifier: string | null
+  /** The identifier the payment carries: bound (`payment_identifier`) or waiting for verify. */
+  identifier: string | null
+  verified_at: Date | string | null
 }
 
 const COLUMNS = `id, network, asset, payer, nonce, pay_to, amount::text AS amount,
   valid_before::text AS valid_before, payload_hash, payload, request_hash, status, attempts, result,
   settlement_tx, settle_response, receipt_id, failure, created_at, updated_at, next_check_at,
-  reconcile_attempts, lease_until, payment_identifier`
+  reconcile_attempts, lease_until, COALESCE(payment_identifier, requested_identifier) AS identifier,
+  verified_at`
+
+/** Statuses a payment reaches only once it verified. */
+const VERIFIED_STATUSES = ['verified', 'settling', 'settled', 'settle_pending'] as const
+
+/** PostgreSQL's SQLSTATE for a unique violation. */
+const UNIQUE_VIOLATION = '23505'
 
 /** Milliseconds as a PostgreSQL interval, for durations passed as `$n` parameters. */
 const ms = (param: string) => `make_interval(secs => ${param}::float8 / 1000)`
@@ -110,11 +120,12 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         leaseMs,
         payment.identifier ?? null,
       ]
-      // Whoever inserts first owns the payment; the unique authorization turns others away, and
-      // so does a payment-identifier another payment of this payer already holds.
+      // Whoever inserts first owns the payment; the unique authorization turns others away. The
+      // payment-identifier only waits here (`requested_identifier`): it binds once the payment
+      // verified (`markVerified`), so a payment that never verifies reserves nothing.
       const inserted = await db.query(
         `INSERT INTO ${payments} (id, network, asset, payer, nonce, pay_to, amount, valid_before,
-           payload_hash, payload, request_hash, status, lease_until, payment_identifier)
+           payload_hash, payload, request_hash, status, lease_until, requested_identifier)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'verifying', now() + ${ms('$12')},
            $13)
          ON CONFLICT DO NOTHING RETURNING id`,
@@ -131,8 +142,7 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
            amount = $7, valid_before = $8, payload_hash = $9, payload = $10, request_hash = $11,
            result = NULL, settlement_tx = NULL, settle_response = NULL, failure = NULL,
            updated_at = now(), next_check_at = now(), reconcile_attempts = 0,
-           lease_until = now() + ${ms('$12')},
-           payment_identifier = COALESCE(payment_identifier, $13)
+           lease_until = now() + ${ms('$12')}, requested_identifier = $13
          WHERE id = $1
            AND ((status = 'failed' AND (failure IS NULL OR failure NOT LIKE '%"final":true%'))
              OR (status IN ('verifying', 'verified') AND lease_until <= now()
@@ -142,17 +152,13 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         values,
       )
       if (reclaimed.rows.length > 0) return { claimed: true }
-      const existing =
-        (await get(payment.id)) ??
-        // No row under this authorization: the insert met the payment-identifier of another
-        // payment (a concurrent claim that won); the caller answers 409 for it.
-        (payment.identifier ? await findByIdentifier(payment.payer, payment.identifier) : undefined)
+      const existing = await get(payment.id)
       if (!existing) throw new Error(`payment ${payment.id} conflicts but cannot be read`)
       return { claimed: false, existing }
     },
 
     async transition(id, from, update: PaymentUpdate): Promise<boolean> {
-      const statusParams = from.map((_, i) => `$${i + 9}`).join(', ')
+      const statusParams = from.map((_, i) => `$${i + 10}`).join(', ')
       const params = [
         id,
         update.status,
@@ -162,13 +168,16 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         update.failure === undefined ? null : JSON.stringify(update.failure),
         update.receipt?.id ?? null,
         (IN_FLIGHT_STATUSES as readonly string[]).includes(update.status),
+        (VERIFIED_STATUSES as readonly string[]).includes(update.status),
         ...from,
       ]
-      // Out of flight, nobody works on the payment any more: its lease is released.
+      // Out of flight, nobody works on the payment any more: its lease is released. A status
+      // only a verified payment reaches records that it verified (if nothing did before).
       const sql = `UPDATE ${payments} SET status = $2, result = COALESCE($3, result),
           settlement_tx = COALESCE($4, settlement_tx), settle_response = COALESCE($5, settle_response),
           failure = COALESCE($6, failure), receipt_id = COALESCE($7, receipt_id), updated_at = now(),
-          lease_until = CASE WHEN $8::boolean THEN lease_until ELSE LEAST(lease_until, now()) END
+          lease_until = CASE WHEN $8::boolean THEN lease_until ELSE LEAST(lease_until, now()) END,
+          verified_at = CASE WHEN $9::boolean THEN COALESCE(verified_at, now()) ELSE verified_at END
         WHERE id = $1 AND status IN (${statusParams}) RETURNING id`
       const receipt = update.receipt
       if (!receipt) {
@@ -186,6 +195,25 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
         ])
         return true
       })
+    },
+
+    async markVerified(id: string): Promise<MarkVerifiedResult> {
+      try {
+        const { rows } = await db.query(
+          `UPDATE ${payments} SET status = 'verified', updated_at = now(),
+             verified_at = COALESCE(verified_at, now()),
+             payment_identifier = COALESCE(payment_identifier, requested_identifier)
+           WHERE id = $1 AND status = 'verifying' RETURNING id`,
+          [id],
+        )
+        return rows.length > 0 ? 'verified' : 'moved'
+      } catch (error) {
+        // The unique (payer, payment_identifier) index: another verified payment of this payer
+        // holds the id (a concurrent one may have bound it a moment ago). The statement failed
+        // as a whole: the payment is still `verifying`, unbound.
+        if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return 'identifier_taken'
+        throw error
+      }
     },
 
     get,
@@ -290,6 +318,23 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
       return Number(rows[0]?.n ?? '0')
     },
 
+    async pruneUnverified({ graceSeconds, limit }): Promise<number> {
+      // valid_before is unix seconds; the authorization expired on the database's clock. A
+      // failed row that never verified was never settling: it has no result, transaction or
+      // receipt (checked anyway: such a row is never deleted).
+      const { rows } = await db.query(
+        `DELETE FROM ${payments} WHERE id IN (
+           SELECT id FROM ${payments}
+           WHERE status = 'failed' AND verified_at IS NULL
+             AND valid_before < floor(extract(epoch FROM now())) - $1::numeric
+             AND result IS NULL AND settlement_tx IS NULL AND receipt_id IS NULL
+           LIMIT $2)
+         RETURNING id`,
+        [graceSeconds, limit],
+      )
+      return rows.length
+    },
+
     close: () => db.close(),
   }
 }
@@ -320,7 +365,8 @@ function toRecord(row: PaymentRow): PaymentRecord {
     nextCheckAt: new Date(row.next_check_at),
     reconcileAttempts: Number(row.reconcile_attempts),
     leaseUntil: new Date(row.lease_until),
-    ...(row.payment_identifier === null ? {} : { identifier: row.payment_identifier }),
+    verifiedAt: row.verified_at === null ? null : new Date(row.verified_at),
+    ...(row.identifier === null ? {} : { identifier: row.identifier }),
   }
 }
 
@@ -344,6 +390,7 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
   return {
     claim: wrap('claim', ledger.claim),
     transition: wrap('transition', ledger.transition),
+    markVerified: wrap('markVerified', ledger.markVerified),
     get: wrap('get', ledger.get),
     findByIdentifier: wrap('findByIdentifier', ledger.findByIdentifier),
     renewLease: wrap('renewLease', ledger.renewLease),
@@ -355,6 +402,7 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
     unresolvedCount: wrap('unresolvedCount', ledger.unresolvedCount),
     recordSettlementRevert: wrap('recordSettlementRevert', ledger.recordSettlementRevert),
     settlementRevertsWithin: wrap('settlementRevertsWithin', ledger.settlementRevertsWithin),
+    pruneUnverified: wrap('pruneUnverified', ledger.pruneUnverified),
     close: ledger.close,
   }
 }

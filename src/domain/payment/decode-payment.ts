@@ -1,8 +1,8 @@
 import {
   ADDRESS_PATTERN,
   isBytes32Text,
+  isNonEmptyBytesText,
   lowerHex,
-  NONEMPTY_BYTES_PATTERN,
 } from '@pre-send-guard/client/types'
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { parsePaymentPayload } from '@x402/core/schemas'
@@ -20,7 +20,8 @@ const uint = z.string().regex(/^[0-9]{1,78}$/)
  * real Permit2 payment that nobody here checked.
  */
 const eip3009PayloadSchema = z.strictObject({
-  signature: z.string().regex(NONEMPTY_BYTES_PATTERN),
+  // Typed `Hex` once accepted (the guard checks the same as the pattern did).
+  signature: z.custom<Hex>(isNonEmptyBytesText),
   authorization: z.strictObject({
     from: address,
     to: address,

@@ -5,7 +5,12 @@ import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import type { Receipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
 import { authorizationId } from './authorization-id.js'
-import { type Authorization, decodePaymentShape, validityProblem } from './decode-payment.js'
+import {
+  type Authorization,
+  decodePaymentShape,
+  type Eip3009Payload,
+  validityProblem,
+} from './decode-payment.js'
 import type { InFlightTracker } from './in-flight.js'
 import { issueReceipt } from './issue-receipt.js'
 import { settlementWithOfferReceipt } from './offer-receipt.js'
@@ -29,6 +34,7 @@ import { facilitatorLied, recordPending } from './pending-settlement.js'
 import { expectedPayment, readAuthorization, resolvePayment } from './resolve-payment.js'
 import { DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS } from './settlement-cost.js'
 import type { MinedTransaction } from './settlement-proof.js'
+import { proveSignature } from './signature-proof.js'
 import {
   answerCopy,
   answerFrom,
@@ -75,12 +81,21 @@ export interface PaidPreflightRequest {
    * the x402 offer-receipt's `resourceUrl`.
    */
   resourceUrl: string
+  /**
+   * Told once, as soon as this request's own verify accepted the payment (the HTTP layer gives
+   * the client's rate-limit token back: a paid request counts against the client's bucket
+   * only until its payment verified). Not told for a copy or a replay answered from the ledger.
+   */
+  onVerified?: () => void
 }
 
 /**
- * The paid preflight: decode -> claim in the ledger -> verify and preflight (together) ->
- * settle -> confirm on chain -> receipt -> the answer, whose settlement carries the x402
- * offer-receipt (every paid answer: the owner's, a copy's, a replay's, a recovered one's).
+ * The paid preflight: decode -> prove the signature locally -> claim in the ledger -> verify
+ * and preflight (together) -> settle -> confirm on chain -> receipt -> the answer, whose
+ * settlement carries the x402 offer-receipt (every paid answer: the owner's, a copy's, a
+ * replay's, a recovered one's). A payment whose signature does not prove itself locally (a
+ * contract payer, or a forgery) is verified first, before any ledger row or preflight: a
+ * forgery costs one verify and nothing else.
  *
  * Exactly one request works on a payment (the ledger claim, held by a lease it renews while
  * it lives); copies wait a bounded time for its answer and return the same one, and a retry
@@ -110,8 +125,9 @@ export async function handlePaidPreflight(
 
 /**
  * The paid call's first steps: decode -> the payment-identifier check -> the time window (for
- * a payment we do not hold) -> claim, after which the owner runs {@link ownPayment} and a copy
- * waits for its answer.
+ * a payment we do not hold) -> the signature's local proof (a payment it does not prove is
+ * verified before anything is claimed) -> claim, after which the owner runs
+ * {@link ownPayment} and a copy waits for its answer.
  */
 async function paidPreflight(
   deps: PaidPreflightDeps,
@@ -123,7 +139,9 @@ async function paidPreflight(
   await checkIdentifier(call)
   const outside = await answerOutsideWindow(call)
   if (outside) return outside
-  return claimOrWait(call, 3)
+  const planned = await planVerification(call)
+  if (planned.done) return planned.done
+  return claimOrWait({ ...call, verification: planned.verification }, 3)
 }
 
 /** A decoded paid call: the payment it claims, and what its copies are matched by. */
@@ -133,12 +151,32 @@ interface PaidCall {
   timings: PhaseTimings
   required: ReturnType<typeof requiredIn>
   authorization: Authorization
+  /** The inner payload as signed (its signature is proven locally when it can be). */
+  inner: Eip3009Payload
   payment: NewPayment
   copy: PaymentCopy
   /** The call's x402 payment-identifier, when it carries one. */
   identified: IdentifiedCall | undefined
   /** What answers a copy: the ledger, and recovery for a payment whose owner died. */
   stored: StoredAnswerDeps
+}
+
+/**
+ * When the owner of a payment verifies it:
+ * - `beside`: together with the preflight (their reads share one RPC wave): the signature
+ *   proved itself locally, so only its key holder can have sent it;
+ * - `first`: before the preflight starts: a signature only the chain can judge (a contract
+ *   payer's) whose payment is already in the ledger (a retry or a copy);
+ * - `done`: this request verified it before claiming (a contract payer's new payment).
+ */
+type Verification =
+  | { kind: 'beside' }
+  | { kind: 'first' }
+  | { kind: 'done'; paidOnChain: MinedTransaction | undefined }
+
+/** A paid call past its first checks, with how its owner will verify the payment. */
+interface PlannedCall extends PaidCall {
+  verification: Verification
 }
 
 /**
@@ -190,6 +228,7 @@ function decodeCall(
     timings,
     required,
     authorization,
+    inner,
     payment,
     copy,
     identified,
@@ -234,21 +273,51 @@ async function answerOutsideWindow(call: PaidCall): Promise<PaidPreflightOutcome
 }
 
 /**
+ * How the owner will verify the payment, decided without I/O where possible. A signature that
+ * recovers to `authorization.from` is verified beside the preflight, as it always was. Any
+ * other (a contract payer's, or a forgery) is never given a ledger row or a preflight before
+ * verify accepted it: a payment the ledger already holds (a retry, a copy) is verified by its
+ * owner before its preflight; a new one is verified here, first, and a refusal ends the call
+ * with its 402 and nothing written.
+ */
+async function planVerification(call: PaidCall): Promise<Step<{ verification: Verification }>> {
+  const { deps, authorization, inner, copy } = call
+  const proof = await proveSignature(authorization, inner.signature, deps.rail.requirements)
+  if (proof === 'signer') return { verification: { kind: 'beside' } }
+  // Held already: the claim answers a copy or another payload under this nonce from the row,
+  // and an owner reclaiming it verifies before its preflight.
+  if (await deps.ledger.get(copy.id)) return { verification: { kind: 'first' } }
+  const judged = await judgePayment(deps, call.payment, call.timings, call.required)
+  if (!judged.valid) return { done: judged.outcome }
+  call.request.onVerified?.()
+  return { verification: { kind: 'done', paidOnChain: judged.paidOnChain } }
+}
+
+/**
  * Claim: the request that claims the payment owns it (under a lease); any other waits for the
  * owner's answer. A copy that finds the owner died before settling claims the payment itself
  * (`takeOvers` times at most: the database clock may see the lease alive a moment longer than
  * ours).
  */
-async function claimOrWait(call: PaidCall, takeOvers: number): Promise<PaidPreflightOutcome> {
-  const { deps, request, payment, timings, identified } = call
+async function claimOrWait(call: PlannedCall, takeOvers: number): Promise<PaidPreflightOutcome> {
+  const { deps, request, payment, timings, identified, verification } = call
   const claim = await deps.ledger.claim(payment, deps.leaseMs)
   if (claim.claimed)
     return withLease(deps, payment.id, (lease) =>
-      ownPayment(deps, request, payment, timings, lease),
+      ownPayment(
+        {
+          deps,
+          request,
+          payment,
+          timings,
+          lease,
+          identified,
+          required: requiredIn(timings),
+        },
+        verification,
+      ),
     )
-  // A concurrent payment claimed this identifier first (the ledger keeps one per payer).
-  if (identified && claim.existing.id !== payment.id)
-    assertSameIdentifiedCall(claim.existing, identified)
+  // (A claim never meets another payment's identifier: ids bind at verify, see markVerified.)
   const takeOver = takeOvers > 0 ? () => claimOrWait(call, takeOvers - 1) : undefined
   return answerCopy(call.stored, claim.existing, call.copy, timings, takeOver)
 }
@@ -260,6 +329,7 @@ interface OwnedCall {
   payment: NewPayment
   timings: PhaseTimings
   lease: OwnerLease
+  identified: IdentifiedCall | undefined
   required: ReturnType<typeof requiredIn>
 }
 
@@ -268,27 +338,30 @@ type Step<T> = { done: PaidPreflightOutcome } | ({ done?: undefined } & T)
 
 /**
  * The work of the request that owns a payment, step by step: verify (with the preflight
- * running beside it) -> hold the preflight's result -> settle and confirm -> receipt.
+ * running beside it, for a signature proven locally; before it otherwise) -> hold the
+ * preflight's result -> settle and confirm -> receipt.
  */
 async function ownPayment(
-  deps: PaidPreflightDeps,
-  request: PaidPreflightRequest,
-  payment: NewPayment,
-  timings: PhaseTimings,
-  lease: OwnerLease,
+  call: OwnedCall,
+  verification: Verification,
 ): Promise<PaidPreflightOutcome> {
-  const call: OwnedCall = { deps, request, payment, timings, lease, required: requiredIn(timings) }
   // Verify and preflight run together: their chain reads share one wave. The facilitator
   // checks signature, amount, payTo, expiry, balance and nonce; the preflight's result is
   // used only once verify passed, and nothing settles unless the preflight produced one.
-  const preflight = startPreflight(call)
+  // A payment whose signature only the chain can judge starts no preflight before verify.
+  let preflight: PreflightRun | undefined =
+    verification.kind === 'beside' ? startPreflight(call) : undefined
   const reverted = revertedRecently(call)
-  const verified = await verifyPayment(call)
+  const verified =
+    verification.kind === 'done'
+      ? await markVerified(call, verification.paidOnChain)
+      : await verifyPayment(call)
   if (verified.done) return verified.done
   if (!verified.paidOnChain) {
     const refused = await refuseRevertedPayer(call, await reverted)
     if (refused) return refused
   }
+  preflight ??= startPreflight(call)
   const held = await holdResult(call, preflight)
   if (held.done) return held.done
   const settled = await settleAndConfirm(call, verified.paidOnChain)
@@ -370,65 +443,122 @@ function startPreflight(call: OwnedCall): PreflightRun {
   return run
 }
 
+/** What verify said of a payment, judged the way every caller acts on it. */
+type Judged =
+  | { valid: true; paidOnChain: MinedTransaction | undefined }
+  | { valid: false; failure: PaymentFailure; outcome: PaidPreflightOutcome }
+
 /**
- * Step 1, verify: the facilitator's verdict, or the chain's when it says the nonce is spent (a
- * transaction paying us with this very authorization is this call's payment). Ends in a 402
- * for a payment that is not valid; otherwise the payment is `verified`.
+ * The facilitator's verdict on a payment, or the chain's when it says the nonce is spent (a
+ * transaction paying us with this very authorization is this call's payment). Writes nothing.
+ *
+ * @throws {AppError} `facilitator_unavailable` (or the rail's own code, `rpc_unavailable`)
+ *   when verify could not answer on healthy grounds.
  */
-async function verifyPayment(
-  call: OwnedCall,
-): Promise<Step<{ paidOnChain: MinedTransaction | undefined }>> {
-  const { deps, payment, timings, required } = call
+async function judgePayment(
+  deps: PaidPreflightDeps,
+  payment: NewPayment,
+  timings: PhaseTimings,
+  required: ReturnType<typeof requiredIn>,
+): Promise<Judged> {
   const started = performance.now()
   let verdict: VerifyOutcome
   try {
     verdict = await deps.rail.verify(payment.payload)
   } catch (error) {
-    const appError = asAppError(error, 'facilitator_unavailable')
-    await failPayment(call, 'verifying', failureOf(appError))
-    throw appError
+    throw asAppError(error, 'facilitator_unavailable')
   } finally {
     timings.verifyMs = performance.now() - started
   }
   if (verdict.valid && verdict.payer.toLowerCase() !== payment.payer.toLowerCase()) {
     // The facilitator verified another payment than the one we keyed and would receipt.
     const detail = `the facilitator verified payer ${verdict.payer}, not authorization.from`
-    await failPayment(call, 'verifying', {
-      kind: 'payment_required',
-      code: 'verification_failed',
-      message: `${PAYMENT_REASONS.verification_failed} (${detail})`,
-    })
-    return { done: required('verification_failed', { detail }) }
+    return {
+      valid: false,
+      failure: {
+        kind: 'payment_required',
+        code: 'verification_failed',
+        message: `${PAYMENT_REASONS.verification_failed} (${detail})`,
+      },
+      outcome: required('verification_failed', { detail }),
+    }
   }
-  let paidOnChain: MinedTransaction | undefined
+  if (verdict.valid) return { valid: true, paidOnChain: undefined }
+  const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
   let spentElsewhere = false
-  if (
-    !verdict.valid &&
-    reasonFromFacilitator(verdict.upstreamReason, 'verification_failed') === 'authorization_used'
-  ) {
+  if (reason === 'authorization_used') {
     const onChain = await readAuthorization(
       deps,
       { ...expectedPayment(payment), validBefore: payment.validBefore },
       undefined,
     ).catch(() => undefined)
-    if (onChain?.kind === 'paid') paidOnChain = onChain.tx
+    if (onChain?.kind === 'paid') return { valid: true, paidOnChain: onChain.tx }
     spentElsewhere = onChain?.kind === 'used_elsewhere'
   }
-  if (!verdict.valid && !paidOnChain) {
-    const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
-    await failPayment(call, 'verifying', {
+  const detail = verdict.message ? { detail: verdict.message } : {}
+  return {
+    valid: false,
+    failure: {
       kind: 'payment_required',
       code: reason,
       message: PAYMENT_REASONS[reason],
       facilitatorReason: verdict.upstreamReason,
       // The chain showed the nonce spent on a transfer not paying us: it can never pay.
       ...(spentElsewhere ? { final: true } : {}),
-    })
-    const detail = verdict.message ? { detail: verdict.message } : {}
-    return { done: required(reason, { facilitatorReason: verdict.upstreamReason, ...detail }) }
+    },
+    outcome: required(reason, { facilitatorReason: verdict.upstreamReason, ...detail }),
   }
-  if (!(await deps.ledger.transition(payment.id, ['verifying'], { status: 'verified' }))) {
+}
+
+/**
+ * Step 1, verify (the owner of a claimed payment): {@link judgePayment}. Ends in a 402 for a
+ * payment that is not valid (recorded failed); otherwise the payment is `verified`.
+ */
+async function verifyPayment(
+  call: OwnedCall,
+): Promise<Step<{ paidOnChain: MinedTransaction | undefined }>> {
+  const { deps, payment, timings, required } = call
+  let judged: Judged
+  try {
+    judged = await judgePayment(deps, payment, timings, required)
+  } catch (error) {
+    const appError = asAppError(error, 'facilitator_unavailable')
+    await failPayment(call, 'verifying', failureOf(appError))
+    throw appError
+  }
+  if (!judged.valid) {
+    await failPayment(call, 'verifying', judged.failure)
+    return { done: judged.outcome }
+  }
+  call.request.onVerified?.()
+  return markVerified(call, judged.paidOnChain)
+}
+
+/**
+ * The payment verified: it becomes `verified` and its payment-identifier binds to the payer
+ * now (a payment that never verified holds none). Another verified payment of this payer
+ * holding the id first (a concurrent one): 409, and this payment fails before anything
+ * was sent.
+ */
+async function markVerified(
+  call: OwnedCall,
+  paidOnChain: MinedTransaction | undefined,
+): Promise<Step<{ paidOnChain: MinedTransaction | undefined }>> {
+  const { deps, payment, timings, identified } = call
+  const marked = await deps.ledger.markVerified(payment.id)
+  if (marked === 'moved') {
     return { done: await answerFrom(deps, await waitForAnswer(deps, payment.id), true, timings) }
+  }
+  if (marked === 'identifier_taken') {
+    const identifier = identified?.identifier ?? payment.identifier ?? ''
+    const conflict = new AppError(
+      'payment_identifier_conflict',
+      `payment-identifier ${identifier} was already used with another payment: send a new identifier for a new call (nothing was charged for this request)`,
+    )
+    await failPayment(call, 'verifying', failureOf(conflict))
+    const holder = await deps.ledger.findByIdentifier(payment.payer, identifier)
+    if (holder && identified) assertSameIdentifiedCall(holder, identified)
+    throw conflict
   }
   return { paidOnChain }
 }

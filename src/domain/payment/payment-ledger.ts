@@ -71,8 +71,9 @@ export interface NewPayment {
   /** keccak256 of the canonical request body: a payment buys one request. */
   requestHash: Hex
   /**
-   * The x402 `payment-identifier` id the buyer sent, if any: unique per payer, so one id never
-   * names two payments (see `findByIdentifier`).
+   * The x402 `payment-identifier` id the buyer sent, if any. It binds to the payer only once
+   * the payment verified ({@link PaymentLedger.markVerified}); bound ids are unique per payer,
+   * so one id never names two payments (see `findByIdentifier`).
    */
   identifier?: string
 }
@@ -98,6 +99,8 @@ export interface PaymentRecord extends NewPayment {
    * a retry or the reconciler may take it over.
    */
   leaseUntil: Date
+  /** When the payment verified (database clock); null for one that never did. */
+  verifiedAt: Date | null
 }
 
 /** A settlement transaction that reverted on chain without moving the payment. */
@@ -106,6 +109,12 @@ export interface SettlementRevert {
   paymentId: string
   payer: Address
 }
+/**
+ * How {@link PaymentLedger.markVerified} ended: `verified`; `moved` when the payment was no
+ * longer `verifying` (someone else moved it); `identifier_taken` when another verified payment
+ * of this payer already holds its payment-identifier (nothing changed).
+ */
+export type MarkVerifiedResult = 'verified' | 'moved' | 'identifier_taken'
 
 /** Claim outcome: this request owns the payment, or someone else does/did. */
 export type ClaimResult = { claimed: true } | { claimed: false; existing: PaymentRecord }
@@ -153,8 +162,16 @@ export interface PaymentLedger {
    * to a status that is not in flight also releases the lease: nobody works on it any more.
    */
   transition(id: string, from: readonly PaymentStatus[], update: PaymentUpdate): Promise<boolean>
+  /**
+   * Moves a `verifying` payment to `verified` once its payment verified: records when, and
+   * binds the payment-identifier it carries to its payer (only a verified payment holds one).
+   */
+  markVerified(id: string): Promise<MarkVerifiedResult>
   get(id: string): Promise<PaymentRecord | undefined>
-  /** The payment `payer` sent under the x402 payment-identifier `identifier`, if any. */
+  /**
+   * The payment `payer` sent under the x402 payment-identifier `identifier`, if any: only a
+   * payment that verified holds an identifier.
+   */
   findByIdentifier(payer: Address, identifier: string): Promise<PaymentRecord | undefined>
   /**
    * Extends the owner's lease to `leaseMs` from now while the payment is unresolved and the
@@ -188,5 +205,11 @@ export interface PaymentLedger {
   recordSettlementRevert(revert: SettlementRevert): Promise<void>
   /** How many settlements of `payer` reverted in the last `withinMs` (database clock). */
   settlementRevertsWithin(payer: Address, withinMs: number): Promise<number>
+  /**
+   * Deletes up to `limit` `failed` payments that never verified and whose authorization
+   * expired more than `graceSeconds` ago (database clock): nothing was charged, nothing can
+   * be any more, and a retry is refused for its window anyway. Returns how many went.
+   */
+  pruneUnverified(options: { graceSeconds: number; limit: number }): Promise<number>
   close(): Promise<void>
 }

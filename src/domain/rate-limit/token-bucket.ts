@@ -24,6 +24,13 @@ export interface TakeResult {
 export interface BucketStore {
   /** Takes one token from `key`'s bucket under `policy`. Throws when the store is unreachable. */
   take(key: string, policy: BucketPolicy): Promise<TakeResult>
+  /**
+   * Gives one token back to `key`'s bucket (never beyond capacity): a request that took one
+   * and turned out not to count (a paid call whose payment verified). The result describes
+   * the bucket after it, as a take's would (`allowed` true). Throws when the store is
+   * unreachable.
+   */
+  refund(key: string, policy: BucketPolicy): Promise<TakeResult>
   close(): Promise<void>
 }
 
@@ -50,6 +57,25 @@ export function takeToken(
   return {
     state: { tokens, lastMs: Math.max(nowMs, lastMs) },
     result: resultOf(policy, allowed, tokens),
+  }
+}
+
+/**
+ * Giving one token back, with the same arithmetic as {@link takeToken}: refill for the time
+ * elapsed, then add one, never beyond capacity.
+ */
+export function giveToken(
+  policy: BucketPolicy,
+  state: { tokens: number; lastMs: number } | undefined,
+  nowMs: number,
+): { state: { tokens: number; lastMs: number }; result: TakeResult } {
+  const rate = refillPerMs(policy)
+  const lastMs = state ? Math.max(state.lastMs, 0) : nowMs
+  const elapsed = Math.max(0, nowMs - lastMs)
+  const tokens = Math.min(policy.capacity, (state?.tokens ?? policy.capacity) + elapsed * rate + 1)
+  return {
+    state: { tokens, lastMs: Math.max(nowMs, lastMs) },
+    result: resultOf(policy, true, tokens),
   }
 }
 
