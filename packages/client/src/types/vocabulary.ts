@@ -97,6 +97,14 @@ export const TYPED_DATA_KINDS = [
   'eip3009-receive-with-authorization',
   'seaport-order',
   'safe-tx',
+  'cow-order',
+  '1inch-limit-order',
+  'uniswapx-exclusive-dutch-order',
+  'uniswapx-v2-dutch-order',
+  'uniswapx-priority-order',
+  'morpho-authorization',
+  'compound-authorization',
+  'aave-credit-delegation',
   'unknown',
 ] as const
 export type TypedDataKind = (typeof TYPED_DATA_KINDS)[number]
