@@ -83,7 +83,10 @@ export const PAYMENT_REASON_CODES = [
 ] as const
 export type PaymentReason = (typeof PAYMENT_REASON_CODES)[number]
 
-/** What typed data the typed-data preflight recognised, by structure; anything else `unknown`. */
+/**
+ * What typed data the typed-data preflight recognised, by structure (a protocol's kinds by
+ * their domain too); anything else `unknown`.
+ */
 export const TYPED_DATA_KINDS = [
   'eip2612-permit',
   'dai-permit',
