@@ -51,7 +51,7 @@ const stem = (name: string, pattern: RegExp) => name.replace(pattern, '').toLowe
  * address, with its path; and every amount-like integer beside a token-like address in the
  * same struct (`amount` next to `token`, `sellAmount` next to `sellToken`).
  */
-export function unreadParties(
+function unreadParties(
   types: TypedTypes,
   type: string,
   value: TypedValue | undefined,

@@ -6,7 +6,7 @@ import { addr, int, text } from '../typed-message.js'
 /** CoW Protocol's GPv2Settlement on Base (the same address on every chain it is deployed to). */
 export const COW_SETTLEMENT: Address = '0x9008D19f58AAbD9eD0D60971565AA8510560ab41'
 /** CoW's marker for native ETH as the buy token. */
-export const COW_NATIVE_TOKEN: Address = '0xEeeeeEeeeEeEeEeEeEeeEEEeeeeEeeeeeeeEEeE'
+const COW_NATIVE_TOKEN: Address = '0xEeeeeEeeeEeEeEeEeEeeEEEeeeeEeeeeeeeEEeE'
 
 /**
  * A CoW Protocol (GPv2) order, as GPv2Settlement hashes it (`GPv2Order.TYPE_HASH`, domain

@@ -3,7 +3,7 @@ import { fields, type ProtocolKind } from '../kind-definition.js'
 import { addr, int } from '../typed-message.js'
 
 /** Morpho Blue on Base (and Ethereum). */
-export const MORPHO_BLUE: Address = '0xBBBBBbbBBb9cC5e90e3b3Af64bdAF62C37EEFFCb'
+const MORPHO_BLUE: Address = '0xBBBBBbbBBb9cC5e90e3b3Af64bdAF62C37EEFFCb'
 
 /**
  * Morpho Blue's `setAuthorizationWithSig` message (`AUTHORIZATION_TYPEHASH` of ConstantsLib),

@@ -8,7 +8,7 @@ const ZERO: Address = '0x0000000000000000000000000000000000000000'
 /** Native ETH markers: UniswapX's zero address, CoW's 0xEeee…EEeE. */
 const NATIVE = new Set([ZERO, '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'])
 /** A payout to a third party of at most this share of its token's outputs is an interface fee. */
-export const ORDER_FEE_MAX_BPS = 100n
+const ORDER_FEE_MAX_BPS = 100n
 
 /** `1500000 (1.5 USDC) of token 0x…`, or `10 wei (0.00…01 ETH)` for native ETH. */
 function legText(facts: TypedDataFacts, token: Address, amount: bigint): string {
