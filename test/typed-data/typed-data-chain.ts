@@ -3,6 +3,7 @@ import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { deploy, loadArtifact, testAccount } from '../support/contracts.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 import { PERMIT2_ADDRESS } from '../support/typed-data-kinds.js'
+import { type ProtocolVerifiers, placeProtocolVerifiers } from './protocol-verifiers.js'
 
 export const TYPED_DATA_PATH = '/payanagent/v1/base-typed-data-preflight'
 
@@ -17,6 +18,8 @@ export interface TypedDataChain {
   /** A contract with OpenZeppelin's EIP-712 domain `Seaport`/`1.6`. */
   seaport: Address
   safe: Address
+  /** The protocol kinds' verifying contracts (CoW, 1inch, Comet, Morpho Blue at their Base addresses). */
+  protocols: ProtocolVerifiers
   /** The pinned block's timestamp when the fixtures were ready (no block is mined after). */
   now: bigint
   stop(): Promise<void>
@@ -46,6 +49,7 @@ export async function startTypedDataChain(): Promise<TypedDataChain> {
     address: PERMIT2_ADDRESS,
     bytecode: loadArtifact('TestPermit2').deployedBytecode,
   })
+  const protocols = await placeProtocolVerifiers(rpc)
   await testClient.mine({ blocks: 1 })
   const block = (await testClient.request({
     method: 'eth_getBlockByNumber',
@@ -58,6 +62,7 @@ export async function startTypedDataChain(): Promise<TypedDataChain> {
     others: [a.address, b.address, c.address].map((x) => getAddress(x)),
     seaport: getAddress(seaport.address),
     safe: getAddress(safe.address),
+    protocols,
     now: BigInt(block.timestamp),
     stop: () => devnet.stop(),
   }

@@ -12,6 +12,15 @@ import {
   ZERO_BYTES32,
 } from '../support/typed-data-kinds.js'
 import {
+  BUY_TST,
+  cometAuthorization,
+  cowOrder,
+  morphoAuthorization,
+  priorityOrder,
+  STRANGER,
+  unknownWithdrawal,
+} from './protocol-requests.js'
+import {
   idsOf,
   screenTypedData,
   startTypedDataChain,
@@ -294,6 +303,83 @@ describe('each rule fires, and its benign twin does not', () => {
     expect(twin.chainFacts).toMatchObject({
       nonces: [{ kind: 'safe', status: 'current', current: '0' }],
     })
+  })
+
+  it('typed-data-order-pays-third-party: a CoW order whose receiver is a stranger', async () => {
+    const { fired, twin } = await pair(
+      'typed-data-order-pays-third-party',
+      cowOrder(chain, { receiver: STRANGER }),
+      cowOrder(chain),
+    )
+    expect(fired.verdict).toBe('review')
+    expect(twin.verdict).toBe('sign')
+  })
+
+  it('typed-data-order-fee (info): a UniswapX output of 0.25 % to the interface', async () => {
+    const fee = (BUY_TST * 25n) / 9_975n
+    const { fired } = await pair(
+      'typed-data-order-fee',
+      priorityOrder(chain, {
+        outputs: [
+          { recipient: OWNER, amount: BUY_TST },
+          { recipient: STRANGER, amount: fee },
+        ],
+      }),
+      priorityOrder(chain),
+    )
+    expect(fired.verdict).toBe('sign')
+  })
+
+  it('typed-data-order-unknown-reactor: a UniswapX order for a contract that is no reactor', async () => {
+    const { fired } = await pair(
+      'typed-data-order-unknown-reactor',
+      priorityOrder(chain, { reactor: chain.safe }),
+      priorityOrder(chain),
+    )
+    expect(fired.verdict).toBe('review')
+  })
+
+  it('typed-data-operator-no-code: Morpho Blue authorization of a key', async () => {
+    const { fired } = await pair(
+      'typed-data-operator-no-code',
+      morphoAuthorization(chain, { authorized: STRANGER }),
+      morphoAuthorization(chain, { authorized: OWNER }),
+    )
+    expect(fired.verdict).toBe('block')
+  })
+
+  it('typed-data-operator-contract: Compound III manager that is a contract', async () => {
+    const { fired, twin } = await pair(
+      'typed-data-operator-contract',
+      cometAuthorization(chain, { manager: chain.safe }),
+      cometAuthorization(chain, { manager: chain.safe, isAllowed: false }),
+    )
+    expect(fired.verdict).toBe('review')
+    expect(twin.verdict).toBe('sign')
+  })
+
+  it('typed-data-unknown-parties: an unknown message for a contract naming a stranger', async () => {
+    const login = {
+      signer: OWNER,
+      typedData: {
+        domain: {
+          name: 'Seaport',
+          version: '1.6',
+          chainId: 8453,
+          verifyingContract: chain.seaport,
+        },
+        types: { Login: [{ name: 'nonce', type: 'string' }] },
+        primaryType: 'Login',
+        message: { nonce: 'abc' },
+      },
+    }
+    const { fired, twin } = await pair(
+      'typed-data-unknown-parties',
+      unknownWithdrawal(chain, { to: STRANGER }),
+      login,
+    )
+    expect(fired.verdict).toBe('review')
+    expect(twin.verdict).toBe('sign')
   })
 
   it('typed-data-unknown (info: sign)', async () => {

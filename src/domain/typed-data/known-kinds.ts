@@ -1,14 +1,21 @@
-import type { TypedDataKind } from '@pre-send-guard/client/types'
-import type { TypedField, TypedTypes } from './typed-data.js'
+import type { Address } from 'viem'
+import { type DomainRule, fields, type KnownKind, type ProtocolKind } from './kind-definition.js'
+import { aaveCreditDelegation } from './protocols/aave-credit-delegation.js'
+import { compoundAuthorization } from './protocols/compound-authorization.js'
+import { cowOrder } from './protocols/cow-order.js'
+import { morphoAuthorization } from './protocols/morpho-authorization.js'
+import { oneInchLimitOrder } from './protocols/one-inch-limit-order.js'
+import {
+  uniswapxExclusiveDutchOrder,
+  uniswapxPriorityOrder,
+  uniswapxV2DutchOrder,
+} from './protocols/uniswapx-orders.js'
+import type { TypedDomain, TypedField, TypedTypes } from './typed-data.js'
 
 /** Every kind of typed data the screen decodes; anything else is `unknown` (shared vocabulary). */
 export type { TypedDataKind } from '@pre-send-guard/client/types'
 
-const f = (spec: string): TypedField[] =>
-  spec.split(',').map((part) => {
-    const [type = '', name = ''] = part.trim().split(' ')
-    return { name, type }
-  })
+const f = fields
 
 const PERMIT_DETAILS = f('address token,uint160 amount,uint48 expiration,uint48 nonce')
 const TOKEN_PERMISSIONS = f('address token,uint256 amount')
@@ -16,16 +23,21 @@ const AUTHORIZATION = f(
   'address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce',
 )
 
-/** A known kind: its standard type name and types, recognised by structure (see {@link shapeOf}). */
-export interface KnownKind {
-  kind: Exclude<TypedDataKind, 'unknown'>
-  /** The primary type's name in the standard; a message of this shape under another name is `renamed`. */
-  standardName: string
-  primaryType: string
-  types: TypedTypes
-  /** Permit2 witness variants: the primary type has one more field of any type, after these. */
-  witness?: true
-}
+/**
+ * The protocols' kinds, recognised by domain and structure together: tried before the
+ * standard kinds, so a UniswapX order under Permit2's domain is a UniswapX order and the same
+ * structure elsewhere is only a Permit2 witness transfer.
+ */
+export const PROTOCOL_KINDS: readonly ProtocolKind[] = [
+  cowOrder,
+  oneInchLimitOrder,
+  uniswapxExclusiveDutchOrder,
+  uniswapxV2DutchOrder,
+  uniswapxPriorityOrder,
+  morphoAuthorization,
+  compoundAuthorization,
+  aaveCreditDelegation,
+]
 
 /** The standard kinds, exactly as their contracts hash them. */
 export const KNOWN_KINDS: readonly KnownKind[] = [
@@ -166,14 +178,47 @@ export function shapeOf(types: TypedTypes, type: string, seen: readonly string[]
   return `(${fields.map((fl) => `${shapeOf(types, fl.type, [...seen, type])} ${fl.name}`).join(',')})`
 }
 
-/** Which known kind a primary type is, by structure; witness variants allow one extra field. */
+/** Whether a domain is the one a protocol fixes, on the guard's chain. */
+export function domainFits(
+  rule: DomainRule,
+  domain: TypedDomain,
+  domainFields: readonly TypedField[],
+  chainId: number,
+): boolean {
+  const same = (a: Address | undefined, b: Address) => a?.toLowerCase() === b.toLowerCase()
+  return (
+    domainFields.map((fl) => fl.name).join(',') === rule.fields.join(',') &&
+    domain.chainId === BigInt(chainId) &&
+    domain.verifyingContract !== undefined &&
+    (rule.name === undefined || domain.name === rule.name) &&
+    (rule.version === undefined || domain.version === rule.version) &&
+    (rule.verifyingContract === undefined || same(domain.verifyingContract, rule.verifyingContract))
+  )
+}
+
+/** A match: the kind, and the witness field of Permit2 witness variants. */
+export interface KindMatch {
+  known: KnownKind | ProtocolKind
+  witness?: { name: string; type: string }
+}
+
+/**
+ * Which known kind a primary type is: a protocol kind when its structure and its domain both
+ * fit (`fits`), else a standard kind by structure alone; witness variants allow one extra field.
+ */
 export function matchKind(
   types: TypedTypes,
   primaryType: string,
-): { known: KnownKind; witness?: { name: string; type: string } } | undefined {
+  fits: (rule: DomainRule) => boolean = () => false,
+): KindMatch | undefined {
   const shape = shapeOf(types, primaryType)
   const fields = types[primaryType] ?? []
-  const matches: { known: KnownKind; witness?: { name: string; type: string } }[] = []
+  for (const known of PROTOCOL_KINDS) {
+    if (shape !== shapeOf(known.types, known.primaryType) || !fits(known.domain)) continue
+    const witness = fields.find((fl) => fl.name === known.witnessField)
+    return witness ? { known, witness: { name: witness.name, type: witness.type } } : { known }
+  }
+  const matches: KindMatch[] = []
   for (const known of KNOWN_KINDS) {
     const expected = shapeOf(known.types, known.primaryType)
     if (!known.witness) {

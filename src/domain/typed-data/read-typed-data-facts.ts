@@ -9,8 +9,8 @@ import {
   parseAbi,
 } from 'viem'
 import type { BlockRef, ChainReader } from '../preflight/chain-reader.js'
-import type { NonceCheck, RecognisedTypedData } from './recognise-typed-data.js'
 import type { TypedDomain } from './typed-data.js'
+import type { NonceCheck, RecognisedTypedData } from './typed-data-reading.js'
 
 /** Uniswap Permit2, the same address on every chain; its EIP-712 domain is fixed. */
 export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
@@ -25,6 +25,8 @@ const ABI = parseAbi([
   'function decimals() view returns (uint256)',
   'function nonces(address owner) view returns (uint256)',
   'function nonce() view returns (uint256)',
+  'function nonce(address owner) view returns (uint256)',
+  'function userNonce(address owner) view returns (uint256)',
   'function allowance(address owner, address token, address spender) view returns (uint160 amount, uint48 expiration, uint48 nonce)',
   'function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -72,7 +74,7 @@ export interface NonceFact {
 
 /** Everything read from the chain for one typed-data preflight, at one pinned block. */
 export interface TypedDataFacts {
-  /** Runtime code by lower-case address: the verifying contract and every spender. */
+  /** Runtime code by lower-case address: the verifying contract, every spender, the operator. */
   codes: ReadonlyMap<string, Hex>
   contractDomain: ContractDomain
   tokens: ReadonlyMap<string, TokenFacts>
@@ -83,7 +85,7 @@ type FnName = (typeof ABI)[number]['name']
 
 /**
  * Reads what the typed-data rules need, all at `at` and in one parallel wave: code of the
- * verifying contract and of every spender, the contract's own domain (EIP-5267
+ * verifying contract, of every spender and of an authorization's operator, the contract's own domain (EIP-5267
  * `eip712Domain()`, its published separator, else `name()`/`version()`), token decimals and
  * symbols, and each nonce's state. A revert or a garbled answer is "not readable"; RPC trouble
  * throws (503), so the same request at the same block always gets the same facts.
@@ -114,8 +116,13 @@ export async function readTypedDataFacts(
   }
   const verifier = domain.verifyingContract
   const spenders = recognised.grants.map((g) => g.spender)
+  const operator = recognised.operator?.operator
   const watched = [
-    ...new Set([...(verifier ? [verifier] : []), ...spenders].map((a) => lowerHex(a))),
+    ...new Set(
+      [...(verifier ? [verifier] : []), ...spenders, ...(operator ? [operator] : [])].map((a) =>
+        lowerHex(a),
+      ),
+    ),
   ]
   const tokens = recognised.tokens.slice(0, TYPED_DATA_READ_LIMITS.tokens)
   const nonceChecks = recognised.nonces.slice(0, TYPED_DATA_READ_LIMITS.nonces)
@@ -202,7 +209,10 @@ async function readNonce(
   }
   switch (check.kind) {
     case 'counter':
-      return compare(check.expected, await read<bigint>(verifier, 'nonces', [check.owner]))
+      return compare(
+        check.expected,
+        await read<bigint>(verifier, check.getter ?? 'nonces', [check.owner]),
+      )
     case 'safe':
       return compare(check.expected, await read<bigint>(verifier, 'nonce'))
     case 'permit2-allowance': {

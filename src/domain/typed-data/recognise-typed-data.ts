@@ -1,89 +1,21 @@
+import { isAddressText } from '@pre-send-guard/client/types'
 import type { Address, Hex } from 'viem'
-import { matchKind, type TypedDataKind } from './known-kinds.js'
-import type { TypedValue, ValidTypedData } from './typed-data.js'
+import { domainFits, matchKind, type TypedDataKind } from './known-kinds.js'
+import type { TypedTypes, TypedValue, ValidTypedData } from './typed-data.js'
+import type {
+  NamedAddress,
+  NamedAmount,
+  RecognisedTypedData,
+  SeaportItem,
+  UnreadParties,
+} from './typed-data-reading.js'
+import { addr, int, list, struct } from './typed-message.js'
 
-/** An allowance a signature grants (permits) or a one-off pull it authorises (Permit2 transfers). */
-export interface Grant {
-  /** Where in the message, e.g. `details[1]`; empty for the message itself. */
-  at: string
-  owner: Address
-  token: Address
-  spender: Address
-  amount: bigint
-  /** DAI `allowed = true`: unlimited by definition. */
-  unlimited: boolean
-  /** DAI `allowed = false` revokes. */
-  revoke: boolean
-  /** `allowance` (it stays) or `transfer` (one pull of at most `amount`). */
-  use: 'allowance' | 'transfer'
-}
-
-/** A time bound of the signature or of what it grants, in seconds since the epoch. */
-export interface Deadline {
-  field: string
-  value: bigint
-  /** DAI `expiry = 0`: never expires. */
-  never: boolean
-}
-
-/** Which nonce the signature consumes, and how to read whether it is the current one. */
-export type NonceCheck =
-  | { kind: 'counter'; owner: Address; expected: bigint }
-  | {
-      kind: 'permit2-allowance'
-      owner: Address
-      token: Address
-      spender: Address
-      expected: bigint
-    }
-  | { kind: 'permit2-bitmap'; owner: Address; nonce: bigint }
-  | { kind: 'eip3009'; authorizer: Address; nonce: Hex }
-  | { kind: 'safe'; expected: bigint }
-
-/** A Seaport offer or consideration item. */
-export interface SeaportItem {
-  itemType: number
-  token: Address
-  identifierOrCriteria: bigint
-  startAmount: bigint
-  endAmount: bigint
-  recipient?: Address
-}
-
-/** What the typed data is, by structure, and the facts the rules and chain reads need. */
-export interface RecognisedTypedData {
-  kind: TypedDataKind
-  /** The standard's primary type name (`PermitSingle`...); null when unknown. */
-  standardName: string | null
-  /** The structure is a known kind's but the primary type carries another name. */
-  renamed: boolean
-  /** Permit2 witness variants: the witness field. */
-  witness: { name: string; type: string } | null
-  grants: Grant[]
-  deadlines: Deadline[]
-  nonces: NonceCheck[]
-  /** Tokens whose decimals and symbol are read for readable amounts. */
-  tokens: Address[]
-  /** EIP-3009: the transfer it authorises (token = verifyingContract). */
-  authorization?: {
-    from: Address
-    to: Address
-    value: bigint
-    validAfter: bigint
-    validBefore: bigint
-  }
-  seaport?: { offerer: Address; offer: SeaportItem[]; consideration: SeaportItem[] }
-  safeTx?: { to: Address; value: bigint; operation: number }
-}
-
-type Struct = { [field: string]: TypedValue }
-// Readers of a message already walked against its types (validate-typed-data.ts), matched here
-// by those types: a field the recogniser reads as an address was checked as one.
-// cast: an `address` field of a validated message.
-const addr = (v: TypedValue | undefined) => v as Address
-const int = (v: TypedValue | undefined) => v as bigint
-const struct = (v: TypedValue | undefined) => v as Struct
-const list = (v: TypedValue | undefined) => v as TypedValue[]
+const ZERO: Address = '0x0000000000000000000000000000000000000000'
+/** Field names that hold a token in a struct of an unrecognised message. */
+const TOKEN_FIELD = /token|asset|currency/i
+/** Field names that hold an amount of a token in a struct of an unrecognised message. */
+const AMOUNT_FIELD = /amount|value|wad|quantity|qty|allowance|balance/i
 
 function empty(kind: TypedDataKind): RecognisedTypedData {
   return {
@@ -111,21 +43,105 @@ function seaportItem(v: TypedValue | undefined): SeaportItem {
   return item
 }
 
+/** The prefix a field's name shares with its partner: `sellToken`/`sellAmount` -> `sell`. */
+const stem = (name: string, pattern: RegExp) => name.replace(pattern, '').toLowerCase()
+
+/**
+ * Every address a value names (any field, any depth) but the `excluded` ones and the zero
+ * address, with its path; and every amount-like integer beside a token-like address in the
+ * same struct (`amount` next to `token`, `sellAmount` next to `sellToken`).
+ */
+function unreadParties(
+  types: TypedTypes,
+  type: string,
+  value: TypedValue | undefined,
+  path: string,
+  excluded: readonly Address[],
+  scope: UnreadParties['scope'],
+): UnreadParties {
+  const skip = new Set([ZERO, ...excluded].map((a) => a.toLowerCase()))
+  const addresses: NamedAddress[] = []
+  const amounts: NamedAmount[] = []
+  const at = (base: string, name: string) => (base ? `${base}.${name}` : name)
+  const walk = (t: string, v: TypedValue | undefined, p: string): void => {
+    if (Array.isArray(v)) {
+      const inner = t.replace(/\[[0-9]*\]$/, '')
+      for (const [i, item] of v.entries()) walk(inner, item, `${p}[${i}]`)
+      return
+    }
+    if (t === 'address') {
+      if (isAddressText(v) && !skip.has(v.toLowerCase())) addresses.push({ path: p, address: v })
+      return
+    }
+    const fields = types[t]
+    if (!fields || typeof v !== 'object') return
+    for (const fl of fields) walk(fl.type, v[fl.name], at(p, fl.name))
+    const tokens = fields.filter(
+      (fl) => fl.type === 'address' && TOKEN_FIELD.test(fl.name) && isAddressText(v[fl.name]),
+    )
+    for (const fl of fields) {
+      const amount = v[fl.name]
+      if (!/^u?int[0-9]*$/.test(fl.type) || !AMOUNT_FIELD.test(fl.name)) continue
+      if (typeof amount !== 'bigint') continue
+      // One token in the struct pairs with every amount; several pair by their shared prefix.
+      const partner =
+        tokens.length === 1
+          ? tokens[0]
+          : tokens.find((tk) => stem(tk.name, TOKEN_FIELD) === stem(fl.name, AMOUNT_FIELD))
+      const token = partner ? v[partner.name] : undefined
+      if (!partner || !isAddressText(token) || token.toLowerCase() === ZERO) continue
+      amounts.push({ path: at(p, fl.name), token, tokenPath: at(p, partner.name), amount })
+    }
+  }
+  walk(type, value, path)
+  return { scope, addresses, amounts }
+}
+
 /**
  * Recognises validated typed data by the structure of its primary type (never by a type or
- * domain name alone: phishing renames them) and extracts grants, deadlines and nonces. The
- * signer is the owner of everything a permit grants (Permit2 and EIP-2612 verify the
- * signature against the owner they are given).
+ * domain name alone: phishing renames them) and, for a protocol's kinds, by the domain that
+ * protocol fixes too; extracts grants, deadlines, nonces, orders and authorizations. The signer
+ * is the owner of everything a permit grants (Permit2 and EIP-2612 verify the signature against
+ * the owner they are given). What is not understood (an unknown kind, an unrecognised Permit2
+ * witness) has its addresses and amounts listed (`unread`).
  */
-export function recogniseTypedData(data: ValidTypedData, signer: Address): RecognisedTypedData {
-  const match = matchKind(data.types, data.primaryType)
-  if (!match) return empty('unknown')
+export function recogniseTypedData(
+  data: ValidTypedData,
+  signer: Address,
+  chainId: number,
+): RecognisedTypedData {
+  const verifier = data.domain.verifyingContract
+  const match = matchKind(data.types, data.primaryType, (rule) =>
+    domainFits(rule, data.domain, data.domainFields, chainId),
+  )
+  const m = data.message
+  if (!match) {
+    const out = empty('unknown')
+    out.unread = unreadParties(
+      data.types,
+      data.primaryType,
+      m,
+      '',
+      [signer, ...(verifier ? [verifier] : [])],
+      'message',
+    )
+    out.tokens = uniqueAddresses(out.unread.amounts.map((a) => a.token))
+    return out
+  }
   const out = empty(match.known.kind)
   out.standardName = match.known.standardName
   out.renamed = data.primaryType !== match.known.standardName
   out.witness = match.witness ?? null
-  const m = data.message
-  const verifier = data.domain.verifyingContract
+  if ('read' in match.known && verifier) {
+    const reading = match.known.read(m, { signer, verifyingContract: verifier })
+    out.grants = reading.grants
+    out.deadlines = reading.deadlines
+    out.nonces = reading.nonces
+    out.tokens = uniqueAddresses(reading.tokens)
+    if (reading.order) out.order = reading.order
+    if (reading.operator) out.operator = reading.operator
+    return out
+  }
 
   switch (out.kind) {
     case 'eip2612-permit': {
@@ -257,6 +273,25 @@ export function recogniseTypedData(data: ValidTypedData, signer: Address): Recog
       break
     }
   }
-  out.tokens = [...new Map(out.tokens.map((t) => [t.toLowerCase(), t])).values()]
+  if (match.witness) {
+    // The witness is what the spender promises in return: who it names, the screen cannot tell.
+    const permitted = out.grants.map((g) => g.token)
+    const spenders = out.grants.map((g) => g.spender)
+    out.unread = unreadParties(
+      data.types,
+      match.witness.type,
+      m[match.witness.name],
+      match.witness.name,
+      [signer, ...(verifier ? [verifier] : []), ...spenders, ...permitted],
+      'witness',
+    )
+    out.tokens.push(...out.unread.amounts.map((a) => a.token))
+  }
+  out.tokens = uniqueAddresses(out.tokens)
   return out
+}
+
+/** Addresses once each (first spelling kept), in order. */
+function uniqueAddresses(addresses: readonly Address[]): Address[] {
+  return [...new Map(addresses.map((a) => [a.toLowerCase(), a])).values()]
 }

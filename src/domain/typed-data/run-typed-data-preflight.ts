@@ -36,7 +36,7 @@ export async function runTypedDataPreflight(
   input: { signer: Address; typedData: RawTypedData },
 ): Promise<TypedDataPreflightResult> {
   const data = validateTypedDataInput(input.typedData)
-  const recognised = recogniseTypedData(data, input.signer)
+  const recognised = recogniseTypedData(data, input.signer, deps.chainId)
   // Every read pinned to the head as of this request, in one wave in steady state.
   const { block, result: facts } = await atLatestHead(deps.chain, (head) =>
     readTypedDataFacts(

@@ -2,8 +2,8 @@ import { type Address, formatUnits } from 'viem'
 import type { ScreenConfig } from '../screen/context.js'
 import type { RuleDescription } from '../screen/screen-rule.js'
 import type { TypedDataFacts } from './read-typed-data-facts.js'
-import type { RecognisedTypedData } from './recognise-typed-data.js'
 import type { ValidTypedData } from './typed-data.js'
+import type { RecognisedTypedData } from './typed-data-reading.js'
 
 /** What every typed-data rule may read: the validated data, what it is, and the chain facts. */
 export interface TypedDataRuleInput {

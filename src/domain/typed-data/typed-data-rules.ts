@@ -4,7 +4,18 @@ import {
   typedDataForeignChain,
   typedDataVerifierNoCode,
 } from './rules/domain-rules.js'
-import { safeTxDelegatecall, seaportOrderForNothing, typedDataUnknown } from './rules/kind-rules.js'
+import {
+  safeTxDelegatecall,
+  seaportOrderForNothing,
+  typedDataUnknown,
+  typedDataUnknownParties,
+} from './rules/kind-rules.js'
+import { typedDataOperatorContract, typedDataOperatorNoCode } from './rules/operator-rules.js'
+import {
+  typedDataOrderFee,
+  typedDataOrderPaysThirdParty,
+  typedDataOrderUnknownReactor,
+} from './rules/order-rules.js'
 import {
   permit2BatchManyTokens,
   permitNonceNotCurrent,
@@ -26,6 +37,12 @@ export const TYPED_DATA_RULES: readonly TypedDataRule[] = [
   permit2BatchManyTokens,
   seaportOrderForNothing,
   safeTxDelegatecall,
+  typedDataOrderPaysThirdParty,
+  typedDataOrderFee,
+  typedDataOrderUnknownReactor,
+  typedDataOperatorNoCode,
+  typedDataOperatorContract,
+  typedDataUnknownParties,
   typedDataUnknown,
 ]
 

@@ -85,7 +85,10 @@ export const PAYMENT_REASON_CODES = [
 ] as const
 export type PaymentReason = (typeof PAYMENT_REASON_CODES)[number]
 
-/** What typed data the typed-data preflight recognised, by structure; anything else `unknown`. */
+/**
+ * What typed data the typed-data preflight recognised, by structure (a protocol's kinds by
+ * their domain too); anything else `unknown`.
+ */
 export const TYPED_DATA_KINDS = [
   'eip2612-permit',
   'dai-permit',
@@ -99,6 +102,14 @@ export const TYPED_DATA_KINDS = [
   'eip3009-receive-with-authorization',
   'seaport-order',
   'safe-tx',
+  'cow-order',
+  '1inch-limit-order',
+  'uniswapx-exclusive-dutch-order',
+  'uniswapx-v2-dutch-order',
+  'uniswapx-priority-order',
+  'morpho-authorization',
+  'compound-authorization',
+  'aave-credit-delegation',
   'unknown',
 ] as const
 export type TypedDataKind = (typeof TYPED_DATA_KINDS)[number]

@@ -1,6 +1,6 @@
 import { isKeyAccount } from '../../screen/screen-rule.js'
 import type { NonceFact } from '../read-typed-data-facts.js'
-import type { Grant } from '../recognise-typed-data.js'
+import type { Grant } from '../typed-data-reading.js'
 import { formatAmount, formatSpan, type TypedDataRule } from '../typed-data-rule.js'
 
 /** A Permit2 batch over more distinct tokens than this is flagged. */
@@ -72,7 +72,7 @@ export const permitNonceNotCurrent: TypedDataRule = {
   severity: 'warning',
   title: 'Signature nonce is not the current one',
   checks:
-    "The nonce the signature consumes is not the contract's next one at the pinned block: EIP-2612/DAI `nonces(owner)`, Permit2 `allowance(owner, token, spender)` nonce, Permit2 `nonceBitmap` bit, EIP-3009 `authorizationState`, Safe `nonce()`.",
+    "The nonce the signature consumes is not the contract's next one at the pinned block: EIP-2612/DAI and Aave credit delegation `nonces(owner)`, Morpho Blue `nonce(authorizer)`, Compound III `userNonce(owner)`, Permit2 `allowance(owner, token, spender)` nonce, Permit2 `nonceBitmap` bit (UniswapX orders' too), EIP-3009 `authorizationState`, Safe `nonce()`.",
   why: 'A used nonce makes the signature worthless (the request is stale or replayed); a future nonce makes it a time bomb that becomes valid later, when nobody remembers signing it.',
   example: 'An EIP-2612 `Permit` with `nonce` 5 while `nonces(owner)` is 0.',
   evaluate({ facts }) {
@@ -88,7 +88,7 @@ export const typedDataFarDeadline: TypedDataRule = {
   severity: 'warning',
   title: 'Signature or grant stays valid far into the future',
   checks:
-    "A deadline or expiration (EIP-2612 `deadline`, DAI `expiry` (0 = never), Permit2 `sigDeadline`, `expiration` and `deadline`, EIP-3009 `validBefore`, Seaport `endTime`) is more than `permit2ExpiryWarnSeconds` (default 30 days) after the pinned block's timestamp.",
+    "A deadline or expiration (EIP-2612 `deadline`, DAI `expiry` (0 = never), Permit2 `sigDeadline`, `expiration` and `deadline` (UniswapX orders' too), EIP-3009 `validBefore`, Seaport `endTime`, CoW `validTo`, 1inch `makerTraits` expiration (0 = never), Morpho Blue and Aave `deadline`, Compound III `expiry`) is more than `permit2ExpiryWarnSeconds` (default 30 days) after the pinned block's timestamp.",
   why: 'A signature is a standing offer until it expires; one that lasts months can be used long after the reason for it is gone.',
   example: 'A `Permit` with `deadline` = 2^256-1.',
   evaluate({ recognised, blockTime, config }) {
