@@ -9,6 +9,7 @@ import type {
 } from '@pre-send-guard/client'
 import type { EffectsReport, Finding } from '@pre-send-guard/client/schemas'
 import type { Verdict } from '@pre-send-guard/client/types'
+import { formatUnits } from 'viem'
 
 // What an action answers a model: a few plain lines first (the verdict and what it means, each
 // finding's title and detail, what moves), then, unless the builder turned it off, the guard's
@@ -57,15 +58,14 @@ export function summariseBundle(result: BundleResult): string[] {
 
 /** A typed-data preflight, for a model. */
 export function summariseTypedData(result: TypedDataResult): string[] {
-  const kind = result.standardName ?? result.kind
   return [
-    `Pre-Send Guard verdict on signing this ${kind} (${result.typedData.primaryType}) as ${result.signer}: ${VERDICT_WORDS[result.verdict]}`,
+    `Pre-Send Guard verdict on signing this ${result.kind} typed data (${result.typedData.primaryType}) as ${result.signer}: ${VERDICT_WORDS[result.verdict]}`,
     ...findingLines(result.findings),
     ...(result.grants.length === 0
       ? ['Signing it grants no allowance or transfer the guard recognises.']
       : result.grants.map(
           (g) =>
-            `Signing lets ${g.spender} ${g.use === 'transfer' ? 'take' : 'spend'} ${g.unlimited ? 'an unlimited amount' : g.amount} of ${g.symbol ?? g.token}${g.symbol ? ` (${g.token})` : ''} from ${g.owner}${g.revoke ? ' (a revocation)' : ''}.`,
+            `Signing lets ${g.spender} ${g.use === 'transfer' ? 'take' : 'spend'} ${g.unlimited ? 'an unlimited amount of' : tokenAmount(g.amount, g.decimals)} ${g.symbol ?? 'units of'} (token ${g.token}) from ${g.owner}${g.revoke ? ' (a revocation)' : ''}.`,
         )),
     ...result.deadlines.map(
       (d) =>
@@ -127,6 +127,11 @@ export function summariseStatus(
     `A paid check with a signed receipt costs ${discovery.price} (route ${discovery.route}).`,
     ...(discovery.receipts?.signer ? [`Receipts are signed by ${discovery.receipts.signer}.`] : []),
   ]
+}
+
+/** A token amount in whole units when the decimals are known, else in base units. */
+function tokenAmount(amount: string, decimals: number | null): string {
+  return decimals === null ? amount : formatUnits(BigInt(amount), decimals)
 }
 
 function findingLines(findings: Finding[]): string[] {
