@@ -1,4 +1,5 @@
 import type { EffectsReport, TypedDataResult } from '@pre-send-guard/client/schemas'
+import type { Address } from 'viem'
 import { describe, expect, it } from 'vitest'
 import {
   transactionViolations,
@@ -10,13 +11,13 @@ import {
  * reach (NFTs, operator grants, revocations, missing effects, the `unlisted` switch). Amounts
  * and shapes are the answer schema's (`ExecutionEffectsSchema`, `TypedDataResultSchema`).
  */
-const agent = '0x14dC79964da2C08b23698B3D3cc7Ca32193d9955'
-const friend = '0x23618e81E3f5cdF7f54C3d65f7FBc0aBf5B21E8f'
-const nft = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
-const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+const agent: Address = '0x14dC79964da2C08b23698B3D3cc7Ca32193d9955'
+const friend: Address = '0x23618e81E3f5cdF7f54C3d65f7FBc0aBf5B21E8f'
+const nft: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
+const usdc: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 
 const asset = (
-  token: string | null,
+  token: Address | null,
   standard: 'eth' | 'erc20' | 'erc721',
   tokenId: string | null = null,
 ) => ({
@@ -35,7 +36,7 @@ const change = (a: ReturnType<typeof asset>, direction: 'in' | 'out', amount: st
 
 function effects(
   senderChanges: ReturnType<typeof change>[],
-  others: { account: string; changes: ReturnType<typeof change>[] }[] = [],
+  others: { account: Address; changes: ReturnType<typeof change>[] }[] = [],
   approvalChanges: Extract<EffectsReport, { available: true }>['approvalChanges'] = [],
 ): EffectsReport {
   return {
