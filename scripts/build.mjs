@@ -22,6 +22,7 @@
 //
 //   node scripts/build.mjs              build both when stale (npm run build)
 //   node scripts/build.mjs --client     only the client package
+//   node scripts/build.mjs --agentkit   the client, then the AgentKit package (packages/agentkit)
 //   node scripts/build.mjs --if-possible  the same, but only a note when TypeScript is not
 //                                       installed (npm's `prepare` under `npm ci --omit=dev`)
 import { spawnSync } from 'node:child_process'
@@ -42,6 +43,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CLIENT = join(ROOT, 'packages', 'client')
+const AGENTKIT = join(ROOT, 'packages', 'agentkit')
 
 /** What each build compiles, from what, to where. */
 const TARGETS = {
@@ -66,6 +68,21 @@ const TARGETS = {
      * buyer kit's challenge checker, which the service serves at /assets/check-challenge.js.
      */
     browserBundles: [[join('client', 'check-challenge.js'), join('browser', 'check-challenge.js')]],
+  },
+  agentkit: {
+    label: 'packages/agentkit/src/ to packages/agentkit/dist/',
+    tsconfig: join(AGENTKIT, 'tsconfig.json'),
+    dist: join(AGENTKIT, 'dist'),
+    main: join(AGENTKIT, 'dist', 'index.js'),
+    // It compiles against the client's declarations: a new client build rebuilds it.
+    files: [
+      join(AGENTKIT, 'tsconfig.json'),
+      join(AGENTKIT, 'package.json'),
+      join(ROOT, 'package-lock.json'),
+      join(ROOT, 'scripts', 'build.mjs'),
+    ],
+    dirs: [join(AGENTKIT, 'src'), join(CLIENT, 'dist')],
+    executables: [],
   },
   service: {
     label: 'src/ to dist/',
@@ -308,6 +325,15 @@ export function ensureClientBuilt({ optional = false } = {}) {
 }
 
 /**
+ * Compiles the AgentKit package when stale (after the client, whose declarations it compiles
+ * against). Not part of `npm run build`: nothing the service runs needs it; `npm pack` of the
+ * package and its tests do.
+ */
+export function ensureAgentkitBuilt({ optional = false } = {}) {
+  return buildTarget(TARGETS.client, optional) && buildTarget(TARGETS.agentkit, optional)
+}
+
+/**
  * Compiles what is stale: the client package, then the service. Returns `true` when both are
  * fresh afterwards. Without TypeScript (a `--omit=dev` install) it fails with a message saying
  * how to get a build, unless `optional` is set.
@@ -320,6 +346,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     const optional = process.argv.includes('--if-possible')
     if (process.argv.includes('--client')) ensureClientBuilt({ optional })
+    else if (process.argv.includes('--agentkit')) ensureAgentkitBuilt({ optional })
     else if (ensureBuilt({ optional })) {
       prepareLedgerTemplate()
       prepareDevnetState()
