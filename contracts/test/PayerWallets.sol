@@ -22,8 +22,8 @@ contract OwnedPayerWallet is IERC1271 {
     }
 
     function _ownerSigned(bytes32 digest, bytes calldata signature) internal view returns (bool) {
-        (address signer, ECDSA.RecoverError error, ) = ECDSA.tryRecover(digest, signature);
-        return error == ECDSA.RecoverError.NoError && signer == owner;
+        (address signer, ECDSA.RecoverError failure, ) = ECDSA.tryRecover(digest, signature);
+        return failure == ECDSA.RecoverError.NoError && signer == owner;
     }
 }
 
