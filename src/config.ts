@@ -1,7 +1,8 @@
 import { addressOf, bytes32Of } from '@pre-send-guard/client/schemas'
 import type { Address, Hex } from 'viem'
+import { privateKeyToAddress } from 'viem/accounts'
 import { z } from 'zod'
-import { DEVNET_ACCOUNTS } from './adapters/devnet/accounts.js'
+import { DEVNET_ACCOUNTS, publicTestAccountIndex } from './adapters/devnet/accounts.js'
 import type { ScreenConfig } from './domain/screen/context.js'
 import { collectSecrets } from './secrets.js'
 
@@ -256,7 +257,20 @@ function crossProblems(input: Record<string, string | undefined>): string[] {
         'DEVNET_FORK_URL/DEVNET_PORT: devnet only; unset them, or unset BASE_RPC_URL for the devnet',
       )
     }
+    if (!input.PUBLIC_BASE_URL) {
+      problems.push(
+        "PUBLIC_BASE_URL: required on mainnet (discovery, the 402's resource URL and the pages' links are built from it, never from a request's Host header)",
+      )
+    }
     problems.push(...mainnetPaymentProblems(input))
+  }
+  if (input.PUBLIC_BASE_URL && URL.canParse(input.PUBLIC_BASE_URL)) {
+    const url = new URL(input.PUBLIC_BASE_URL)
+    if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      problems.push(
+        'PUBLIC_BASE_URL: must be an origin with an optional path (no query, fragment or userinfo): every answer prints it',
+      )
+    }
   }
   return problems
 }
@@ -264,7 +278,9 @@ function crossProblems(input: Record<string, string | undefined>): string[] {
 /**
  * What the paid route needs on mainnet, where nothing may default: a payTo, an explicitly
  * chosen facilitator, a receipt key, and a settlement key for the built-in facilitator; none of
- * them a public anvil test account. (On the devnet each has a devnet default.)
+ * them an account of the public test mnemonic (its first 1,000: `publicTestAccountIndex`), the
+ * receipt key not the settlement key, and payTo not the settler. (On the devnet each has a
+ * devnet default.)
  */
 function mainnetPaymentProblems(input: Record<string, string | undefined>): string[] {
   const problems: string[] = []
@@ -278,20 +294,40 @@ function mainnetPaymentProblems(input: Record<string, string | undefined>): stri
   if (!input.RECEIPT_PRIVATE_KEY) {
     problems.push('RECEIPT_PRIVATE_KEY: required on mainnet (signs PRE_SEND_PROOF_RECEIPTs)')
   }
-  const publicKeys = new Set(
-    Object.values(DEVNET_ACCOUNTS).flatMap((a) => [
-      a.privateKey.toLowerCase(),
-      a.address.toLowerCase(),
-    ]),
-  )
-  for (const name of ['PAY_TO_ADDRESS', 'SETTLEMENT_PRIVATE_KEY', 'RECEIPT_PRIVATE_KEY'] as const) {
-    // Anvil's test keys are public: on mainnet anything they hold or sign is anyone's.
-    const value = input[name]?.toLowerCase()
-    if (value && publicKeys.has(value)) {
+  const payTo = input.PAY_TO_ADDRESS
+  const settler = addressOfKey(input.SETTLEMENT_PRIVATE_KEY)
+  const receiptSigner = addressOfKey(input.RECEIPT_PRIVATE_KEY)
+  for (const [name, address] of [
+    ['PAY_TO_ADDRESS', payTo],
+    ['SETTLEMENT_PRIVATE_KEY', settler],
+    ['RECEIPT_PRIVATE_KEY', receiptSigner],
+  ] as const) {
+    // The test mnemonic's keys are public: on mainnet anything they hold or sign is anyone's.
+    if (address !== undefined && publicTestAccountIndex(address) !== undefined) {
       problems.push(`${name}: is a public anvil test account; never use it on mainnet`)
     }
   }
+  if (settler !== undefined && settler === receiptSigner) {
+    problems.push(
+      'RECEIPT_PRIVATE_KEY: must differ from SETTLEMENT_PRIVATE_KEY (one key for receipts and settlements: a leak of either is a leak of both)',
+    )
+  }
+  if (settler !== undefined && payTo !== undefined && payTo.toLowerCase() === settler) {
+    problems.push(
+      "PAY_TO_ADDRESS: must not be the settlement key's address (the settler's gas account would also take the revenue, and a leaked settlement key would take both)",
+    )
+  }
   return problems
+}
+
+/** The lower-case address of a private key as configured; undefined when unset or malformed. */
+function addressOfKey(key: string | undefined): string | undefined {
+  if (key === undefined || !/^0x[0-9a-fA-F]{64}$/.test(key)) return undefined
+  try {
+    return privateKeyToAddress(`0x${key.slice(2)}`).toLowerCase()
+  } catch {
+    return undefined // zero or above the curve order: the schema's check names it
+  }
 }
 
 /**

@@ -64,7 +64,10 @@ export interface AppDeps {
    * (`src/service/build-app.ts` makes it); a fresh one over the rail when absent.
    */
   paymentRequiredHeaders?: PaymentRequiredHeaders
-  /** PUBLIC_BASE_URL: origin for absolute URLs in answers; the request's origin when unset. */
+  /**
+   * PUBLIC_BASE_URL: origin for absolute URLs in answers. Required on mainnet (the request's
+   * Host header is the client's to choose); on the devnet the request's origin when unset.
+   */
   publicBaseUrl?: string
   /** The embedded devnet, published in discovery; absent on mainnet. */
   devnet?: DevnetDescription
@@ -139,6 +142,10 @@ export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024
 
 /** Wires every route. No I/O happens here; adapters arrive in `deps`. */
 export function createApp(deps: AppDeps): OpenAPIHono {
+  if (deps.environment === 'mainnet' && deps.publicBaseUrl === undefined) {
+    // config.ts refuses to start so; an app built without it would print a forged Host.
+    throw new Error('a mainnet app needs publicBaseUrl (PUBLIC_BASE_URL): it never reflects Host')
+  }
   // One redactor for every error body and the paid route's quoted facilitator words.
   const redactor = deps.redactor ?? DEFAULT_REDACTOR
   const errors = createErrorRenderer(redactor)

@@ -45,6 +45,7 @@ async function mainnetInstance(env: Record<string, string>) {
   dirs.push(dataDir)
   const guard = spawnGuard({
     PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
     FACILITATOR: 'builtin',
