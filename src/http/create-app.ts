@@ -230,6 +230,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   }
 
   const payments = deps.payments
+  let lastRailDetail: string | undefined
   registerOperations(app, {
     environment: deps.environment,
     errorResponse: errors.response,
@@ -248,12 +249,24 @@ export function createApp(deps: AppDeps): OpenAPIHono {
                 rail: payments.rail,
                 receiptSigner: payments.receiptSigner.address,
               })
-              return rail.ready
-                ? { ready: true }
-                : {
-                    ready: false,
-                    problem: rail.facilitator.error ?? 'the payment rail is not ready',
-                  }
+              if (rail.ready) return { ready: true }
+              // Public words only: the facilitator's own error text goes to `detail`, which
+              // /readyz shows behind the metrics token, and to the log (once per new text).
+              const detail =
+                rail.facilitator.error === undefined
+                  ? undefined
+                  : redactor.redact(rail.facilitator.error)
+              if (detail !== undefined && detail !== lastRailDetail) {
+                deps.logger.warn({ detail }, 'readiness: the payment rail is not ready')
+              }
+              lastRailDetail = detail
+              return {
+                ready: false,
+                problem: rail.receiptSigner.configured
+                  ? 'the facilitator does not list exact on eip155:8453 (x402 v2), or its last /supported check failed'
+                  : 'no receipt key is configured',
+                ...(detail === undefined ? {} : { detail }),
+              }
             },
           }
         : {}),
