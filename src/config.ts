@@ -39,6 +39,21 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_BASE_URL: optionalUrl,
+  /** Browser origins (comma-separated) that may call POST /mcp besides the service's own. */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
+    .refine(
+      (origins) =>
+        origins.every((o) => URL.canParse(o) && new URL(o).origin === o && /^https?:/.test(o)),
+      'must be comma-separated origins such as https://app.example (scheme, host, port; no path)',
+    )
+    .optional(),
   MAX_BODY_BYTES: positiveInt(64 * 1024, 10 * 1024 * 1024),
   HEADERS_TIMEOUT_MS: positiveInt(10_000, MAX_TIMEOUT_MS),
   REQUEST_TIMEOUT_MS: positiveInt(30_000, MAX_TIMEOUT_MS),
