@@ -72,6 +72,7 @@ async function expectStarting(url: string, guard: GuardProcess) {
   const ready = await fetch(`${url}/readyz`)
   expect(ready.status).toBe(503)
   expect(ready.headers.get('retry-after')).toBe('5')
+  expect(ready.headers.get('x-content-type-options')).toBe('nosniff')
   expect(await ready.json()).toMatchObject({
     error: 'not_ready',
     status: 'not_ready',
