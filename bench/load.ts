@@ -202,6 +202,7 @@ async function runOnce(run: number): Promise<RunFigures> {
       {
         PORT: String(port),
         BASE_RPC_URL: anvil.rpcUrl,
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         PAY_TO_ADDRESS: payTo,
         FACILITATOR: 'builtin',
         SETTLEMENT_PRIVATE_KEY: key,

@@ -296,6 +296,8 @@ try {
     ...npmStart,
     env: {
       BASE_RPC_URL: rpc.rpcUrl,
+      // Required on mainnet; only printed in answers, which this benchmark does not read.
+      PUBLIC_BASE_URL: 'http://127.0.0.1',
       PAY_TO_ADDRESS: random(20),
       FACILITATOR: 'builtin',
       SETTLEMENT_PRIVATE_KEY: random(32),

@@ -1,7 +1,8 @@
 import { addressOf, bytes32Of } from '@pre-send-guard/client/schemas'
 import type { Address, Hex } from 'viem'
+import { privateKeyToAddress } from 'viem/accounts'
 import { z } from 'zod'
-import { DEVNET_ACCOUNTS } from './adapters/devnet/accounts.js'
+import { DEVNET_ACCOUNTS, publicTestAccountIndex } from './adapters/devnet/accounts.js'
 import {
   DEFAULT_SETTLEMENT_GAS_CEILING,
   DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS,
@@ -42,6 +43,21 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_BASE_URL: optionalUrl,
+  /** Browser origins (comma-separated) that may call POST /mcp besides the service's own. */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
+    .refine(
+      (origins) =>
+        origins.every((o) => URL.canParse(o) && new URL(o).origin === o && /^https?:/.test(o)),
+      'must be comma-separated origins such as https://app.example (scheme, host, port; no path)',
+    )
+    .optional(),
   MAX_BODY_BYTES: positiveInt(64 * 1024, 10 * 1024 * 1024),
   HEADERS_TIMEOUT_MS: positiveInt(10_000, MAX_TIMEOUT_MS),
   REQUEST_TIMEOUT_MS: positiveInt(30_000, MAX_TIMEOUT_MS),
@@ -276,7 +292,20 @@ function crossProblems(input: Record<string, string | undefined>): string[] {
         'DEVNET_FORK_URL/DEVNET_PORT: devnet only; unset them, or unset BASE_RPC_URL for the devnet',
       )
     }
+    if (!input.PUBLIC_BASE_URL) {
+      problems.push(
+        "PUBLIC_BASE_URL: required on mainnet (discovery, the 402's resource URL and the pages' links are built from it, never from a request's Host header)",
+      )
+    }
     problems.push(...mainnetPaymentProblems(input))
+  }
+  if (input.PUBLIC_BASE_URL && URL.canParse(input.PUBLIC_BASE_URL)) {
+    const url = new URL(input.PUBLIC_BASE_URL)
+    if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      problems.push(
+        'PUBLIC_BASE_URL: must be an origin with an optional path (no query, fragment or userinfo): every answer prints it',
+      )
+    }
   }
   return problems
 }
@@ -284,7 +313,9 @@ function crossProblems(input: Record<string, string | undefined>): string[] {
 /**
  * What the paid route needs on mainnet, where nothing may default: a payTo, an explicitly
  * chosen facilitator, a receipt key, and a settlement key for the built-in facilitator; none of
- * them a public anvil test account. (On the devnet each has a devnet default.)
+ * them an account of the public test mnemonic (its first 1,000: `publicTestAccountIndex`), the
+ * receipt key not the settlement key, and payTo not the settler. (On the devnet each has a
+ * devnet default.)
  */
 function mainnetPaymentProblems(input: Record<string, string | undefined>): string[] {
   const problems: string[] = []
@@ -298,20 +329,40 @@ function mainnetPaymentProblems(input: Record<string, string | undefined>): stri
   if (!input.RECEIPT_PRIVATE_KEY) {
     problems.push('RECEIPT_PRIVATE_KEY: required on mainnet (signs PRE_SEND_PROOF_RECEIPTs)')
   }
-  const publicKeys = new Set(
-    Object.values(DEVNET_ACCOUNTS).flatMap((a) => [
-      a.privateKey.toLowerCase(),
-      a.address.toLowerCase(),
-    ]),
-  )
-  for (const name of ['PAY_TO_ADDRESS', 'SETTLEMENT_PRIVATE_KEY', 'RECEIPT_PRIVATE_KEY'] as const) {
-    // Anvil's test keys are public: on mainnet anything they hold or sign is anyone's.
-    const value = input[name]?.toLowerCase()
-    if (value && publicKeys.has(value)) {
+  const payTo = input.PAY_TO_ADDRESS
+  const settler = addressOfKey(input.SETTLEMENT_PRIVATE_KEY)
+  const receiptSigner = addressOfKey(input.RECEIPT_PRIVATE_KEY)
+  for (const [name, address] of [
+    ['PAY_TO_ADDRESS', payTo],
+    ['SETTLEMENT_PRIVATE_KEY', settler],
+    ['RECEIPT_PRIVATE_KEY', receiptSigner],
+  ] as const) {
+    // The test mnemonic's keys are public: on mainnet anything they hold or sign is anyone's.
+    if (address !== undefined && publicTestAccountIndex(address) !== undefined) {
       problems.push(`${name}: is a public anvil test account; never use it on mainnet`)
     }
   }
+  if (settler !== undefined && settler === receiptSigner) {
+    problems.push(
+      'RECEIPT_PRIVATE_KEY: must differ from SETTLEMENT_PRIVATE_KEY (one key for receipts and settlements: a leak of either is a leak of both)',
+    )
+  }
+  if (settler !== undefined && payTo !== undefined && payTo.toLowerCase() === settler) {
+    problems.push(
+      "PAY_TO_ADDRESS: must not be the settlement key's address (the settler's gas account would also take the revenue, and a leaked settlement key would take both)",
+    )
+  }
   return problems
+}
+
+/** The lower-case address of a private key as configured; undefined when unset or malformed. */
+function addressOfKey(key: string | undefined): string | undefined {
+  if (key === undefined || !/^0x[0-9a-fA-F]{64}$/.test(key)) return undefined
+  try {
+    return privateKeyToAddress(`0x${key.slice(2)}`).toLowerCase()
+  } catch {
+    return undefined // zero or above the curve order: the schema's check names it
+  }
 }
 
 /**

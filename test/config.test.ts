@@ -1,8 +1,15 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { mnemonicToSeedSync } from '@scure/bip39'
+import { toHex } from 'viem'
+import { generatePrivateKey, HDKey, mnemonicToAccount, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEVNET_ACCOUNTS } from '../src/adapters/devnet/accounts.js'
+import {
+  DEVNET_ACCOUNTS,
+  PUBLIC_TEST_ACCOUNT_COUNT,
+  publicTestAccountIndex,
+} from '../src/adapters/devnet/accounts.js'
+import { ANVIL_TEST_MNEMONIC } from '../src/adapters/devnet/anvil.js'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { DEFAULT_SCREEN_CONFIG } from '../src/domain/screen/screen-transaction.js'
 import { screenSettings } from '../src/service/build-app.js'
@@ -68,6 +75,7 @@ describe('configuration', () => {
     const receiptKey = generatePrivateKey()
     const config = loadConfig({
       BASE_RPC_URL: 'https://mainnet.base.org',
+      PUBLIC_BASE_URL: 'https://guard.example',
       PAY_TO_ADDRESS: payTo,
       FACILITATOR: 'cdp',
       CDP_API_KEY_ID: 'key-id',
@@ -143,6 +151,7 @@ describe('configuration', () => {
       'GAS_WARN_THRESHOLD',
       'PAY_TO_ADDRESS',
       'PORT',
+      'PUBLIC_BASE_URL',
       'RECEIPT_PRIVATE_KEY',
     ])
     expect((error as Error).message).toContain(
@@ -161,6 +170,7 @@ describe('configuration', () => {
 
   it("names every missing mainnet payment variable, and the settlement key only for 'builtin'", () => {
     expect(problemsOf({ BASE_RPC_URL: 'https://mainnet.base.org' })).toEqual([
+      "PUBLIC_BASE_URL: required on mainnet (discovery, the 402's resource URL and the pages' links are built from it, never from a request's Host header)",
       'PAY_TO_ADDRESS: required on mainnet (receives USDC)',
       'FACILITATOR: required on mainnet (builtin, url or cdp); no default is safe',
       'RECEIPT_PRIVATE_KEY: required on mainnet (signs PRE_SEND_PROOF_RECEIPTs)',
@@ -168,6 +178,7 @@ describe('configuration', () => {
     expect(
       problemsOf({
         BASE_RPC_URL: 'https://mainnet.base.org',
+        PUBLIC_BASE_URL: 'https://guard.example',
         FACILITATOR: 'builtin',
         PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
         RECEIPT_PRIVATE_KEY: generatePrivateKey(),
@@ -188,10 +199,11 @@ describe('configuration', () => {
       'PORT',
       'FACILITATOR_URL',
       'DEVNET_FORK_URL/DEVNET_PORT',
+      'PUBLIC_BASE_URL',
       'PAY_TO_ADDRESS',
       'RECEIPT_PRIVATE_KEY',
     ])
-    expect(problems.slice(3)).toEqual([
+    expect(problems.slice(4)).toEqual([
       'PAY_TO_ADDRESS: is a public anvil test account; never use it on mainnet',
       'RECEIPT_PRIVATE_KEY: is a public anvil test account; never use it on mainnet',
     ])
@@ -203,6 +215,93 @@ describe('configuration', () => {
       }),
     ).toEqual([])
   })
+})
+
+describe('mainnet keys and URLs anyone else controls (issue 37)', () => {
+  const MAINNET = {
+    BASE_RPC_URL: 'https://mainnet.base.org',
+    PUBLIC_BASE_URL: 'https://guard.example',
+    FACILITATOR: 'builtin',
+  }
+  const testKey = (index: number) => {
+    const account = mnemonicToAccount(ANVIL_TEST_MNEMONIC, { addressIndex: index })
+    return { address: account.address, key: toHex(account.getHdKey().privateKey as Uint8Array) }
+  }
+
+  it('refuses every account of the public test mnemonic, far beyond anvil #0-#4, one line each', () => {
+    const problems = problemsOf({
+      ...MAINNET,
+      PAY_TO_ADDRESS: testKey(7).address,
+      SETTLEMENT_PRIVATE_KEY: testKey(19).key,
+      RECEIPT_PRIVATE_KEY: testKey(PUBLIC_TEST_ACCOUNT_COUNT - 1).key,
+    })
+    expect(problems).toEqual([
+      'PAY_TO_ADDRESS: is a public anvil test account; never use it on mainnet',
+      'SETTLEMENT_PRIVATE_KEY: is a public anvil test account; never use it on mainnet',
+      'RECEIPT_PRIVATE_KEY: is a public anvil test account; never use it on mainnet',
+    ])
+    // Never quoted: not even a key everybody knows.
+    expect(problems.join('\n')).not.toContain(testKey(19).key.slice(2))
+  })
+
+  it('refuses a receipt key equal to the settlement key, and payTo at the settler', () => {
+    const key = generatePrivateKey()
+    expect(
+      problemsOf({
+        ...MAINNET,
+        PAY_TO_ADDRESS: privateKeyToAddress(key).toLowerCase(),
+        SETTLEMENT_PRIVATE_KEY: key,
+        RECEIPT_PRIVATE_KEY: key.toUpperCase().replace('0X', '0x'),
+      }),
+    ).toEqual([
+      'RECEIPT_PRIVATE_KEY: must differ from SETTLEMENT_PRIVATE_KEY (one key for receipts and settlements: a leak of either is a leak of both)',
+      "PAY_TO_ADDRESS: must not be the settlement key's address (the settler's gas account would also take the revenue, and a leaked settlement key would take both)",
+    ])
+  })
+
+  it('requires PUBLIC_BASE_URL on mainnet, a plain origin and path, beside every other problem', () => {
+    const good = {
+      ...MAINNET,
+      PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
+      SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),
+      RECEIPT_PRIVATE_KEY: generatePrivateKey(),
+    }
+    expect(problemsOf(good)).toEqual([])
+    expect(
+      loadConfig({ ...good, PUBLIC_BASE_URL: 'https://guard.example/api/' }).PUBLIC_BASE_URL,
+    ).toBe('https://guard.example/api/')
+    const { PUBLIC_BASE_URL: _unset, ...without } = good
+    expect(problemsOf({ ...without, PORT: 'x' }).map((p) => p.split(':')[0])).toEqual([
+      'PORT',
+      'PUBLIC_BASE_URL',
+    ])
+    for (const bad of [
+      'https://guard.example/?x=1',
+      'https://guard.example/#a',
+      'https://u:p@guard.example',
+    ]) {
+      expect(problemsOf({ ...good, PUBLIC_BASE_URL: bad }), bad).toEqual([
+        'PUBLIC_BASE_URL: must be an origin with an optional path (no query, fragment or userinfo): every answer prints it',
+      ])
+    }
+    // The devnet keeps answering with the request's origin when it is unset.
+    expect(problemsOf({})).toEqual([])
+  })
+
+  it('lists the first 1,000 addresses of the test mnemonic exactly as derived', () => {
+    const parent = HDKey.fromMasterSeed(mnemonicToSeedSync(ANVIL_TEST_MNEMONIC)).derive(
+      "m/44'/60'/0'/0",
+    )
+    expect(PUBLIC_TEST_ACCOUNT_COUNT).toBe(1000)
+    for (let i = 0; i < PUBLIC_TEST_ACCOUNT_COUNT; i++) {
+      const key = parent.deriveChild(i).privateKey as Uint8Array
+      expect(publicTestAccountIndex(privateKeyToAddress(toHex(key)))).toBe(i)
+    }
+    for (const account of Object.values(DEVNET_ACCOUNTS)) {
+      expect(publicTestAccountIndex(account.address)).toBe(account.index)
+    }
+    expect(publicTestAccountIndex(privateKeyToAddress(generatePrivateKey()))).toBeUndefined()
+  }, 60_000)
 })
 
 describe('start-up with a bad mainnet configuration', () => {

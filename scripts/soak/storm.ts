@@ -265,6 +265,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         env: {
           PORT: String(port),
           BASE_RPC_URL: rpc.url,
+          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
           PAY_TO_ADDRESS: payTo,
           ...(i >= o.instances - viaHttp && facilitatorUrl
             ? {

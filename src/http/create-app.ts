@@ -28,7 +28,12 @@ import { registerDiscovery } from '../routes/discovery.js'
 import { registerMcp } from '../routes/mcp.js'
 import { registerOpenApiDocument } from '../routes/openapi-document.js'
 import { registerOperations } from '../routes/operations.js'
-import { notFoundPage, registerPages, wantsHtml } from '../routes/pages.js'
+import {
+  notFoundPage,
+  pagesContentSecurityPolicy,
+  registerPages,
+  wantsHtml,
+} from '../routes/pages.js'
 import {
   paidRouteExtensions,
   registerTransactionPreflight,
@@ -37,7 +42,9 @@ import { registerPublicPageEvidence } from '../routes/public-page-evidence.js'
 import { registerReceipts } from '../routes/receipts.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../secrets.js'
 import { createErrorRenderer } from './errors.js'
+import { mcpOriginAllowed } from './mcp-origins.js'
 import { rateLimit } from './rate-limit.js'
+import { securityHeaders } from './security-headers.js'
 
 /** What the HTTP app needs; `main.ts` builds it from config, tests build it directly. */
 export interface AppDeps {
@@ -64,8 +71,16 @@ export interface AppDeps {
    * (`src/service/build-app.ts` makes it); a fresh one over the rail when absent.
    */
   paymentRequiredHeaders?: PaymentRequiredHeaders
-  /** PUBLIC_BASE_URL: origin for absolute URLs in answers; the request's origin when unset. */
+  /**
+   * PUBLIC_BASE_URL: origin for absolute URLs in answers. Required on mainnet (the request's
+   * Host header is the client's to choose); on the devnet the request's origin when unset.
+   */
   publicBaseUrl?: string
+  /**
+   * MCP_ALLOWED_ORIGINS: browser origins besides the service's own that may call `POST /mcp`
+   * (on the devnet, loopback pages may too).
+   */
+  mcpAllowedOrigins?: readonly string[]
   /** The embedded devnet, published in discovery; absent on mainnet. */
   devnet?: DevnetDescription
   /**
@@ -98,7 +113,7 @@ export interface RateLimitSettings {
   exemptLoopback: boolean
 }
 
-/** CORS for browser clients (x402 needs its headers exposed). */
+/** CORS for browser clients (x402 needs its headers exposed), on {@link browserFacing} paths. */
 const CORS = {
   origin: '*',
   allowMethods: ['GET', 'POST', 'OPTIONS'],
@@ -115,6 +130,23 @@ const CORS = {
 const EXPOSE_HEADERS = CORS.exposeHeaders.join(',')
 
 /**
+ * The paths a page on another origin may call (CORS): the free API routes, the paid route
+ * (its PAYMENT-* headers exposed), discovery, the OpenAPI document and the receipts. Not the
+ * operator's routes (`/healthz`, `/readyz`, `/metrics`), not `/mcp` (its clients are not
+ * pages; it checks Origin instead), not the devnet faucet nor the pages and their scripts,
+ * which only this origin's pages use.
+ */
+export function browserFacing(path: string): boolean {
+  return (
+    path.startsWith(FREE_ROUTES_PREFIX) ||
+    path === ROUTES.paidTransactionPreflight ||
+    path === ROUTES.discovery ||
+    path === ROUTES.openapi ||
+    path.startsWith('/receipts/')
+  )
+}
+
+/**
  * hono's `cors` for preflight (OPTIONS) requests; on every other request the same two headers
  * it sets, but on the route's own response once it exists. hono's `cors` writes them to
  * `c.res` before the route runs, which makes hono create a placeholder response and then
@@ -124,6 +156,7 @@ const EXPOSE_HEADERS = CORS.exposeHeaders.join(',')
 function corsHeaders(): MiddlewareHandler {
   const preflight = cors(CORS)
   return async (c, next) => {
+    if (!browserFacing(c.req.path)) return next()
     if (c.req.method === 'OPTIONS') return preflight(c, next)
     await next()
     c.res.headers.set('Access-Control-Allow-Origin', CORS.origin)
@@ -139,11 +172,18 @@ export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024
 
 /** Wires every route. No I/O happens here; adapters arrive in `deps`. */
 export function createApp(deps: AppDeps): OpenAPIHono {
+  if (deps.environment === 'mainnet' && deps.publicBaseUrl === undefined) {
+    // config.ts refuses to start so; an app built without it would print a forged Host.
+    throw new Error('a mainnet app needs publicBaseUrl (PUBLIC_BASE_URL): it never reflects Host')
+  }
   // One redactor for every error body and the paid route's quoted facilitator words.
   const redactor = deps.redactor ?? DEFAULT_REDACTOR
   const errors = createErrorRenderer(redactor)
   const app = new OpenAPIHono({ defaultHook: errors.validationHook })
+  // Without a rail the pages still explain the flow; the example pays the devnet payTo.
+  const payTo = deps.payments?.rail.requirements.payTo ?? DEVNET_PAY_TO
   app.use('*', requestId())
+  app.use('*', securityHeaders(pagesContentSecurityPolicy(payTo)))
   app.use('*', corsHeaders())
   const metrics =
     deps.metrics ??
@@ -221,6 +261,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   }
 
   const payments = deps.payments
+  let lastRailDetail: string | undefined
   registerOperations(app, {
     environment: deps.environment,
     errorResponse: errors.response,
@@ -239,12 +280,24 @@ export function createApp(deps: AppDeps): OpenAPIHono {
                 rail: payments.rail,
                 receiptSigner: payments.receiptSigner.address,
               })
-              return rail.ready
-                ? { ready: true }
-                : {
-                    ready: false,
-                    problem: rail.facilitator.error ?? 'the payment rail is not ready',
-                  }
+              if (rail.ready) return { ready: true }
+              // Public words only: the facilitator's own error text goes to `detail`, which
+              // /readyz shows behind the metrics token, and to the log (once per new text).
+              const detail =
+                rail.facilitator.error === undefined
+                  ? undefined
+                  : redactor.redact(rail.facilitator.error)
+              if (detail !== undefined && detail !== lastRailDetail) {
+                deps.logger.warn({ detail }, 'readiness: the payment rail is not ready')
+              }
+              lastRailDetail = detail
+              return {
+                ready: false,
+                problem: rail.receiptSigner.configured
+                  ? 'the facilitator does not list exact on eip155:8453 (x402 v2), or its last /supported check failed'
+                  : 'no receipt key is configured',
+                ...(detail === undefined ? {} : { detail }),
+              }
             },
           }
         : {}),
@@ -310,12 +363,19 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   if (deps.environment === 'devnet' && deps.devnetFaucet) {
     registerDevnetFaucet(app, { maxBodyBytes: deps.maxBodyBytes, faucet: deps.devnetFaucet })
   }
-  registerMcp(app, { maxBodyBytes: deps.maxBodyBytes, paid: payments !== undefined })
+  registerMcp(app, {
+    maxBodyBytes: deps.maxBodyBytes,
+    paid: payments !== undefined,
+    originAllowed: mcpOriginAllowed({
+      environment: deps.environment,
+      ...(deps.publicBaseUrl === undefined ? {} : { publicBaseUrl: deps.publicBaseUrl }),
+      ...(deps.mcpAllowedOrigins === undefined ? {} : { allowed: deps.mcpAllowedOrigins }),
+    }),
+  })
   registerPages(app, {
     publicBaseUrl: deps.publicBaseUrl,
     environment: deps.environment,
-    // Without a rail the pages still explain the flow; the example pays the devnet payTo.
-    payTo: payments?.rail.requirements.payTo ?? DEVNET_PAY_TO,
+    payTo,
     ...(deps.environment === 'devnet' && deps.devnetBuyerKey
       ? { devnetBuyerKey: deps.devnetBuyerKey }
       : {}),

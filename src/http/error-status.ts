@@ -6,7 +6,7 @@ export type ErrorStatus = ReturnType<typeof statusForCode>
 /** The one HTTP status for each error code. */
 export function statusForCode(
   code: ErrorCode,
-): 400 | 401 | 402 | 404 | 405 | 408 | 409 | 422 | 429 | 431 | 500 | 502 | 503 {
+): 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 422 | 429 | 431 | 500 | 502 | 503 {
   switch (code) {
     // Refused by the HTTP server before the app (not valid HTTP/1.1).
     case 'malformed_request':
@@ -48,6 +48,9 @@ export function statusForCode(
       return 422
     case 'unauthorized':
       return 401
+    // A browser page of a foreign Origin calling POST /mcp (DNS rebinding, cross-site pages).
+    case 'origin_not_allowed':
+      return 403
     case 'payment_required':
       return 402
     case 'not_found':

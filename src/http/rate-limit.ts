@@ -22,7 +22,8 @@ export interface RateLimitOptions {
   /**
    * A header set by a proxy in front of the service that names the client (`x-forwarded-for`,
    * `x-real-ip`, ...). Only set it behind such a proxy: clients can send any header. The last
-   * comma-separated entry is used, the one the nearest proxy appended.
+   * comma-separated entry is used, the one the nearest proxy appended; it must be a bare IP
+   * address (brackets allowed around IPv6), else the socket's address counts instead.
    */
   clientHeader?: string
   /** Loopback clients are not limited (the devnet, where the user is the operator). */
@@ -105,12 +106,21 @@ export function rateLimitHeaders(policy: BucketPolicy, taken: TakeResult): Recor
   }
 }
 
-/** The client: from the trusted proxy header when configured, else the socket. */
+/**
+ * The client: from the trusted proxy header when configured and its last entry is an IP
+ * address, else the socket. A value that is not an address (a name, `unknown`, an address with
+ * a port, any string a client made up) is never a key: it would give whoever sends it a fresh
+ * bucket per spelling.
+ */
 function clientOf(c: Context, header: string | undefined): Client | undefined {
   if (header) {
     const value = c.req.header(header)
-    const last = value?.split(',').at(-1)?.trim()
-    if (last) return parseClient(last)
+    const last = value
+      ?.split(',')
+      .at(-1)
+      ?.trim()
+      .replace(/^\[(.*)\]$/, '$1')
+    if (last && ipaddr.isValid(last)) return parseClient(last)
   }
   try {
     const address = getConnInfo(c).remote.address
@@ -121,8 +131,9 @@ function clientOf(c: Context, header: string | undefined): Client | undefined {
 }
 
 /**
- * What one spelling of a client address comes to: one key per address whatever its spelling
- * (`::ffff:1.2.3.4` is `1.2.3.4`), and whether it is loopback.
+ * What one spelling of a client address comes to: one key per client whatever its spelling
+ * (`::ffff:1.2.3.4` is `1.2.3.4`), and whether it is loopback. An IPv6 client is its /64: one
+ * subscriber is handed a whole /64 (RFC 6177), so keying by /128 gave one client 2^64 buckets.
  */
 interface Client {
   key: string
@@ -138,7 +149,7 @@ function parseClient(address: string): Client {
   let client: Client
   try {
     const parsed = ipaddr.process(address.replace(/^\[|\]$/g, ''))
-    client = { key: parsed.toString(), loopback: parsed.range() === 'loopback' }
+    client = { key: keyOf(parsed), loopback: parsed.range() === 'loopback' }
   } catch {
     client = { key: address.slice(0, 100), loopback: false }
   }
@@ -147,4 +158,11 @@ function parseClient(address: string): Client {
   if (clients.size >= CLIENTS_LIMIT) clients.clear()
   clients.set(address, client)
   return client
+}
+
+/** `1.2.3.4`; `2001:db8:1:2::/64` for every IPv6 address of that /64. */
+function keyOf(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  if (!(address instanceof ipaddr.IPv6)) return address.toString()
+  const prefix = address.parts.slice(0, 4)
+  return `${new ipaddr.IPv6([...prefix, 0, 0, 0, 0]).toString()}/64`
 }

@@ -8,7 +8,7 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http'
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
 
@@ -38,10 +38,29 @@ const mcpSdk = (() => {
 })()
 
 /** Mounts `POST /mcp`: the MCP Streamable HTTP endpoint (stateless, JSON responses). */
-export function registerMcp(app: OpenAPIHono, deps: { maxBodyBytes: number; paid: boolean }): void {
+export function registerMcp(
+  app: OpenAPIHono,
+  deps: {
+    maxBodyBytes: number
+    paid: boolean
+    /** Whether a browser page of this `Origin` may call (requests without one always may). */
+    originAllowed: (origin: string) => boolean
+  },
+): void {
   const [guardBody] = jsonBody(deps.maxBodyBytes)
   if (!guardBody) throw new Error('jsonBody gives its body guard')
-  app.post(ROUTES.mcp, guardBody, async (c) => {
+  const guardOrigin: MiddlewareHandler = async (c, next) => {
+    const origin = c.req.header('origin')
+    if (origin !== undefined && !deps.originAllowed(origin)) {
+      // The Origin is not quoted back: it is the caller's text, and a page's answer to itself.
+      throw new AppError(
+        'origin_not_allowed',
+        `a browser page of this Origin may not call ${ROUTES.mcp}: only the service's own public origin (PUBLIC_BASE_URL), MCP_ALLOWED_ORIGINS and, on the devnet, loopback pages; MCP clients that are not pages send no Origin`,
+      )
+    }
+    await next()
+  }
+  app.post(ROUTES.mcp, guardOrigin, guardBody, async (c) => {
     const sdk = await mcpSdk()
     const server = mcpServer(sdk, c, app, deps.paid)
     // No sessionIdGenerator: stateless, every POST stands alone.

@@ -1,6 +1,12 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import type { Registry } from 'prom-client'
-import { checkReadiness, type ReadinessProbes } from '../domain/readiness/check-readiness.js'
+import {
+  type ReadinessCheck,
+  type ReadinessProbes,
+  sharedReadiness,
+} from '../domain/readiness/check-readiness.js'
 import { AppError } from '../errors.js'
 import type { ErrorRenderer } from '../http/errors.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -9,6 +15,9 @@ import { HealthSchema, NotReadySchema, ReadySchema } from './schemas/operations.
 export const HEALTHZ_PATH = '/healthz'
 export const READYZ_PATH = '/readyz'
 export const METRICS_PATH = '/metrics'
+
+/** How long one readiness check answers every `/readyz` (ms): at most one round a second. */
+export const READINESS_MAX_AGE_MS = 1_000
 
 /** What the operations routes need. */
 export interface OperationsDeps {
@@ -33,8 +42,21 @@ export function registerOperations(app: OpenAPIHono, deps: OperationsDeps): void
     c.json({ status: 'ok', environment: deps.environment, chainId: deps.chainId }),
   )
 
+  const readinessNow = sharedReadiness(deps.readiness, READINESS_MAX_AGE_MS)
+  const operator = (authorization: string | undefined) =>
+    deps.metricsToken === undefined || presentsToken(authorization, deps.metricsToken)
+  // Block numbers and unresolved payments are the operator's: with METRICS_TOKEN set, only its
+  // bearer sees them. Upstream words (the facilitator's error) only ever reach that bearer:
+  // without a token anyone could read them, so they stay in the logs.
+  const readinessView = (c: Context): ReadinessView =>
+    deps.metricsToken === undefined
+      ? 'facts'
+      : presentsToken(c.req.header('authorization'), deps.metricsToken)
+        ? 'all'
+        : 'status'
   app.get(READYZ_PATH, async (c) => {
-    const readiness = await checkReadiness(deps.readiness)
+    const shared = await readinessNow()
+    const readiness = { ...shared, checks: visibleChecks(shared.checks, readinessView(c)) }
     if (readiness.ready) {
       return c.json({ status: 'ready', environment: deps.environment, checks: readiness.checks })
     }
@@ -52,7 +74,7 @@ export function registerOperations(app: OpenAPIHono, deps: OperationsDeps): void
   })
 
   app.get(METRICS_PATH, async (c) => {
-    if (deps.metricsToken && c.req.header('authorization') !== `Bearer ${deps.metricsToken}`) {
+    if (!operator(c.req.header('authorization'))) {
       c.header('WWW-Authenticate', 'Bearer')
       return deps.errorResponse(
         c,
@@ -62,6 +84,39 @@ export function registerOperations(app: OpenAPIHono, deps: OperationsDeps): void
     c.header('Content-Type', deps.metrics.contentType)
     return c.body(await deps.metrics.metrics())
   })
+}
+
+/**
+ * Whether an `Authorization` header presents `Bearer <token>`, compared in constant time: both
+ * sides are hashed first (SHA-256), so neither the token's bytes nor its length leak through
+ * how long a refusal takes.
+ */
+export function presentsToken(authorization: string | undefined, token: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest()
+  return timingSafeEqual(digest(authorization ?? ''), digest(`Bearer ${token}`))
+}
+
+/**
+ * What a `/readyz` caller sees of each check: `status`, whether it is ok and the service's own
+ * problem text; `facts`, the figures too (block number and age, unresolved payments); `all`,
+ * the upstream words as well (`detail`, scrubbed of secrets).
+ */
+type ReadinessView = 'status' | 'facts' | 'all'
+
+function visibleChecks(
+  checks: Record<string, ReadinessCheck>,
+  view: ReadinessView,
+): Record<string, ReadinessCheck> {
+  if (view === 'all') return checks
+  return Object.fromEntries(
+    Object.entries(checks).map(([name, check]) => {
+      const { ok, problem, detail: _upstream, ...facts } = check
+      return [
+        name,
+        { ok, ...(problem === undefined ? {} : { problem }), ...(view === 'facts' ? facts : {}) },
+      ]
+    }),
+  )
 }
 
 /** The operator's routes in the OpenAPI document (their handlers stay plain Hono routes). */
@@ -82,6 +137,9 @@ function documentOperations(app: OpenAPIHono): void {
     operationId: 'getReadiness',
     tags: ['operations'],
     summary: 'Readiness: RPC with a recent block, ledger, payment rail',
+    description:
+      "One check a second at most, shared by every caller. Each check says `ok` and, when not, a `problem` in the service's own words. The figures (block number and age, unresolved payments) are shown to everyone without METRICS_TOKEN, and only to `Authorization: Bearer <METRICS_TOKEN>` with it; the facilitator's own error text (`detail`) only to that bearer (and the logs).",
+    security: [{}, { metricsToken: [] }],
     responses: {
       200: {
         description: 'Every check passed.',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { OpenAPIHono } from '@hono/zod-openapi'
@@ -387,6 +388,32 @@ async function run() {
 document.getElementById('run').addEventListener('click', () => run().catch((e) => show('bad', String(e), 'verdict')))
 if (new URLSearchParams(location.search).get('autorun') === '1') run().catch((e) => show('bad', String(e), 'verdict'))
 `
+}
+
+/** `'sha256-…'`: a CSP source naming one inline script or style by its exact text. */
+function cspHash(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
+}
+
+/**
+ * The Content-Security-Policy of every page: nothing by default; scripts from this origin
+ * (the playground's, the browser checker) and the one inline module of `/first-unpaid-402`,
+ * named by hash; the pages' one inline style by hash (no style attribute anywhere); images
+ * (the favicon) and fetches from this origin only; no `<base>`, forms post here, and no page
+ * may be framed (`frame-ancestors 'none'`, against clickjacking). The inline script embeds
+ * `payTo`, so the policy is made per app, with the pages.
+ */
+export function pagesContentSecurityPolicy(payTo: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${cspHash(browserDemoScript(payTo))}`,
+    `style-src ${cspHash(STYLE)}`,
+    "img-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ')
 }
 
 /**

@@ -4,6 +4,7 @@ import { ROUTES } from '@pre-send-guard/client/types'
 import type { PaymentRequirements } from '@x402/core/types'
 import type { PaymentLedger } from '../domain/payment/payment-ledger.js'
 import { receiptByAuthorization } from '../domain/payment/receipt-lookup.js'
+import { isReceiptId } from '../domain/receipt/receipt.js'
 import { AppError } from '../errors.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -23,7 +24,7 @@ export const receiptRoute = createRoute({
       content: { 'application/json': { schema: ReceiptSchema } },
     },
     ...errorResponses({
-      404: 'No receipt with this id.',
+      404: 'No receipt with this id; also any id that is not `rcpt_` + 32 lower-case hex digits (answered without reading the ledger).',
       503: '`ledger_unavailable`: the receipt store cannot be read right now; retry.',
     }),
   },
@@ -67,6 +68,8 @@ export function registerReceipts(
 ): void {
   app.openapi(receiptRoute, async (c) => {
     const { id } = c.req.valid('param')
+    // Not an id this service issues: no receipt, and the ledger is not asked (nor quoted).
+    if (!isReceiptId(id)) throw new AppError('not_found', 'no receipt with this id')
     const receipt = await deps.ledger().getReceipt(id)
     if (!receipt) throw new AppError('not_found', `no receipt ${id}`)
     return c.json(receipt, 200)

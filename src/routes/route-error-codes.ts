@@ -107,6 +107,8 @@ export const CODES_OUTSIDE_OPERATIONS: Readonly<Partial<Record<ErrorCode, string
   malformed_request: 'written by the HTTP server before any route, to what is not HTTP/1.1',
   not_found: 'also any unknown path',
   method_not_allowed: 'the MCP endpoint (not in the OpenAPI document) refuses GET',
+  origin_not_allowed:
+    'the MCP endpoint (not in the OpenAPI document) refuses a browser page of a foreign Origin',
   payment_required: "the paid route's 402, whose body is the x402 challenge, not an error body",
   internal_error: 'a bug, on any route',
   unsupported_chain: 'reserved: never answered today',

@@ -57,6 +57,7 @@ export function buildApp(
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
     ...(devnet ? {} : { readyMaxBlockAgeSeconds: config.READY_MAX_BLOCK_AGE_SECONDS }),
     ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    ...(config.MCP_ALLOWED_ORIGINS ? { mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS } : {}),
     ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
     ...(devnet ? { devnetBuyerKey: devnet.accounts.buyer.privateKey } : {}),
     ...(devnet ? { devnetFaucet: createDevnetFaucet(devnet.rpcUrl) } : {}),

@@ -113,11 +113,16 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
  */
 function starting(request: Request, waitingFor: string): Response {
   const path = new URL(request.url).pathname
+  // Every answer, as the app's: never sniffed as something else (src/http/security-headers.ts).
+  const nosniff = { 'X-Content-Type-Options': 'nosniff' }
   if (path === '/healthz') {
-    return Response.json({ status: 'ok', environment: 'mainnet', chainId: 8453 })
+    return Response.json(
+      { status: 'ok', environment: 'mainnet', chainId: 8453 },
+      { headers: nosniff },
+    )
   }
   const problem = `waiting for ${waitingFor}`
-  const headers = { 'Retry-After': '5' }
+  const headers = { 'Retry-After': '5', ...nosniff }
   const error = (code: ErrorBody['error'], message: string): ErrorBody => ({
     error: code,
     message,

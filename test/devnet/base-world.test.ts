@@ -222,6 +222,8 @@ describe('the devnet holds Base infrastructure', () => {
     const app = createApp({
       logger: pino({ level: 'silent' }),
       environment: 'mainnet',
+      // Required on mainnet: a mainnet app never takes its links from the Host header.
+      publicBaseUrl: 'https://guard.example',
       maxBodyBytes: 64 * 1024,
       preflight: {
         chain: createJsonRpcChainReader({ rpcUrl: devnet.rpcUrl, timeoutMs: 3000 }),

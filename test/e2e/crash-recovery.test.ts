@@ -68,6 +68,7 @@ describe.runIf(havePostgres)('an instance killed while settlements wait to be mi
         HOME: process.env.HOME ?? tmpdir(),
         PORT: String(port),
         BASE_RPC_URL: anvil.rpcUrl,
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         PAY_TO_ADDRESS: payTo,
         FACILITATOR: 'builtin',
         SETTLEMENT_PRIVATE_KEY: settlementKey,

@@ -42,6 +42,7 @@ describe.runIf(havePostgres)('several instances on one PostgreSQL', () => {
     return spawnGuard({
       PORT: String(port),
       BASE_RPC_URL: anvil.rpcUrl,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       PAY_TO_ADDRESS: payTo,
       FACILITATOR: 'builtin',
       SETTLEMENT_PRIVATE_KEY: settlementKey,

@@ -228,7 +228,8 @@ describe('npm start, as a new user runs it', () => {
         PORT: String(await freePort()),
         DATA_DIR: dataDir,
         BASE_RPC_URL: other.rpcUrl,
-        // Complete mainnet payment settings: without them start-up refuses before the chain.
+        // Complete mainnet settings: without them start-up refuses before the chain.
+        PUBLIC_BASE_URL: 'https://guard.example',
         PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
         FACILITATOR: 'builtin',
         SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),

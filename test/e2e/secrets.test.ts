@@ -97,6 +97,7 @@ describe('no secret reaches a response or a log line', () => {
   const secretEnv = (port: number): Record<string, string> => ({
     PORT: String(port),
     HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'trace',
     DATA_DIR: dataDir,
     BASE_RPC_URL: rpcUrl(rpcGate.port),

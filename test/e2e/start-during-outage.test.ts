@@ -45,6 +45,7 @@ async function mainnetInstance(env: Record<string, string>) {
   dirs.push(dataDir)
   const guard = spawnGuard({
     PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
     FACILITATOR: 'builtin',
@@ -71,6 +72,7 @@ async function expectStarting(url: string, guard: GuardProcess) {
   const ready = await fetch(`${url}/readyz`)
   expect(ready.status).toBe(503)
   expect(ready.headers.get('retry-after')).toBe('5')
+  expect(ready.headers.get('x-content-type-options')).toBe('nosniff')
   expect(await ready.json()).toMatchObject({
     error: 'not_ready',
     status: 'not_ready',

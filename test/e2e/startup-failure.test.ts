@@ -30,7 +30,8 @@ describe('a start-up failure says why in one line, with a hint', () => {
       LOG_LEVEL: logLevel,
       // Nothing listens there: the RPC is waited for, on the (taken) port.
       BASE_RPC_URL: `http://127.0.0.1:${await freePort()}`,
-      // Complete mainnet payment settings: without them start-up refuses before the RPC.
+      // Complete mainnet settings: without them start-up refuses before the RPC.
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
       FACILITATOR: 'builtin',
       SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),

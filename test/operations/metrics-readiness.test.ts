@@ -1,7 +1,11 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
 import { createServiceMetrics } from '../../src/adapters/metrics/service-metrics.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import { presentsToken } from '../../src/routes/operations.js'
 import { readerFor } from '../evidence/evidence-app.js'
 import {
   BUYER,
@@ -11,6 +15,7 @@ import {
   PAID_URL,
   paidApp,
 } from '../payment/paid-stack.js'
+import { startCountingRpc } from '../support/counting-rpc.js'
 import { startFakeReader } from '../support/fake-reader.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 import { DEAD_URL } from '../support/served-guard.js'
@@ -215,4 +220,86 @@ describe('/readyz', () => {
       paymentRail: { ok: true },
     })
   }, 30_000)
+})
+
+describe('/readyz under load and to strangers (issue 37)', () => {
+  it('answers 100 calls, 50 of them at once, with at most 10 RPC requests', async () => {
+    const counting = await startCountingRpc(devnet.rpcUrl, { holdMs: 20 })
+    try {
+      const app = preflightApp(counting.url)
+      counting.reset()
+      const together = await Promise.all(Array.from({ length: 50 }, () => app.request('/readyz')))
+      for (const res of together) expect(res.status).toBe(200)
+      for (let i = 0; i < 50; i++) expect((await app.request('/readyz')).status).toBe(200)
+      expect(counting.methods.length).toBeGreaterThan(0)
+      expect(counting.methods.length).toBeLessThanOrEqual(10)
+    } finally {
+      await counting.close()
+    }
+  }, 60_000)
+
+  it('shows strangers ok and its own words only; the token bearer sees the figures and the facilitator', async () => {
+    // A facilitator whose /supported fails with words that must not reach a stranger.
+    const upstream = http.createServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' })
+      res.end('internal error at http://10.0.0.7:9000/admin?key=UPSTREAM-SECRET-42')
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const facilitatorUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
+    try {
+      const token = 'a-long-metrics-token-0123'
+      const { app } = await paidApp({
+        preflightRpcUrl: devnet.rpcUrl,
+        facilitator: createFacilitator({ kind: 'url', url: facilitatorUrl, timeoutMs: 2_000 }),
+        ledger: storage.ledger,
+        operations: { metricsToken: token },
+      })
+      const stranger = await app.request('/readyz')
+      expect(stranger.status).toBe(503)
+      const text = await stranger.text()
+      const body = JSON.parse(text) as Record<string, any>
+      expect(body.checks).toEqual({
+        rpc: { ok: true },
+        ledger: { ok: true },
+        paymentRail: {
+          ok: false,
+          problem:
+            'the facilitator does not list exact on eip155:8453 (x402 v2), or its last /supported check failed',
+        },
+      })
+      for (const leak of ['UPSTREAM-SECRET-42', '10.0.0.7', facilitatorUrl, 'blockNumber']) {
+        expect(text).not.toContain(leak)
+      }
+      const wrong = await app.request('/readyz', { headers: { authorization: 'Bearer nope' } })
+      expect(await wrong.text()).not.toContain('blockNumber')
+      const operator = await app.request('/readyz', {
+        headers: { authorization: `Bearer ${token}` },
+      })
+      const full = (await operator.json()) as Record<string, any>
+      expect(BigInt(full.checks.rpc.blockNumber)).toBeGreaterThan(0n)
+      expect(full.checks.ledger.unresolvedPayments).toBe(0)
+      expect(full.checks.paymentRail.detail).toMatch(/facilitator \/supported failed/)
+    } finally {
+      await new Promise((resolve) => upstream.close(resolve))
+    }
+  }, 30_000)
+})
+
+describe('the metrics token', () => {
+  it('is compared whole, in constant time, whatever the length presented', () => {
+    const token = 'a-long-metrics-token-0123'
+    expect(presentsToken(`Bearer ${token}`, token)).toBe(true)
+    for (const wrong of [
+      undefined,
+      '',
+      'Bearer',
+      `Bearer ${token.slice(0, -1)}`,
+      `Bearer ${token}0`,
+      `bearer ${token}`,
+      `Bearer ${'x'.repeat(10_000)}`,
+      token,
+    ]) {
+      expect(presentsToken(wrong, token), String(wrong).slice(0, 40)).toBe(false)
+    }
+  })
 })

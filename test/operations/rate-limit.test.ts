@@ -147,6 +147,38 @@ describe('rate limits on the free routes (real HTTP)', () => {
     }
   }, 30_000)
 
+  it('keys an IPv6 client by its /64, and never by a header value that is not an address (issue 37)', async () => {
+    const served = await serveApp(
+      preflightApp(devnet.rpcUrl, {
+        operations: {
+          rateLimits: limits({ clientHeader: 'x-forwarded-for', exemptLoopback: false }),
+        },
+      }),
+    )
+    try {
+      const as = (client: string) =>
+        post(served.baseUrl, PREFLIGHT, TX, { 'x-forwarded-for': client })
+      // One subscriber's /64: every address in it shares one bucket, whatever its spelling.
+      const six = []
+      for (const client of ['2001:db8:1:2::1', '2001:db8:1:2::2', '[2001:db8:1:2:ffff::9]']) {
+        six.push((await as(client)).status)
+      }
+      expect(six).toEqual([200, 200, 200])
+      expect((await as('2001:0db8:0001:0002:abcd::1')).status).toBe(429)
+      // The next /64 is another client.
+      expect((await as('2001:db8:1:3::1')).status).toBe(200)
+      // Made-up values are not keys: each falls back to the socket (here 127.0.0.1, not
+      // exempt), so a client cannot buy a fresh bucket per spelling.
+      const made = []
+      for (const value of ['x', 'unknown', '203.0.113.9:4711', 'a'.repeat(60)]) {
+        made.push((await as(value)).status)
+      }
+      expect(made).toEqual([200, 200, 200, 429])
+    } finally {
+      await served.close()
+    }
+  }, 30_000)
+
   it('counts a call carrying a payment until its payment verified; an unpaid 402 counts as free', async () => {
     const storage: Storage = await openStorage({ kind: 'pglite', dataDir: undefined })
     try {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import http from 'node:http'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -59,6 +60,34 @@ function run(env: Record<string, string>) {
   return { child, exited, stdout: () => stdout, stderr: () => stderr }
 }
 
+/** A GET with a Host header of the client's choosing (fetch keeps the URL's own). */
+function getWithHost(port: number, path: string, host: string, method = 'GET', body?: string) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method,
+          headers: { host, ...(body ? { 'content-type': 'application/json' } : {}) },
+        },
+        (res) => {
+          let text = ''
+          res.on('data', (c: Buffer) => {
+            text += c.toString()
+          })
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+          )
+        },
+      )
+      req.on('error', reject)
+      req.end(body)
+    },
+  )
+}
+
 describe('payment configuration on mainnet', () => {
   it('names every missing payment variable', () => {
     expect(() => loadConfig({ BASE_RPC_URL: 'https://mainnet.base.org' })).toThrow(
@@ -68,6 +97,7 @@ describe('payment configuration on mainnet', () => {
     try {
       loadConfig({
         BASE_RPC_URL: 'https://mainnet.base.org',
+        PUBLIC_BASE_URL: 'https://guard.example',
         FACILITATOR: 'builtin',
         PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
         RECEIPT_PRIVATE_KEY: generatePrivateKey(),
@@ -93,6 +123,7 @@ describe('payment configuration on mainnet', () => {
     const service = run({
       PORT: String(await freePort()),
       BASE_RPC_URL: anvil.rpcUrl,
+      PUBLIC_BASE_URL: 'https://guard.example',
       FACILITATOR: 'builtin',
       PAY_TO_ADDRESS: privateKeyToAddress(generatePrivateKey()),
       SETTLEMENT_PRIVATE_KEY: DEVNET_ACCOUNTS.facilitator.privateKey,
@@ -109,6 +140,7 @@ describe('payment configuration on mainnet', () => {
     const service = run({
       PORT: String(port),
       BASE_RPC_URL: anvil.rpcUrl,
+      PUBLIC_BASE_URL: 'https://guard.example',
       FACILITATOR: 'builtin',
       PAY_TO_ADDRESS: payTo.toLowerCase(),
       SETTLEMENT_PRIVATE_KEY: generatePrivateKey(),
@@ -141,6 +173,32 @@ describe('payment configuration on mainnet', () => {
         .find((line) => String(line.msg).startsWith('paid route'))
       expect(started).toMatchObject({ payTo, receiptSigner: privateKeyToAddress(receiptKey) })
       expect(existsSync(join(dataDir, 'ledger'))).toBe(true)
+
+      // A forged Host never reaches an answer (issue 37): discovery, the 402's resource URL and
+      // its PAYMENT-REQUIRED header, the pages' links all name PUBLIC_BASE_URL.
+      const forged = 'attacker.example'
+      const discovery = await getWithHost(port, '/.well-known/x402', forged)
+      expect(discovery.status).toBe(200)
+      expect(JSON.parse(discovery.body).url).toBe(
+        'https://guard.example/simulate/transaction-preflight',
+      )
+      const unpaid = await getWithHost(
+        port,
+        '/simulate/transaction-preflight',
+        forged,
+        'POST',
+        JSON.stringify({ from: payTo, to: payTo, data: '0x' }),
+      )
+      expect(unpaid.status).toBe(402)
+      const challenge = JSON.parse(
+        Buffer.from(String(unpaid.headers['payment-required']), 'base64').toString('utf8'),
+      ) as { resource: { url: string } }
+      expect(challenge.resource.url).toBe('https://guard.example/simulate/transaction-preflight')
+      const page = await getWithHost(port, '/quickstart', forged)
+      for (const text of [discovery.body, unpaid.body, page.body]) {
+        expect(text).not.toContain(forged)
+      }
+      expect(page.body).toContain('https://guard.example/.well-known/x402')
     } finally {
       service.child.kill('SIGTERM')
       expect(await service.exited).toBe(0)

@@ -5,7 +5,7 @@ import { type Address, createPublicClient, type Hex, http, type PublicClient, to
 import { toCoinbaseSmartAccount } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { mintDevnetUsdc, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createMemoryBucketStore } from '../../src/adapters/rate-limit/memory-bucket-store.js'
@@ -78,6 +78,15 @@ beforeAll(async () => {
   })
   const challenge = await postPaid(stack.app, EXAMPLE_BODY, { 'x-forwarded-for': '192.0.2.250' })
   offer = decodePaymentRequiredHeader(challenge.headers.get('PAYMENT-REQUIRED') ?? '')
+  // The built-in facilitator reads its settler's fees and nonce once when it starts, in the
+  // background: they land here, before any payment's reads are counted.
+  await vi.waitFor(
+    () =>
+      expect(proxy.methods).toEqual(
+        expect.arrayContaining(['eth_getTransactionCount', 'eth_maxPriorityFeePerGas']),
+      ),
+    { timeout: 10_000, interval: 20 },
+  )
 }, 60_000)
 
 afterAll(async () => {

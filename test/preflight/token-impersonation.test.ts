@@ -25,6 +25,12 @@ const REAL_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 interface Answer {
   verdict: string
   findings: { id: string; severity: string; detail: string }[]
+  effects?: {
+    senderNet?: {
+      changes: { direction: string; display: string | null; asset: { symbol: string | null } }[]
+      summary: string
+    }
+  }
 }
 
 let devnet: Devnet
@@ -39,6 +45,10 @@ const DEPLOYED: Record<string, [string, string]> = {
   fullWidth: ['\uff37rapped Ether', 'WRAP'],
   fakeAero: ['Aerodrome Finance', 'AERO'],
   plain: ['Collateral Token', 'COL'],
+  // A right-to-left override: stored `CDSU`, drawn `USDC` (the security review's finding 5).
+  bidi: ['Totally Legit', '\u202eCDSU'],
+  // Hides nothing a list matches, but a zero-width joiner and a Greek Α in a name agents read.
+  hiddenName: ['\u0391ave\u200d Yield', 'AYLD'],
 }
 
 beforeAll(async () => {
@@ -93,7 +103,8 @@ const ids = (a: Answer) => a.findings.map((f) => f.id)
 describe('look-alike tokens', () => {
   it.each([
     ['fakeUsdc', 'symbol "USDC"'],
-    ['zeroWidth', 'symbol "US\u200bDC"'],
+    // Details write hidden characters as escapes (issue 37): the zero-width space is spelled out.
+    ['zeroWidth', 'symbol "US\\u200BDC"'],
     ['cyrillic', 'symbol "U\u0405D\u0421"'],
     ['fullWidth', 'name "\uff37rapped Ether"'],
   ])('blocks receiving a copy of a payment token (%s), naming the real one', async (key, label) => {
@@ -142,6 +153,45 @@ describe('look-alike tokens', () => {
     })
     const answer = (await res.json()) as Answer
     expect(ids(answer).filter((id) => id.startsWith('token-impersonates'))).toEqual([])
+  })
+})
+
+describe('bidi controls and hidden characters in what the agent reads', () => {
+  it('blocks a symbol a right-to-left override draws as USDC, and shows the override escaped', async () => {
+    const token = tokens.bidi as Address
+    const answer = await receive(token)
+    expect(answer.verdict).toBe('block')
+    const copy = answer.findings.find((f) => f.id === 'token-impersonates-payment-token')
+    expect(copy?.detail).toContain('symbol "\\u202ECDSU" (drawn "USDC") copies USDC (USD Coin)')
+    expect(copy?.detail).toContain(`which is ${REAL_USDC} on Base`)
+    const label = answer.findings.find((f) => f.id === 'token-label-deceptive')
+    expect(label?.severity).toBe('warning')
+    expect(label?.detail).toBe(
+      `Token ${getAddress(token)} has the symbol "\\u202ECDSU", with hidden characters (U+202E RIGHT-TO-LEFT OVERRIDE): a bidi control reorders the text drawn after it.`,
+    )
+    // Nothing in the answer carries the override itself: effects show it escaped too.
+    const text = JSON.stringify(answer)
+    expect(text).not.toContain('\u202e')
+    const received = answer.effects?.senderNet?.changes.find((c) => c.direction === 'in')
+    expect(received?.asset.symbol).toBe('\\u202ECDSU')
+    expect(received?.display).toBe('1,000 \\u202ECDSU')
+    expect(answer.effects?.senderNet?.summary).toBe('+ 1,000 \\u202ECDSU')
+  })
+
+  it('asks for review of a name with a zero-width joiner and a Greek letter posing as Latin', async () => {
+    const token = tokens.hiddenName as Address
+    const answer = await receive(token)
+    expect(answer.verdict).toBe('review')
+    const raised = answer.findings.filter((f) => f.severity !== 'info')
+    expect(raised.map((f) => f.id)).toEqual(['token-label-deceptive'])
+    expect(raised[0]?.detail).toBe(
+      `Token ${getAddress(token)} has the name "\u0391ave\\u200D Yield", with hidden characters (U+200D ZERO WIDTH JOINER); and letters of Greek and Latin mixed: \u0391 (U+0391, Greek) reads as A.`,
+    )
+  })
+
+  it('leaves the labels of the genuine tokens alone (USDC, WETH, read in every preflight)', async () => {
+    const plain = await receive(tokens.plain as Address)
+    expect(plain.findings.map((f) => f.id)).not.toContain('token-label-deceptive')
   })
 })
 

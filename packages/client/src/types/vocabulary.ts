@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'not_ready',
   'unauthorized',
+  'origin_not_allowed',
   'simulation_unavailable',
   'simulation_refused',
   'invalid_payment_identifier',

@@ -1,4 +1,7 @@
+import { getAddress } from 'viem'
 import { receivedTokens, senderChanges } from '../../effects/execution-effects.js'
+import { hiddenCharacters } from '../../text/hidden-characters.js'
+import { lookAlikeMix } from '../../text/look-alike-scripts.js'
 import type { OwnerPower } from '../../tokens/owner-powers.js'
 import {
   type Impersonation,
@@ -28,9 +31,10 @@ function impersonations(ctx: ScreenContext): { copy: Impersonation; detail: stri
     const copy = impersonationOf(token, claimed)
     if (copy === undefined) continue
     const label = copy.by === 'symbol' ? claimed.symbol : claimed.name
+    const drawn = copy.drawnAs === undefined ? '' : ` (drawn ${JSON.stringify(copy.drawnAs)})`
     out.push({
       copy,
-      detail: `The sender receives token ${token}, whose ${copy.by} ${JSON.stringify(label)} copies ${copy.copies.symbol} (${copy.copies.name}), which is ${copy.copies.address} on Base (${listsOf(copy.copies)}): it is not that token.`,
+      detail: `The sender receives token ${token}, whose ${copy.by} ${JSON.stringify(label)}${drawn} copies ${copy.copies.symbol} (${copy.copies.name}), which is ${copy.copies.address} on Base (${listsOf(copy.copies)}): it is not that token.`,
     })
   }
   return out
@@ -65,6 +69,59 @@ export const tokenImpersonatesListed: ScreenRule = {
   why: 'Copies of listed tokens borrow their reputation: the agent may believe it bought AERO or DEGEN and hold a token anyone can mint.',
   example: 'A swap that buys `AERO` from a token at an address the lists do not carry.',
   evaluate: ({ ctx }: RuleInput) => hits(ctx, false),
+}
+
+/** What is deceptive in one label: its hidden characters, its look-alike letters of another script. */
+function deceptionIn(label: string): string[] {
+  const found: string[] = []
+  const hidden = hiddenCharacters(label)
+  if (hidden.length > 0) {
+    const bidi = hidden.some((h) => h.bidi)
+    found.push(
+      `hidden characters (${hidden.map((h) => `${h.codePoint} ${h.name}`).join(', ')})${bidi ? ': a bidi control reorders the text drawn after it' : ''}`,
+    )
+  }
+  const mix = lookAlikeMix(label)
+  if (mix !== undefined) {
+    const letters = mix.lookAlikes.map(
+      (l) => `${l.letter} (${l.codePoint}, ${l.script}) reads as ${l.looksLike}`,
+    )
+    found.push(`letters of ${mix.scripts.join(' and ')} mixed: ${letters.join(', ')}`)
+  }
+  return found
+}
+
+/**
+ * A token whose symbol or name, as it claims them, carries what a reader does not see for what
+ * it is: bidi controls, invisible or format characters, letters of another script that pass
+ * for Latin ones. Every token whose metadata the preflight read is judged: its symbol is what
+ * the answer's effects and findings show.
+ */
+export const tokenLabelDeceptive: ScreenRule = {
+  id: 'token-label-deceptive',
+  severity: 'warning',
+  title: "A token's symbol or name hides characters or mixes look-alike scripts",
+  checks:
+    "A token whose metadata the preflight read (the tokens the calldata names, the sender's swaps trade or execution moves) has a `symbol()` or `name()` holding a bidi control (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), another format character (category Cf: zero-width spaces and joiners, soft hyphen, invisible tag letters), another default-ignorable code point (variation selectors, Hangul fillers), a control, private-use or unassigned code point, or a space other than U+0020 (the joiners and variation selectors inside an emoji excepted); or mixing letters of several scripts beyond UTS #39's highly restrictive sets (one script, or Latin with Han and Japanese kana, Bopomofo or Hangul) when one of them passes for a Latin letter or digit (Unicode's confusables.txt). Everywhere the answer quotes such a label (effects, findings) its hidden characters are written as escapes (`\\u202E`).",
+  why: 'The agent, or the person it asks, reads the symbol to know what it receives: a right-to-left override makes `CDSU` read `USDC`, a Cyrillic `С` passes for a Latin C, and invisible tag characters carry words no one sees but a model reads. No honest token needs them.',
+  example:
+    'A swap that pays out a token whose symbol is `\\u202ECDSU` (a right-to-left override, then `CDSU`): a page or a terminal draws `USDC`.',
+  evaluate: ({ ctx }: RuleInput) => {
+    if (ctx.tokens === undefined) return []
+    const out: RuleHit[] = []
+    for (const [token, meta] of ctx.tokens) {
+      for (const by of ['symbol', 'name'] as const) {
+        const label = meta.claimed?.[by]
+        if (label === null || label === undefined) continue
+        const found = deceptionIn(label)
+        if (found.length === 0) continue
+        out.push({
+          detail: `Token ${getAddress(token)} has the ${by} ${JSON.stringify(label)}, with ${found.join('; and ')}.`,
+        })
+      }
+    }
+    return out
+  },
 }
 
 /** How each power reads in a finding. */
