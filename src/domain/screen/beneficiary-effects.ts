@@ -1,11 +1,9 @@
 import { type Address, zeroAddress } from 'viem'
 import type { JsonValue } from '../calldata/json-value.js'
-import {
-  type BeneficiaryRole,
-  type ProtocolFunction,
-  protocolFunction,
-} from '../protocols/protocol-catalogue.js'
-import { addr, big, type KnownCallSite, str } from './call-args.js'
+import { addr, big, str } from '../protocols/decoded-args.js'
+import { type ProtocolFunction, protocolFunction } from '../protocols/protocol-catalogue.js'
+import type { BeneficiaryRole } from '../protocols/protocol-module.js'
+import type { KnownCallSite } from './call-args.js'
 import type { CallSite } from './call-sites.js'
 import type { TransactionInput } from './context.js'
 

@@ -2,7 +2,7 @@ import { expectBytes, lowerHex } from '@pre-send-guard/client/types'
 import { type Address, decodeFunctionResult, encodeFunctionData, getAddress } from 'viem'
 import probeArtifact from '../../../contracts/artifacts/SellProbe.json' with { type: 'json' }
 import type { CallRequest, SimulatedCall, StateOverrides } from '../preflight/chain-reader.js'
-import type { SwapOutputHop } from './swap-hops.js'
+import type { SwapOutputHop } from '../protocols/protocol-module.js'
 import type { SellMeasurement } from './token-facts.js'
 
 export type { SellMeasurement } from './token-facts.js'

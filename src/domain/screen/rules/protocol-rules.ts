@@ -1,8 +1,9 @@
 import { zeroAddress } from 'viem'
 import { tokenAmountText } from '../../effects/token-amount.js'
+import { big } from '../../protocols/decoded-args.js'
 import { recogniseCode } from '../../protocols/known-code.js'
 import { isOwnBeneficiary, tipEffects } from '../beneficiary-effects.js'
-import { big, knownCallSite } from '../call-args.js'
+import { knownCallSite } from '../call-args.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import {
