@@ -11,6 +11,15 @@ interface ISellProbeV2Pair {
     function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
 }
 
+/// @dev A Solidly-style pool (Velodrome v2, Aerodrome): a pair that quotes its own output (stable
+/// or volatile curve, its own fee).
+interface ISellProbeSolidlyPool {
+    function token0() external view returns (address);
+    function getReserves() external view returns (uint256, uint256, uint256);
+    function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
+    function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
+}
+
 interface ISellProbeV3Pool {
     function token0() external view returns (address);
     function swap(address recipient, bool zeroForOne, int256 amountSpecified, uint160 sqrtPriceLimitX96, bytes calldata data)
@@ -26,19 +35,27 @@ interface ISellProbeV3Pool {
 ///  - In a later simulated block, at the sender's own address, `probe` measures each candidate:
 ///    what the transaction left the sender (balance now minus the snapshot), whether that amount
 ///    moves to a fresh address and how much arrives there (the transfer tax), and whether it sells
-///    back through the Uniswap v2 pair or v3 pool it was bought from (found by the factory) and
-///    how much the pool receives (the sell tax) and pays back.
+///    back through the pool it was bought from (a Uniswap v2 pair, a v3 pool or a Solidly-style
+///    volatile or stable pool, found by its factory) and how much the pool receives (the sell tax)
+///    and pays back.
 /// Each measurement runs in a call that reverts with its figures, so candidates do not see each
 /// other's trials and the transaction's own results are never touched. Runs in a simulation only.
 contract SellProbe {
     /// @notice A token the sender may have received, and the pool a sell goes through.
+    /// @dev `kind`: 0 a Uniswap v2 pair, 1 a v3 pool of fee tier `fee`, 2 a Solidly-style volatile
+    /// pool, 3 a Solidly-style stable pool.
     struct Candidate {
         address token;
         address other;
         uint24 fee;
-        bool v3;
+        uint8 kind;
         address factory;
     }
+
+    uint8 private constant V2 = 0;
+    uint8 private constant V3 = 1;
+    uint8 private constant SOLIDLY_VOLATILE = 2;
+    uint8 private constant SOLIDLY_STABLE = 3;
 
     /// @notice What the probe measured for one candidate; all zero when nothing was received.
     struct Measured {
@@ -103,8 +120,9 @@ contract SellProbe {
         (m.moved, m.arrived) = trial(c.token, fresh, m.received);
         m.pool = findPool(c);
         if (m.pool != address(0)) {
-            if (c.v3) sellV3(c, m);
-            else sellV2(c, m);
+            if (c.kind == V3) sellV3(c, m);
+            else if (c.kind == V2) sellV2(c, m);
+            else sellSolidly(c, m);
         }
         revert Outcome(m);
     }
@@ -136,9 +154,17 @@ contract SellProbe {
     }
 
     function findPool(Candidate calldata c) private view returns (address) {
-        bytes memory query = c.v3
-            ? abi.encodeWithSignature("getPool(address,address,uint24)", c.token, c.other, c.fee)
-            : abi.encodeWithSignature("getPair(address,address)", c.token, c.other);
+        bytes memory query;
+        if (c.kind == V3) {
+            query = abi.encodeWithSignature("getPool(address,address,uint24)", c.token, c.other, c.fee);
+        } else if (c.kind == V2) {
+            query = abi.encodeWithSignature("getPair(address,address)", c.token, c.other);
+        } else if (c.kind == SOLIDLY_VOLATILE || c.kind == SOLIDLY_STABLE) {
+            bool stable = c.kind == SOLIDLY_STABLE;
+            query = abi.encodeWithSignature("getPool(address,address,bool)", c.token, c.other, stable);
+        } else {
+            return address(0);
+        }
         if (c.factory.code.length == 0) return address(0);
         (bool ok, bytes memory answer) = c.factory.staticcall(query);
         if (!ok || answer.length < 32) return address(0);
@@ -163,6 +189,44 @@ contract SellProbe {
         if (out == 0) return;
         uint256 otherBefore = balanceOf(c.other, address(this));
         try pair.swap(zeroIn ? 0 : out, zeroIn ? out : 0, address(this), "") {}
+        catch {
+            return;
+        }
+        uint256 otherAfter = balanceOf(c.other, address(this));
+        m.proceeds = otherAfter > otherBefore ? otherAfter - otherBefore : 0;
+    }
+
+    /// @dev As a Solidly router sells: pay the pool, then swap what it received at the pool's own
+    /// quote (its curve and fee).
+    function sellSolidly(Candidate calldata c, Measured memory m) private {
+        ISellProbeSolidlyPool pool = ISellProbeSolidlyPool(m.pool);
+        uint256 before = balanceOf(c.token, address(pool));
+        if (!transfer(c.token, address(pool), m.received)) return;
+        m.delivered = true;
+        uint256 afterwards = balanceOf(c.token, address(pool));
+        m.poolGot = afterwards > before ? afterwards - before : 0;
+        bool zeroIn;
+        uint256 reserveIn;
+        try pool.token0() returns (address token0) {
+            zeroIn = token0 == c.token;
+        } catch {
+            return;
+        }
+        try pool.getReserves() returns (uint256 r0, uint256 r1, uint256) {
+            reserveIn = zeroIn ? r0 : r1;
+        } catch {
+            return;
+        }
+        if (afterwards <= reserveIn) return;
+        uint256 out;
+        try pool.getAmountOut(afterwards - reserveIn, c.token) returns (uint256 quoted) {
+            out = quoted;
+        } catch {
+            return;
+        }
+        if (out == 0) return;
+        uint256 otherBefore = balanceOf(c.other, address(this));
+        try pool.swap(zeroIn ? 0 : out, zeroIn ? out : 0, address(this), "") {}
         catch {
             return;
         }

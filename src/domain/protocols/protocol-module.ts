@@ -172,8 +172,12 @@ export interface SwapOutputHop {
   tokenOut: Address
   /** The token paid into that pool (the hop's input). */
   tokenIn: Address
-  kind: 'v2' | 'v3'
-  /** The v3 pool's fee tier (hundredths of a bip); 0 for v2. */
+  /**
+   * A Uniswap v2 pair, a v3 pool, or a Solidly-style pool (Velodrome v2, Aerodrome: found by
+   * `getPool(a, b, stable)`) on its volatile or stable curve.
+   */
+  kind: 'v2' | 'v3' | 'solidly-volatile' | 'solidly-stable'
+  /** The v3 pool's fee tier (hundredths of a bip); 0 for the others. */
   fee: number
   /** The factory that finds the pool. */
   factory: Address
