@@ -10,8 +10,9 @@ import { CORPUS_RULES, type CorpusCase, type CorpusSetup, type CorpusTx } from '
 /**
  * The real-protocol corpus (issue 26): every protocol under `protocols/` deploys its real
  * bytecode on one devnet and hands back everyday actions with their malicious twins. Every
- * benign action executes and is `sign`; every twin is not `sign`, with a finding id its benign
- * twin does not have (so no pair is told apart by accident).
+ * benign action executes and is `sign` (or `review` with exactly the findings it declares, where
+ * it says why); every twin is not `sign`, with a finding id its benign twin does not have (so no
+ * pair is told apart by accident).
  */
 
 const PATH = '/payanagent/v1/base-transaction-preflight'
@@ -112,10 +113,11 @@ beforeAll(async () => {
 afterAll(async () => {
   if (results.length > 0) {
     const signed = results.filter((r) => r.benign === 'sign').length
+    const reviewed = results.filter((r) => r.benign.endsWith('*')).length
     const caught = results.filter((r) => r.twin !== '-' && r.twin !== 'sign').length
     const twins = results.filter((r) => r.twin !== '-').length
     console.log(
-      `corpus: ${signed}/${results.length} benign sign, ${caught}/${twins} twins caught\n${results
+      `corpus: ${signed}/${results.length} benign sign (${reviewed} review as declared, marked *), ${caught}/${twins} twins caught\n${results
         .map(
           (r) =>
             `${r.category.padEnd(15)} ${r.name.padEnd(52)} ${r.benign.padEnd(7)} ${r.twin.padEnd(7)} ${r.tells}`,
@@ -165,16 +167,25 @@ describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
       results.push({
         name: c.name,
         category: c.category,
-        benign: benign.verdict,
+        benign: c.review === undefined ? benign.verdict : `${benign.verdict}*`,
         twin: twin?.verdict ?? '-',
         tells: tells.join(', '),
       })
       if (!benign.call.success)
         problems.push(`${c.name}: benign action reverts (${benign.call.message})`)
-      if (benign.verdict !== 'sign')
+      if (c.review === undefined && benign.verdict !== 'sign')
         problems.push(
           `${c.name}: benign is ${benign.verdict}\n  ${describeFindings(benign).join('\n  ')}`,
         )
+      if (c.review !== undefined) {
+        const raised = [
+          ...new Set(benign.findings.filter((f) => f.severity !== 'info').map((f) => f.id)),
+        ].sort()
+        if (benign.verdict !== 'review' || raised.join() !== [...c.review.findings].sort().join())
+          problems.push(
+            `${c.name}: benign should be review with ${c.review.findings.join(', ')} (${c.review.why}), is ${benign.verdict}\n  ${describeFindings(benign).join('\n  ')}`,
+          )
+      }
       if (twin) {
         const distinct = twin.findings.filter((f) => f.severity !== 'info' && !own.has(f.id))
         if (twin.verdict === 'sign' || distinct.length === 0)
