@@ -50,6 +50,11 @@ const ABI = parseAbi([
   'function createLockFor(uint256 _value, uint256 _lockDuration, address _to)',
 ])
 
+/** A Pool's Swap event (Velodrome v2's: the recipient second, unlike a Uniswap v2 pair's). */
+const SWAP_EVENT = parseAbi([
+  'event Swap(address indexed sender, address indexed to, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out)',
+])
+
 /** Aerodrome's PoolFactory: the factory of a route that names none. */
 const POOL_FACTORY: ByNetwork<Address> = {
   'eip155:8453': '0x420DD381b31aEf6683db6B902084cB0FFECe40Da',
@@ -134,6 +139,7 @@ export const AERODROME = {
     'swapExactTokensForTokensSupportingFeeOnTransferTokens(uint256,uint256,(address,address,bool,address)[],address,uint256)':
       routeSwap,
   },
+  poolSwapEvents: SWAP_EVENT,
   contracts: [
     {
       id: 'aerodrome-router',

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@pre-send-guard/client/schemas'
-import type { Abi, AbiParameter, Address, Hex } from 'viem'
+import type { Abi, AbiEvent, AbiParameter, Address, Hex } from 'viem'
 import type { TokenStandard } from '../evm/transaction.js'
 import type {
   ApprovalEffect,
@@ -42,6 +42,11 @@ export interface ProtocolModule<Key extends string = string> {
    * swaps): read only when the whole transaction's calldata is unknown.
    */
   undecodedSwapHops?: (data: Hex) => SwapOutputHop[]
+  /**
+   * The event the protocol's pools emit on every swap: its emitters in a transaction's logs are
+   * the pools tokens went through (the buy tax and a sell's losses are read at them).
+   */
+  poolSwapEvents?: readonly AbiEvent[]
   /** The position a call changes in the protocol's storage, read before and after it. */
   positions?: Keyed<Key, CallReader<PositionRead | undefined>>
   /** Its contracts: where they are on each network, and their code hashes. */

@@ -83,6 +83,12 @@ export function isRouterPlaceholder(address: string): boolean {
   return lower === MSG_SENDER || lower === ADDRESS_THIS
 }
 
+/** The Swap events of Uniswap v2 pairs and v3 pools. */
+const SWAP_EVENTS = parseAbi([
+  'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
+  'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+])
+
 /** Uniswap's factories, where the sell probe finds a swap's pool (the devnet places them alike). */
 const FACTORIES: ByNetwork<{ v2: Address; v3: Address }> = {
   'eip155:8453': {
@@ -214,6 +220,7 @@ export const UNISWAP = {
     'swapExactTokensForTokens(uint256,uint256,address[],address,uint256)': pathSwap,
     'swapTokensForExactTokens(uint256,uint256,address[],address,uint256)': pathSwap,
   },
+  poolSwapEvents: SWAP_EVENTS,
   undecodedSwapHops: (data: Hex) => {
     try {
       const { args } = decodeFunctionData({ abi: FEE_ON_TRANSFER_SWAPS, data })
