@@ -87,6 +87,8 @@ export type BeneficiaryRole =
   | 'receiver'
   /** An L2 -> L1 withdrawal pays it on Ethereum. */
   | 'l1-recipient'
+  /** A bridge's relayer pays it on the destination chain. */
+  | 'cross-chain-recipient'
   /** It becomes the owner of a position NFT or a name. */
   | 'owner'
   /** It may act for the caller (an authorization). */
@@ -101,6 +103,11 @@ export interface BeneficiaryArg {
   zero?: 'caller' | 'target'
   /** Dot path of a bool or an amount that grants when true or non-zero (`false`/0 revokes). */
   grantedBy?: string
+  /**
+   * The argument is a 32-byte word holding an EVM address in its low 20 bytes (Across's
+   * `deposit`); a word naming another chain's account names no account here.
+   */
+  word?: true
 }
 
 /**

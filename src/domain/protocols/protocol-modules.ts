@@ -1,5 +1,6 @@
 import { AAVE } from './aave.js'
 import { ACCESS_CONTROL } from './access-control.js'
+import { ACROSS } from './across.js'
 import { AERODROME } from './aerodrome.js'
 import { COMPOUND } from './compound.js'
 import type {
@@ -52,6 +53,7 @@ export const PROTOCOL_MODULES: readonly ProtocolModule[] = [
   UNISWAP,
   AERODROME,
   COMPOUND,
+  ACROSS,
   OWNERSHIP,
   ACCESS_CONTROL,
   NAME_REGISTRARS,

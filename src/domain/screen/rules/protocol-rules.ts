@@ -23,6 +23,7 @@ const ROLE_TEXT = {
   position: 'credits the position to',
   receiver: 'pays',
   'l1-recipient': 'pays on Ethereum (L1)',
+  'cross-chain-recipient': 'has a relayer pay on the destination chain',
   owner: 'makes the owner',
   operator: 'authorizes to act for the caller',
 } as const
