@@ -224,6 +224,31 @@ describe('positions kept in protocol storage', () => {
   })
 })
 
+describe('positions kept in Compound III storage', () => {
+  const changes = (name: string) => answers.get(name)?.effects.positionChanges ?? []
+
+  it("Compound III: the sender's supplied base, borrow and collateral, and a stranger's, read before and after", () => {
+    // Supplying USDC raises the sender's supplied base (cUSDCv3 is minted as well).
+    expect(changes('compound.supply-usdc')).toMatchObject([
+      { protocol: 'Compound III Comet', isSender: true, field: 'supplied', kind: 'claim' },
+    ])
+    // Collateral shows no token at all: only the Comet's storage says it is the sender's.
+    expect(changes('compound.supply-collateral')).toMatchObject([
+      { isSender: true, field: 'collateral', kind: 'claim' },
+    ])
+    expect(changes('compound.supply-collateral-to (twin)')).toMatchObject([
+      { isSender: false, field: 'collateral' },
+    ])
+    // Withdrawing more than was supplied opens a borrow: a liability, beside the claim gone.
+    expect(changes('compound.borrow-usdc')).toMatchObject([
+      { isSender: true, field: 'supplied', kind: 'claim' },
+      { isSender: true, field: 'borrowed', kind: 'liability' },
+    ])
+    // Allowing a manager changes no position.
+    expect(answers.get('compound.allow')?.effects.positionChanges).toBeUndefined()
+  })
+})
+
 describe('corpus coverage', () => {
   it('every protocol rule fires on some corpus case', () => {
     expect([...CORPUS_RULES].filter((id) => !seenIds.has(id))).toEqual([])

@@ -37,7 +37,7 @@ export interface PositionChange {
   contract: Address
   market: Hex
   account: Address
-  /** `supplyShares`, `borrowShares` (a liability) or `collateral`. */
+  /** Which field (`POSITION_FIELD_KINDS` says whether it is a claim or a liability). */
   field: PositionField
   before: bigint
   after: bigint
@@ -47,7 +47,14 @@ export interface PositionChange {
 export const POSITION_PROBE_LIMIT = 8
 
 /** Every field a position may have, in the order changes are reported. */
-const FIELDS: readonly PositionField[] = ['supplyShares', 'borrowShares', 'collateral']
+const FIELDS: readonly PositionField[] = [
+  'supplyShares',
+  'borrowShares',
+  'supplied',
+  'borrowed',
+  'collateral',
+  'internalBalance',
+]
 
 const ZERO: Address = '0x0000000000000000000000000000000000000000'
 
@@ -64,20 +71,20 @@ export function positionProbes(
     for (const site of callSites(tx, d)) {
       const known = knownCallSite(site)
       const read = known === undefined ? undefined : readersOf(known.key)?.positions
-      const position = known === undefined ? undefined : read?.(known)
-      if (position === undefined) continue
-      const key = `${position.contract}:${position.market}:${position.account}`.toLowerCase()
-      if (seen.has(key) || out.length >= POSITION_PROBE_LIMIT) continue
-      seen.add(key)
-      out.push({
-        protocol: position.protocol,
-        contract: position.contract,
-        market: position.market,
-        account: position.account,
-        call: { from: ZERO, to: position.contract, data: position.data, value: 0n },
-        txIndex: i,
-        fields: position.fields,
-      })
+      for (const position of known === undefined ? [] : (read?.(known) ?? [])) {
+        const key = `${position.contract}:${position.market}:${position.account}`.toLowerCase()
+        if (seen.has(key) || out.length >= POSITION_PROBE_LIMIT) continue
+        seen.add(key)
+        out.push({
+          protocol: position.protocol,
+          contract: position.contract,
+          market: position.market,
+          account: position.account,
+          call: { from: ZERO, to: position.contract, data: position.data, value: 0n },
+          txIndex: i,
+          fields: position.fields,
+        })
+      }
     }
   })
   return out

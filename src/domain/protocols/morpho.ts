@@ -50,11 +50,11 @@ const market = (
 })
 
 /** `onBehalf`'s position in the call's market, read with `position(id, user)`. */
-const onBehalfPosition: CallReader<PositionRead | undefined> = ({ site, args }) => {
+const onBehalfPosition: CallReader<PositionRead[]> = ({ site, args }) => {
   const account = addr(args.onBehalf)
   const id = marketId(args.marketParams)
-  if (account === undefined || id === undefined) return undefined
-  return {
+  if (account === undefined || id === undefined) return []
+  const read: PositionRead = {
     protocol: MORPHO,
     contract: site.target,
     market: id,
@@ -73,6 +73,7 @@ const onBehalfPosition: CallReader<PositionRead | undefined> = ({ site, args }) 
       }
     },
   }
+  return [read]
 }
 
 /** Morpho Blue's markets, with positions kept in its storage. */

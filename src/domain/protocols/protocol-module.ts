@@ -47,8 +47,8 @@ export interface ProtocolModule<Key extends string = string> {
    * the pools tokens went through (the buy tax and a sell's losses are read at them).
    */
   poolSwapEvents?: readonly AbiEvent[]
-  /** The position a call changes in the protocol's storage, read before and after it. */
-  positions?: Keyed<Key, CallReader<PositionRead | undefined>>
+  /** The positions a call changes in the protocol's storage, read before and after it. */
+  positions?: Keyed<Key, CallReader<PositionRead[]>>
   /** Its contracts: where they are on each network, and their code hashes. */
   contracts?: readonly KnownContract[]
 }
@@ -131,6 +131,11 @@ export interface CatalogueRow {
    */
   counterparties?: readonly string[]
   /**
+   * The called contract is itself the receipt token the call mints or burns (Comet's cUSDCv3):
+   * its metadata is read with the calldata's tokens, before execution shows it.
+   */
+  ownToken?: true
+  /**
    * A Seaport basic order (`BasicOrderParameters` at `parameters`): only the first
    * `totalOriginalAdditionalRecipients` additional recipients were signed by the offerer; the
    * rest are tips the fulfiller adds, sized against the price like fees.
@@ -203,15 +208,34 @@ export interface SwapReading {
   hops: SwapOutputHop[]
 }
 
-/** A field of a position kept in protocol storage. */
-export type PositionField = 'supplyShares' | 'borrowShares' | 'collateral'
+/**
+ * A field of a position kept in protocol storage: Morpho's supply and borrow shares, Comet's
+ * supplied and borrowed base, a collateral balance, a Balancer Vault internal balance.
+ */
+export type PositionField =
+  | 'supplyShares'
+  | 'borrowShares'
+  | 'supplied'
+  | 'borrowed'
+  | 'collateral'
+  | 'internalBalance'
+
+/** What each field is to its account: owed to it (a claim) or owed by it (a liability, a debt). */
+export const POSITION_FIELD_KINDS: Readonly<Record<PositionField, 'claim' | 'liability'>> = {
+  supplyShares: 'claim',
+  borrowShares: 'liability',
+  supplied: 'claim',
+  borrowed: 'liability',
+  collateral: 'claim',
+  internalBalance: 'claim',
+}
 
 /** A position to read before and after the transaction with one view call. */
 export interface PositionRead {
   protocol: string
   /** The contract that keeps the position (the view call goes there). */
   contract: Address
-  /** The market (Morpho: the market id). */
+  /** The market (Morpho: the market id; Comet: itself for the base, the collateral's address). */
   market: Hex
   /** The account whose position is read. */
   account: Address

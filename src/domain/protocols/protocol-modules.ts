@@ -67,7 +67,7 @@ export interface FunctionReaders {
   powers?: CallReader<PowerEffect[]>
   privileged?: CallReader<PrivilegedEffect[]>
   swaps?: CallReader<SwapReading>
-  positions?: CallReader<PositionRead | undefined>
+  positions?: CallReader<PositionRead[]>
 }
 
 const BY_KEY: ReadonlyMap<string, FunctionReaders> = (() => {

@@ -4,7 +4,7 @@ import type { DecodedCall } from '../calldata/decode-calldata.js'
 import { BURN_ADDRESSES } from '../evm/burn-addresses.js'
 import type { TransferEffect } from '../protocols/declared-effects.js'
 import { readersOf } from '../protocols/protocol-modules.js'
-import { catalogueToken } from './beneficiary-effects.js'
+import { catalogued, catalogueToken } from './beneficiary-effects.js'
 import { knownCallSite } from './call-args.js'
 import { callEffects } from './call-effects.js'
 import { callSites } from './call-sites.js'
@@ -50,6 +50,8 @@ export function calldataTokenParts(
     const known = knownCallSite(site)
     const token = known ? catalogueToken(known) : undefined
     if (token !== undefined) tokens.add(lowerHex(token))
+    // A market that is its own receipt token (Comet's cUSDCv3) mints or burns it.
+    if (known && catalogued(known)?.ownToken) tokens.add(lowerHex(site.target))
   }
   return { tokens: [...tokens], recipients: [...recipients] }
 }
