@@ -249,6 +249,36 @@ describe('positions kept in Compound III storage', () => {
   })
 })
 
+describe('internal balances kept in the Balancer Vault', () => {
+  const changes = (name: string) => answers.get(name)?.effects.positionChanges ?? []
+  const grew = (c: { before: string; after: string }) => BigInt(c.after) > BigInt(c.before)
+
+  it("Balancer v2: the sender's internal balances, and a stranger's, read before and after", () => {
+    // A swap to the internal balance credits the WETH bought there: a claim no token shows.
+    const credited = changes('balancer.swap-to-internal-balance')
+    expect(credited).toMatchObject([
+      { protocol: 'Balancer v2 Vault', isSender: true, field: 'internalBalance', kind: 'claim' },
+    ])
+    expect(grew(credited[0] ?? { before: '1', after: '0' })).toBe(true)
+    // The twin credits the stranger's instead.
+    expect(changes('balancer.swap-to-internal-balance (twin)')).toMatchObject([
+      { isSender: false, field: 'internalBalance' },
+    ])
+    // Paying from the internal balance lowers it; depositing raises it; withdrawing lowers it.
+    const paid = changes('balancer.swap-from-internal-balance')
+    expect(paid).toMatchObject([{ isSender: true, field: 'internalBalance' }])
+    expect(grew(paid[0] ?? { before: '0', after: '1' })).toBe(false)
+    expect(
+      grew(changes('balancer.deposit-internal-balance')[0] ?? { before: '1', after: '0' }),
+    ).toBe(true)
+    expect(
+      grew(changes('balancer.withdraw-internal-balance')[0] ?? { before: '0', after: '1' }),
+    ).toBe(false)
+    // A swap paid and paid out in tokens touches no internal balance.
+    expect(answers.get('balancer.swap')?.effects.positionChanges).toBeUndefined()
+  })
+})
+
 describe('corpus coverage', () => {
   it('every protocol rule fires on some corpus case', () => {
     expect([...CORPUS_RULES].filter((id) => !seenIds.has(id))).toEqual([])

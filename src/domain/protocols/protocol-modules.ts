@@ -2,6 +2,7 @@ import { AAVE } from './aave.js'
 import { ACCESS_CONTROL } from './access-control.js'
 import { ACROSS } from './across.js'
 import { AERODROME } from './aerodrome.js'
+import { BALANCER } from './balancer.js'
 import { COMPOUND } from './compound.js'
 import type {
   ApprovalEffect,
@@ -54,6 +55,7 @@ export const PROTOCOL_MODULES: readonly ProtocolModule[] = [
   AERODROME,
   COMPOUND,
   ACROSS,
+  BALANCER,
   OWNERSHIP,
   ACCESS_CONTROL,
   NAME_REGISTRARS,
