@@ -5,19 +5,17 @@ interface ISellProbeToken {
     function balanceOf(address account) external view returns (uint256);
 }
 
-interface ISellProbeV2Pair {
+/// @dev A Uniswap v2 pair or a Solidly-style pool (Velodrome v2, Aerodrome): the same swap, and
+/// reserves in three words (a v2 pair's are (uint112, uint112, uint32), a Solidly pool's uint256).
+interface ISellProbePair {
     function token0() external view returns (address);
-    function getReserves() external view returns (uint112, uint112, uint32);
+    function getReserves() external view returns (uint256, uint256, uint256);
     function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
 }
 
-/// @dev A Solidly-style pool (Velodrome v2, Aerodrome): a pair that quotes its own output (stable
-/// or volatile curve, its own fee).
+/// @dev A Solidly-style pool's quote of its own output (stable or volatile curve, its own fee).
 interface ISellProbeSolidlyPool {
-    function token0() external view returns (address);
-    function getReserves() external view returns (uint256, uint256, uint256);
     function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
-    function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
 }
 
 interface ISellProbeV3Pool {
@@ -121,8 +119,7 @@ contract SellProbe {
         m.pool = findPool(c);
         if (m.pool != address(0)) {
             if (c.kind == V3) sellV3(c, m);
-            else if (c.kind == V2) sellV2(c, m);
-            else sellSolidly(c, m);
+            else sellPair(c, m, c.kind != V2);
         }
         revert Outcome(m);
     }
@@ -172,61 +169,34 @@ contract SellProbe {
         return pool.code.length == 0 ? address(0) : pool;
     }
 
-    /// @dev As Router02's fee-on-transfer sells do: pay the pair, then swap what it received.
-    function sellV2(Candidate calldata c, Measured memory m) private {
-        ISellProbeV2Pair pair = ISellProbeV2Pair(m.pool);
+    /// @dev As Router02's fee-on-transfer sells and Solidly routers do: pay the pair, then swap
+    /// what it received, at x*y after Uniswap v2's 0.3 % fee, or at a Solidly pool's own quote
+    /// (its curve and fee).
+    function sellPair(Candidate calldata c, Measured memory m, bool solidly) private {
+        ISellProbePair pair = ISellProbePair(m.pool);
         uint256 before = balanceOf(c.token, address(pair));
         if (!transfer(c.token, address(pair), m.received)) return;
         m.delivered = true;
         uint256 afterwards = balanceOf(c.token, address(pair));
         m.poolGot = afterwards > before ? afterwards - before : 0;
-        (uint112 r0, uint112 r1,) = pair.getReserves();
+        (uint256 r0, uint256 r1,) = pair.getReserves();
         bool zeroIn = pair.token0() == c.token;
-        (uint256 reserveIn, uint256 reserveOut) = zeroIn ? (uint256(r0), uint256(r1)) : (uint256(r1), uint256(r0));
+        (uint256 reserveIn, uint256 reserveOut) = zeroIn ? (r0, r1) : (r1, r0);
         if (afterwards <= reserveIn) return;
         uint256 amountIn = afterwards - reserveIn;
-        uint256 out = (amountIn * 997 * reserveOut) / (reserveIn * 1000 + amountIn * 997);
+        uint256 out;
+        if (solidly) {
+            try ISellProbeSolidlyPool(m.pool).getAmountOut(amountIn, c.token) returns (uint256 quoted) {
+                out = quoted;
+            } catch {
+                return;
+            }
+        } else {
+            out = (amountIn * 997 * reserveOut) / (reserveIn * 1000 + amountIn * 997);
+        }
         if (out == 0) return;
         uint256 otherBefore = balanceOf(c.other, address(this));
         try pair.swap(zeroIn ? 0 : out, zeroIn ? out : 0, address(this), "") {}
-        catch {
-            return;
-        }
-        uint256 otherAfter = balanceOf(c.other, address(this));
-        m.proceeds = otherAfter > otherBefore ? otherAfter - otherBefore : 0;
-    }
-
-    /// @dev As a Solidly router sells: pay the pool, then swap what it received at the pool's own
-    /// quote (its curve and fee).
-    function sellSolidly(Candidate calldata c, Measured memory m) private {
-        ISellProbeSolidlyPool pool = ISellProbeSolidlyPool(m.pool);
-        uint256 before = balanceOf(c.token, address(pool));
-        if (!transfer(c.token, address(pool), m.received)) return;
-        m.delivered = true;
-        uint256 afterwards = balanceOf(c.token, address(pool));
-        m.poolGot = afterwards > before ? afterwards - before : 0;
-        bool zeroIn;
-        uint256 reserveIn;
-        try pool.token0() returns (address token0) {
-            zeroIn = token0 == c.token;
-        } catch {
-            return;
-        }
-        try pool.getReserves() returns (uint256 r0, uint256 r1, uint256) {
-            reserveIn = zeroIn ? r0 : r1;
-        } catch {
-            return;
-        }
-        if (afterwards <= reserveIn) return;
-        uint256 out;
-        try pool.getAmountOut(afterwards - reserveIn, c.token) returns (uint256 quoted) {
-            out = quoted;
-        } catch {
-            return;
-        }
-        if (out == 0) return;
-        uint256 otherBefore = balanceOf(c.other, address(this));
-        try pool.swap(zeroIn ? 0 : out, zeroIn ? out : 0, address(this), "") {}
         catch {
             return;
         }
