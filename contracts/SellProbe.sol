@@ -5,10 +5,17 @@ interface ISellProbeToken {
     function balanceOf(address account) external view returns (uint256);
 }
 
-interface ISellProbeV2Pair {
+/// @dev A Uniswap v2 pair or a Solidly-style pool (Velodrome v2, Aerodrome): the same swap, and
+/// reserves in three words (a v2 pair's are (uint112, uint112, uint32), a Solidly pool's uint256).
+interface ISellProbePair {
     function token0() external view returns (address);
-    function getReserves() external view returns (uint112, uint112, uint32);
+    function getReserves() external view returns (uint256, uint256, uint256);
     function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
+}
+
+/// @dev A Solidly-style pool's quote of its own output (stable or volatile curve, its own fee).
+interface ISellProbeSolidlyPool {
+    function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
 }
 
 interface ISellProbeV3Pool {
@@ -26,19 +33,27 @@ interface ISellProbeV3Pool {
 ///  - In a later simulated block, at the sender's own address, `probe` measures each candidate:
 ///    what the transaction left the sender (balance now minus the snapshot), whether that amount
 ///    moves to a fresh address and how much arrives there (the transfer tax), and whether it sells
-///    back through the Uniswap v2 pair or v3 pool it was bought from (found by the factory) and
-///    how much the pool receives (the sell tax) and pays back.
+///    back through the pool it was bought from (a Uniswap v2 pair, a v3 pool or a Solidly-style
+///    volatile or stable pool, found by its factory) and how much the pool receives (the sell tax)
+///    and pays back.
 /// Each measurement runs in a call that reverts with its figures, so candidates do not see each
 /// other's trials and the transaction's own results are never touched. Runs in a simulation only.
 contract SellProbe {
     /// @notice A token the sender may have received, and the pool a sell goes through.
+    /// @dev `kind`: 0 a Uniswap v2 pair, 1 a v3 pool of fee tier `fee`, 2 a Solidly-style volatile
+    /// pool, 3 a Solidly-style stable pool.
     struct Candidate {
         address token;
         address other;
         uint24 fee;
-        bool v3;
+        uint8 kind;
         address factory;
     }
+
+    uint8 private constant V2 = 0;
+    uint8 private constant V3 = 1;
+    uint8 private constant SOLIDLY_VOLATILE = 2;
+    uint8 private constant SOLIDLY_STABLE = 3;
 
     /// @notice What the probe measured for one candidate; all zero when nothing was received.
     struct Measured {
@@ -103,8 +118,8 @@ contract SellProbe {
         (m.moved, m.arrived) = trial(c.token, fresh, m.received);
         m.pool = findPool(c);
         if (m.pool != address(0)) {
-            if (c.v3) sellV3(c, m);
-            else sellV2(c, m);
+            if (c.kind == V3) sellV3(c, m);
+            else sellPair(c, m, c.kind != V2);
         }
         revert Outcome(m);
     }
@@ -136,9 +151,17 @@ contract SellProbe {
     }
 
     function findPool(Candidate calldata c) private view returns (address) {
-        bytes memory query = c.v3
-            ? abi.encodeWithSignature("getPool(address,address,uint24)", c.token, c.other, c.fee)
-            : abi.encodeWithSignature("getPair(address,address)", c.token, c.other);
+        bytes memory query;
+        if (c.kind == V3) {
+            query = abi.encodeWithSignature("getPool(address,address,uint24)", c.token, c.other, c.fee);
+        } else if (c.kind == V2) {
+            query = abi.encodeWithSignature("getPair(address,address)", c.token, c.other);
+        } else if (c.kind == SOLIDLY_VOLATILE || c.kind == SOLIDLY_STABLE) {
+            bool stable = c.kind == SOLIDLY_STABLE;
+            query = abi.encodeWithSignature("getPool(address,address,bool)", c.token, c.other, stable);
+        } else {
+            return address(0);
+        }
         if (c.factory.code.length == 0) return address(0);
         (bool ok, bytes memory answer) = c.factory.staticcall(query);
         if (!ok || answer.length < 32) return address(0);
@@ -146,20 +169,31 @@ contract SellProbe {
         return pool.code.length == 0 ? address(0) : pool;
     }
 
-    /// @dev As Router02's fee-on-transfer sells do: pay the pair, then swap what it received.
-    function sellV2(Candidate calldata c, Measured memory m) private {
-        ISellProbeV2Pair pair = ISellProbeV2Pair(m.pool);
+    /// @dev As Router02's fee-on-transfer sells and Solidly routers do: pay the pair, then swap
+    /// what it received, at x*y after Uniswap v2's 0.3 % fee, or at a Solidly pool's own quote
+    /// (its curve and fee).
+    function sellPair(Candidate calldata c, Measured memory m, bool solidly) private {
+        ISellProbePair pair = ISellProbePair(m.pool);
         uint256 before = balanceOf(c.token, address(pair));
         if (!transfer(c.token, address(pair), m.received)) return;
         m.delivered = true;
         uint256 afterwards = balanceOf(c.token, address(pair));
         m.poolGot = afterwards > before ? afterwards - before : 0;
-        (uint112 r0, uint112 r1,) = pair.getReserves();
+        (uint256 r0, uint256 r1,) = pair.getReserves();
         bool zeroIn = pair.token0() == c.token;
-        (uint256 reserveIn, uint256 reserveOut) = zeroIn ? (uint256(r0), uint256(r1)) : (uint256(r1), uint256(r0));
+        (uint256 reserveIn, uint256 reserveOut) = zeroIn ? (r0, r1) : (r1, r0);
         if (afterwards <= reserveIn) return;
         uint256 amountIn = afterwards - reserveIn;
-        uint256 out = (amountIn * 997 * reserveOut) / (reserveIn * 1000 + amountIn * 997);
+        uint256 out;
+        if (solidly) {
+            try ISellProbeSolidlyPool(m.pool).getAmountOut(amountIn, c.token) returns (uint256 quoted) {
+                out = quoted;
+            } catch {
+                return;
+            }
+        } else {
+            out = (amountIn * 997 * reserveOut) / (reserveIn * 1000 + amountIn * 997);
+        }
         if (out == 0) return;
         uint256 otherBefore = balanceOf(c.other, address(this));
         try pair.swap(zeroIn ? 0 : out, zeroIn ? out : 0, address(this), "") {}

@@ -43,6 +43,12 @@ export interface CorpusCase {
   twin?: CorpusTx
   /** What the twin changes, e.g. `stranger as onBehalfOf`. */
   twinIs?: string
+  /**
+   * A benign action the screen cannot tell from a loss and so leaves at `review`: a contract of
+   * an unknown protocol keeps the sender's assets and nothing comes back (a gauge whose address
+   * is not canonical). The answer must be exactly `review`, its non-info findings exactly these.
+   */
+  review?: { findings: readonly string[]; why: string }
 }
 
 /** What a protocol's setup gets: the devnet, and accounts it may fund and use. */

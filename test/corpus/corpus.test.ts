@@ -10,8 +10,9 @@ import { CORPUS_RULES, type CorpusCase, type CorpusSetup, type CorpusTx } from '
 /**
  * The real-protocol corpus (issue 26): every protocol under `protocols/` deploys its real
  * bytecode on one devnet and hands back everyday actions with their malicious twins. Every
- * benign action executes and is `sign`; every twin is not `sign`, with a finding id its benign
- * twin does not have (so no pair is told apart by accident).
+ * benign action executes and is `sign` (or `review` with exactly the findings it declares, where
+ * it says why); every twin is not `sign`, with a finding id its benign twin does not have (so no
+ * pair is told apart by accident).
  */
 
 const PATH = '/payanagent/v1/base-transaction-preflight'
@@ -112,10 +113,11 @@ beforeAll(async () => {
 afterAll(async () => {
   if (results.length > 0) {
     const signed = results.filter((r) => r.benign === 'sign').length
+    const reviewed = results.filter((r) => r.benign.endsWith('*')).length
     const caught = results.filter((r) => r.twin !== '-' && r.twin !== 'sign').length
     const twins = results.filter((r) => r.twin !== '-').length
     console.log(
-      `corpus: ${signed}/${results.length} benign sign, ${caught}/${twins} twins caught\n${results
+      `corpus: ${signed}/${results.length} benign sign (${reviewed} review as declared, marked *), ${caught}/${twins} twins caught\n${results
         .map(
           (r) =>
             `${r.category.padEnd(15)} ${r.name.padEnd(52)} ${r.benign.padEnd(7)} ${r.twin.padEnd(7)} ${r.tells}`,
@@ -165,16 +167,25 @@ describe.each(PROTOCOLS.map((p) => p.file))('corpus: %s', (file) => {
       results.push({
         name: c.name,
         category: c.category,
-        benign: benign.verdict,
+        benign: c.review === undefined ? benign.verdict : `${benign.verdict}*`,
         twin: twin?.verdict ?? '-',
         tells: tells.join(', '),
       })
       if (!benign.call.success)
         problems.push(`${c.name}: benign action reverts (${benign.call.message})`)
-      if (benign.verdict !== 'sign')
+      if (c.review === undefined && benign.verdict !== 'sign')
         problems.push(
           `${c.name}: benign is ${benign.verdict}\n  ${describeFindings(benign).join('\n  ')}`,
         )
+      if (c.review !== undefined) {
+        const raised = [
+          ...new Set(benign.findings.filter((f) => f.severity !== 'info').map((f) => f.id)),
+        ].sort()
+        if (benign.verdict !== 'review' || raised.join() !== [...c.review.findings].sort().join())
+          problems.push(
+            `${c.name}: benign should be review with ${c.review.findings.join(', ')} (${c.review.why}), is ${benign.verdict}\n  ${describeFindings(benign).join('\n  ')}`,
+          )
+      }
       if (twin) {
         const distinct = twin.findings.filter((f) => f.severity !== 'info' && !own.has(f.id))
         if (twin.verdict === 'sign' || distinct.length === 0)
@@ -210,6 +221,61 @@ describe('positions kept in protocol storage', () => {
     ])
     // Calls that change no position (an authorization) carry none.
     expect(answers.get('morpho.authorize-bundler')?.effects.positionChanges).toBeUndefined()
+  })
+})
+
+describe('positions kept in Compound III storage', () => {
+  const changes = (name: string) => answers.get(name)?.effects.positionChanges ?? []
+
+  it("Compound III: the sender's supplied base, borrow and collateral, and a stranger's, read before and after", () => {
+    // Supplying USDC raises the sender's supplied base (cUSDCv3 is minted as well).
+    expect(changes('compound.supply-usdc')).toMatchObject([
+      { protocol: 'Compound III Comet', isSender: true, field: 'supplied', kind: 'claim' },
+    ])
+    // Collateral shows no token at all: only the Comet's storage says it is the sender's.
+    expect(changes('compound.supply-collateral')).toMatchObject([
+      { isSender: true, field: 'collateral', kind: 'claim' },
+    ])
+    expect(changes('compound.supply-collateral-to (twin)')).toMatchObject([
+      { isSender: false, field: 'collateral' },
+    ])
+    // Withdrawing more than was supplied opens a borrow: a liability, beside the claim gone.
+    expect(changes('compound.borrow-usdc')).toMatchObject([
+      { isSender: true, field: 'supplied', kind: 'claim' },
+      { isSender: true, field: 'borrowed', kind: 'liability' },
+    ])
+    // Allowing a manager changes no position.
+    expect(answers.get('compound.allow')?.effects.positionChanges).toBeUndefined()
+  })
+})
+
+describe('internal balances kept in the Balancer Vault', () => {
+  const changes = (name: string) => answers.get(name)?.effects.positionChanges ?? []
+  const grew = (c: { before: string; after: string }) => BigInt(c.after) > BigInt(c.before)
+
+  it("Balancer v2: the sender's internal balances, and a stranger's, read before and after", () => {
+    // A swap to the internal balance credits the WETH bought there: a claim no token shows.
+    const credited = changes('balancer.swap-to-internal-balance')
+    expect(credited).toMatchObject([
+      { protocol: 'Balancer v2 Vault', isSender: true, field: 'internalBalance', kind: 'claim' },
+    ])
+    expect(grew(credited[0] ?? { before: '1', after: '0' })).toBe(true)
+    // The twin credits the stranger's instead.
+    expect(changes('balancer.swap-to-internal-balance (twin)')).toMatchObject([
+      { isSender: false, field: 'internalBalance' },
+    ])
+    // Paying from the internal balance lowers it; depositing raises it; withdrawing lowers it.
+    const paid = changes('balancer.swap-from-internal-balance')
+    expect(paid).toMatchObject([{ isSender: true, field: 'internalBalance' }])
+    expect(grew(paid[0] ?? { before: '0', after: '1' })).toBe(false)
+    expect(
+      grew(changes('balancer.deposit-internal-balance')[0] ?? { before: '1', after: '0' }),
+    ).toBe(true)
+    expect(
+      grew(changes('balancer.withdraw-internal-balance')[0] ?? { before: '0', after: '1' }),
+    ).toBe(false)
+    // A swap paid and paid out in tokens touches no internal balance.
+    expect(answers.get('balancer.swap')?.effects.positionChanges).toBeUndefined()
   })
 })
 

@@ -1,18 +1,17 @@
 import { hexNumber } from '@pre-send-guard/client/types'
 import { type Address, decodeAbiParameters, type Hex } from 'viem'
 import { formatAbiParams } from 'viem/utils'
-import { hasAliasedBytesList } from './aliasing-guard.js'
-import { namedArgs, withinOutputBound } from './decode-args.js'
-import type { Child, DecodedCall, KnownCall, Opened, UnknownCall } from './decoded-call.js'
 import {
-  UNIVERSAL_ROUTER_COMMANDS,
   type UniversalRouterCommand,
   UR_EXECUTE_SUB_PLAN,
   UR_V4_SWAP,
   UR_V4_SWAP_CODE,
-  V4_ACTIONS,
   V4_SWAP_PARAMS,
-} from './universal-router-commands.js'
+} from '../protocols/universal-router.js'
+import { hasAliasedBytesList } from './aliasing-guard.js'
+import { namedArgs, withinOutputBound } from './decode-args.js'
+import type { Child, DecodedCall, KnownCall, Opened, UnknownCall } from './decoded-call.js'
+import { UNIVERSAL_ROUTER_COMMANDS, V4_ACTIONS } from './universal-router-commands.js'
 
 /**
  * Universal Router: one child per command byte, decoded from the matching `inputs[i]`. Sub-plans

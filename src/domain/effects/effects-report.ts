@@ -21,6 +21,8 @@ export type {
   EffectsReport,
 } from '@pre-send-guard/client/schemas'
 
+import { POSITION_FIELD_KINDS } from '../protocols/protocol-module.js'
+
 const ETH_META = { symbol: 'ETH', decimals: 18 }
 
 function assetReport(asset: Asset, book: TokenBook): AssetReport {
@@ -159,7 +161,7 @@ export function effectsReport(
             account: p.account,
             isSender: p.account.toLowerCase() === sender.toLowerCase(),
             field: p.field,
-            kind: p.field === 'borrowShares' ? ('liability' as const) : ('claim' as const),
+            kind: POSITION_FIELD_KINDS[p.field],
             before: p.before.toString(),
             after: p.after.toString(),
           })),

@@ -1,25 +1,19 @@
-import {
-  type Address,
-  decodeFunctionResult,
-  encodeAbiParameters,
-  encodeFunctionData,
-  type Hex,
-  keccak256,
-  parseAbi,
-  parseAbiParameters,
-} from 'viem'
+import type { Address, Hex } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
-import type { JsonValue } from '../calldata/json-value.js'
 import type { TransactionInput } from '../evm/transaction.js'
-import { addr, big, type KnownCallSite, knownCallSite, obj } from '../screen/call-args.js'
-import { type CallSite, callSites } from '../screen/call-sites.js'
+import type { PositionField, PositionRead } from '../protocols/protocol-module.js'
+import { readersOf } from '../protocols/protocol-modules.js'
+import { knownCallSite } from '../screen/call-args.js'
+import { callSites } from '../screen/call-sites.js'
 import type { CallRequest, SimulatedCall } from './chain-reader.js'
 
 /**
  * Positions a protocol keeps in its own storage, read before and after the transaction in the
  * preflight's one `eth_simulateV1` (view calls placed before and after the transaction in the
  * same simulated block): what a supply, a repay or a withdrawal changes that no `Transfer`
- * shows. Today: Morpho Blue's `position(id, user)` for the account a catalogued call names.
+ * shows. Which positions a call changes is its protocol module's to say
+ * (`ProtocolModule.positions`; today Morpho Blue's `position(id, user)` for the account a
+ * catalogued call names).
  */
 export interface PositionProbe {
   protocol: string
@@ -32,6 +26,8 @@ export interface PositionProbe {
   call: CallRequest
   /** The transaction of the sequence whose call changes it. */
   txIndex: number
+  /** The position's fields from the view's return data. */
+  fields: PositionRead['fields']
 }
 
 /** One field of a position that changed. */
@@ -41,8 +37,8 @@ export interface PositionChange {
   contract: Address
   market: Hex
   account: Address
-  /** `supplyShares`, `borrowShares` (a liability) or `collateral`. */
-  field: 'supplyShares' | 'borrowShares' | 'collateral'
+  /** Which field (`POSITION_FIELD_KINDS` says whether it is a claim or a liability). */
+  field: PositionField
   before: bigint
   after: bigint
 }
@@ -50,24 +46,19 @@ export interface PositionChange {
 /** At most this many positions are read per preflight (they ride in the same request). */
 export const POSITION_PROBE_LIMIT = 8
 
-const MORPHO_ABI = parseAbi([
-  'function position(bytes32 id, address user) view returns (uint256 supplyShares, uint128 borrowShares, uint128 collateral)',
-])
-const MARKET_PARAMS = parseAbiParameters('address, address, address, address, uint256')
+/** Every field a position may have, in the order changes are reported. */
+const FIELDS: readonly PositionField[] = [
+  'supplyShares',
+  'borrowShares',
+  'supplied',
+  'borrowed',
+  'collateral',
+  'internalBalance',
+]
+
 const ZERO: Address = '0x0000000000000000000000000000000000000000'
 
-/** Morpho Blue functions whose position changes, and the argument naming whose. */
-const MORPHO_POSITION_OF: Readonly<Record<string, string>> = {
-  'supply((address,address,address,address,uint256),uint256,uint256,address,bytes)': 'onBehalf',
-  'supplyCollateral((address,address,address,address,uint256),uint256,address,bytes)': 'onBehalf',
-  'repay((address,address,address,address,uint256),uint256,uint256,address,bytes)': 'onBehalf',
-  'withdraw((address,address,address,address,uint256),uint256,uint256,address,address)': 'onBehalf',
-  'borrow((address,address,address,address,uint256),uint256,uint256,address,address)': 'onBehalf',
-  'withdrawCollateral((address,address,address,address,uint256),uint256,address,address)':
-    'onBehalf',
-}
-
-/** The positions the transactions' catalogued calls change, to read before and after them. */
+/** The positions the transactions' calls change, to read before and after them. */
 export function positionProbes(
   txs: readonly TransactionInput[],
   decoded: readonly DecodedCall[],
@@ -79,56 +70,24 @@ export function positionProbes(
     if (d === undefined) return
     for (const site of callSites(tx, d)) {
       const known = knownCallSite(site)
-      const probe = known ? morphoProbe(site, known, i) : undefined
-      if (probe === undefined) continue
-      const key = `${probe.contract}:${probe.market}:${probe.account}`.toLowerCase()
-      if (seen.has(key) || out.length >= POSITION_PROBE_LIMIT) continue
-      seen.add(key)
-      out.push(probe)
+      const read = known === undefined ? undefined : readersOf(known.key)?.positions
+      for (const position of known === undefined ? [] : (read?.(known) ?? [])) {
+        const key = `${position.contract}:${position.market}:${position.account}`.toLowerCase()
+        if (seen.has(key) || out.length >= POSITION_PROBE_LIMIT) continue
+        seen.add(key)
+        out.push({
+          protocol: position.protocol,
+          contract: position.contract,
+          market: position.market,
+          account: position.account,
+          call: { from: ZERO, to: position.contract, data: position.data, value: 0n },
+          txIndex: i,
+          fields: position.fields,
+        })
+      }
     }
   })
   return out
-}
-
-function morphoProbe(
-  site: CallSite,
-  known: KnownCallSite,
-  txIndex: number,
-): PositionProbe | undefined {
-  const whose = MORPHO_POSITION_OF[known.key]
-  if (whose === undefined) return undefined
-  const account = addr(known.args[whose])
-  const market = marketId(known.args.marketParams)
-  if (account === undefined || market === undefined) return undefined
-  return {
-    protocol: 'Morpho Blue',
-    contract: site.target,
-    market,
-    account,
-    call: {
-      from: ZERO,
-      to: site.target,
-      data: encodeFunctionData({
-        abi: MORPHO_ABI,
-        functionName: 'position',
-        args: [market, account],
-      }),
-      value: 0n,
-    },
-    txIndex,
-  }
-}
-
-/** Morpho's market id: keccak256 of the ABI-encoded MarketParams. */
-function marketId(value: JsonValue | undefined): Hex | undefined {
-  const p = obj(value)
-  const loan = addr(p.loanToken)
-  const collateral = addr(p.collateralToken)
-  const oracle = addr(p.oracle)
-  const irm = addr(p.irm)
-  const lltv = big(p.lltv)
-  if (!loan || !collateral || !oracle || !irm || lltv === undefined) return undefined
-  return keccak256(encodeAbiParameters(MARKET_PARAMS, [loan, collateral, oracle, irm, lltv]))
 }
 
 /** The fields that changed between the reads before and after; unreadable probes are left out. */
@@ -139,11 +98,13 @@ export function positionChanges(
 ): PositionChange[] {
   const out: PositionChange[] = []
   probes.forEach((probe, i) => {
-    const a = read(before[i])
-    const b = read(after[i])
+    const a = read(probe, before[i])
+    const b = read(probe, after[i])
     if (a === undefined || b === undefined) return
-    for (const field of ['supplyShares', 'borrowShares', 'collateral'] as const) {
-      if (a[field] === b[field]) continue
+    for (const field of FIELDS) {
+      const was = a[field]
+      const is = b[field]
+      if (was === undefined || is === undefined || was === is) continue
       out.push({
         txIndex: probe.txIndex,
         protocol: probe.protocol,
@@ -151,24 +112,14 @@ export function positionChanges(
         market: probe.market,
         account: probe.account,
         field,
-        before: a[field],
-        after: b[field],
+        before: was,
+        after: is,
       })
     }
   })
   return out
 }
 
-function read(call: SimulatedCall | undefined) {
-  if (call?.status !== 'success') return undefined
-  try {
-    const [supplyShares, borrowShares, collateral] = decodeFunctionResult({
-      abi: MORPHO_ABI,
-      functionName: 'position',
-      data: call.returnData,
-    })
-    return { supplyShares, borrowShares, collateral }
-  } catch {
-    return undefined
-  }
+function read(probe: PositionProbe, call: SimulatedCall | undefined) {
+  return call?.status === 'success' ? probe.fields(call.returnData) : undefined
 }

@@ -1,11 +1,9 @@
 import { type Address, zeroAddress } from 'viem'
 import type { JsonValue } from '../calldata/json-value.js'
-import {
-  type BeneficiaryRole,
-  type ProtocolFunction,
-  protocolFunction,
-} from '../protocols/protocol-catalogue.js'
-import { addr, big, type KnownCallSite, str } from './call-args.js'
+import { addr, big, str } from '../protocols/decoded-args.js'
+import { type ProtocolFunction, protocolFunction } from '../protocols/protocol-catalogue.js'
+import type { BeneficiaryRole } from '../protocols/protocol-module.js'
+import type { KnownCallSite } from './call-args.js'
 import type { CallSite } from './call-sites.js'
 import type { TransactionInput } from './context.js'
 
@@ -45,7 +43,7 @@ export function beneficiaryEffects(known: KnownCallSite): BeneficiaryEffect[] {
   for (const b of entry.beneficiaries) {
     if (b.grantedBy !== undefined && !granted(valuesAt(known.args, b.grantedBy)[0])) continue
     for (const value of valuesAt(known.args, b.path)) {
-      let account = addr(value)
+      let account = b.word ? wordAddress(value) : addr(value)
       if (account === undefined) continue
       if (account === zeroAddress && b.zero !== undefined) {
         account = b.zero === 'caller' ? known.site.caller : known.site.target
@@ -125,6 +123,13 @@ function basicOrderRecipients(known: KnownCallSite): { signed: Address[]; tips: 
     signed: parsed.slice(0, Number(count)).map((r) => r.to),
     tips: parsed.slice(Number(count)).map((r) => ({ ...r, total, token })),
   }
+}
+
+/** The EVM address a 32-byte word holds in its low 20 bytes; undefined for any other word. */
+function wordAddress(value: JsonValue | undefined): Address | undefined {
+  return typeof value === 'string' && /^0x0{24}[0-9a-fA-F]{40}$/.test(value)
+    ? addr(`0x${value.slice(26)}`)
+    : undefined
 }
 
 /** The values at a dot path (`a.b`, `a.*.c` for every item of an array). */

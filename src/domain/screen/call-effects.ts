@@ -1,10 +1,13 @@
-import { type ApprovalEffect, approvalEffects } from './approval-effects.js'
+import type {
+  ApprovalEffect,
+  PowerEffect,
+  PrivilegedEffect,
+  TransferEffect,
+} from '../protocols/declared-effects.js'
+import { readersOf } from '../protocols/protocol-modules.js'
 import { type BeneficiaryEffect, beneficiaryEffects } from './beneficiary-effects.js'
 import { knownCallSite } from './call-args.js'
 import type { CallSite } from './call-sites.js'
-import { type PowerEffect, powerEffects } from './power-effects.js'
-import { type PrivilegedEffect, privilegedEffects } from './privileged-effects.js'
-import { type TransferEffect, transferEffects } from './transfer-effects.js'
 
 /** Everything the rules read from one call site. */
 export interface CallEffects {
@@ -13,14 +16,17 @@ export interface CallEffects {
   privileged: PrivilegedEffect[]
   /** AccessControl role and Safe owner/threshold/module/guard/handler changes. */
   power: PowerEffect[]
-  /** Who a catalogued protocol call credits (src/domain/protocols/protocol-catalogue.ts). */
+  /** Who a catalogued protocol call credits (its module's catalogue rows). */
   beneficiaries: BeneficiaryEffect[]
 }
 
 // Several rules read the same site's effects; call sites are fresh objects per screen run.
 const cache = new WeakMap<CallSite, CallEffects>()
 
-/** Reads the effects of one call site from its decoded arguments. Unknown calls have none. */
+/**
+ * Reads the effects of one call site from its decoded arguments, as its function's protocol
+ * module says (`src/domain/protocols/`). Unknown calls have none.
+ */
 export function callEffects(site: CallSite): CallEffects {
   const cached = cache.get(site)
   if (cached) return cached
@@ -46,11 +52,12 @@ export function effectsOfSites<K extends keyof CallEffects>(
 function readEffects(site: CallSite): CallEffects {
   const known = knownCallSite(site)
   if (!known) return { approvals: [], transfers: [], privileged: [], power: [], beneficiaries: [] }
+  const readers = readersOf(known.key)
   return {
-    approvals: approvalEffects(known),
-    transfers: transferEffects(known),
-    privileged: privilegedEffects(known),
-    power: powerEffects(known),
+    approvals: readers?.approvals?.(known) ?? [],
+    transfers: readers?.transfers?.(known) ?? [],
+    privileged: readers?.privileged?.(known) ?? [],
+    power: readers?.powers?.(known) ?? [],
     beneficiaries: beneficiaryEffects(known),
   }
 }

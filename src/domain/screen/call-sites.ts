@@ -1,9 +1,9 @@
 import type { Address } from 'viem'
 import { WALLET_EXECUTORS } from '../calldata/container-children.js'
 import type { DecodedCall, KnownCall, NestedCall } from '../calldata/decode-calldata.js'
-import { UR_EXECUTE_SUB_PLAN, UR_V4_SWAP } from '../calldata/universal-router-commands.js'
 import { checksummed, isAddressShaped } from '../evm/checksummed.js'
 import type { TokenStandard, TransactionInput } from '../evm/transaction.js'
+import { UR_EXECUTE_SUB_PLAN, UR_V4_SWAP } from '../protocols/universal-router.js'
 
 /** One call the transaction makes: the top-level call or one nested inside a container. */
 export interface CallSite {

@@ -1,15 +1,14 @@
 import { lowerHex } from '@pre-send-guard/client/types'
 import type { Address } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
-import type { JsonValue } from '../calldata/json-value.js'
-import { isAddressShaped } from '../evm/checksummed.js'
-import { catalogueToken } from './beneficiary-effects.js'
-import { BURN_ADDRESSES } from './burn-addresses.js'
+import { BURN_ADDRESSES } from '../evm/burn-addresses.js'
+import type { TransferEffect } from '../protocols/declared-effects.js'
+import { readersOf } from '../protocols/protocol-modules.js'
+import { catalogued, catalogueToken } from './beneficiary-effects.js'
 import { knownCallSite } from './call-args.js'
 import { callEffects } from './call-effects.js'
 import { callSites } from './call-sites.js'
 import type { TransactionInput } from './context.js'
-import type { TransferEffect } from './transfer-effects.js'
 
 /**
  * Tokens whose amounts the calldata rules name (allowances, Permit2 grants, transfers of a plain
@@ -51,6 +50,8 @@ export function calldataTokenParts(
     const known = knownCallSite(site)
     const token = known ? catalogueToken(known) : undefined
     if (token !== undefined) tokens.add(lowerHex(token))
+    // A market that is its own receipt token (Comet's cUSDCv3) mints or burns it.
+    if (known && catalogued(known)?.ownToken) tokens.add(lowerHex(site.target))
   }
   return { tokens: [...tokens], recipients: [...recipients] }
 }
@@ -66,51 +67,20 @@ export function recipientMayBeToken(t: TransferEffect): boolean {
   return !BURN_ADDRESSES.has(to) && to !== t.token.toLowerCase()
 }
 
-/** A Uniswap v3 packed path: 20-byte tokens joined by 3-byte fees. */
-const V3_PATH = /^0x[0-9a-fA-F]{40}(?:[0-9a-fA-F]{6}[0-9a-fA-F]{40})+$/
-
 /**
- * The tokens the swaps in the calldata name, lower-case, deduplicated, in call order: every
- * `path` (a v2 `address[]` or a v3 packed `bytes` path), `tokenIn`/`tokenOut`, and Aerodrome
- * `routes` `from`/`to`, at any depth of the decoded arguments (Router02, SwapRouter02, Universal
- * Router commands, Aerodrome). What a swap buys is known before it runs, so the preflight reads
- * those tokens' code in its one wave (their owner powers, `token-owner-powers`).
+ * The tokens the swaps in the calldata name, lower-case, deduplicated, in call order: what each
+ * swap's protocol module reads from it (`ProtocolModule.swaps`: a path, the tokens in and out,
+ * Aerodrome's routes), at any depth the decoder opens (Router02, SwapRouter02, Universal Router
+ * commands, Aerodrome). What a swap buys is known before it runs, so the preflight reads those
+ * tokens' code in its one wave (their owner powers, `token-owner-powers`).
  */
 export function swapTokens(tx: TransactionInput, decoded: DecodedCall): Address[] {
   const out = new Set<Address>()
-  const address = (v: JsonValue | undefined) => {
-    if (typeof v === 'string' && isAddressShaped(v)) out.add(lowerHex(v))
-  }
-  const walk = (value: JsonValue, key: string | undefined): void => {
-    if (key === 'path' && typeof value === 'string' && V3_PATH.test(value)) {
-      for (let i = 2; i < value.length; i += 46) address(`0x${value.slice(i, i + 40)}`)
-      return
-    }
-    if (key === 'path' && Array.isArray(value)) {
-      for (const v of value) address(v)
-      return
-    }
-    if (key === 'tokenIn' || key === 'tokenOut') {
-      address(value)
-      return
-    }
-    if (key === 'routes' && Array.isArray(value)) {
-      for (const r of value) {
-        if (r !== null && typeof r === 'object' && !Array.isArray(r)) {
-          address(r.from)
-          address(r.to)
-        }
-      }
-      return
-    }
-    if (Array.isArray(value)) for (const v of value) walk(v, undefined)
-    else if (value !== null && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) walk(v, k)
-    }
-  }
   for (const site of callSites(tx, decoded)) {
-    if (!site.call.known) continue
-    for (const arg of site.call.args) walk(arg.value, arg.name)
+    const known = knownCallSite(site)
+    const read = known === undefined ? undefined : readersOf(known.key)?.swaps
+    if (known === undefined || read === undefined) continue
+    for (const token of read(known).tokens) out.add(lowerHex(token))
   }
   return [...out]
 }

@@ -1,17 +1,20 @@
 import { type Address, getAddress, type Hex, toEventSelector } from 'viem'
 import { type ExecutionEffects, senderChanges } from '../effects/execution-effects.js'
 import type { SimulatedLog } from '../preflight/chain-reader.js'
+import { PROTOCOL_MODULES } from '../protocols/protocol-modules.js'
 import type { ReceivedTokenFacts, SellLoss, SellMeasurement } from './token-facts.js'
 import { listedToken } from './token-lists.js'
 
 export type { ReceivedTokenFacts, SellLoss, TaxBps } from './token-facts.js'
 
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)')
-/** Uniswap v2 and v3 `Swap` events: their emitters are the pools the tokens went through. */
-const SWAPS = new Set([
-  toEventSelector('Swap(address,uint256,uint256,uint256,uint256,address)'),
-  toEventSelector('Swap(address,address,int256,int256,uint160,uint128,int24)'),
-])
+/**
+ * The pools' `Swap` events every protocol module names (Uniswap v2 pairs and v3 pools, Aerodrome
+ * pools): their emitters are the pools the tokens went through.
+ */
+const SWAPS: ReadonlySet<string> = new Set(
+  PROTOCOL_MODULES.flatMap((module) => module.poolSwapEvents ?? []).map((e) => toEventSelector(e)),
+)
 
 /** `part` of `whole` in basis points, rounded half up; `whole` > 0. */
 export function bpsOf(part: bigint, whole: bigint): number {
@@ -104,7 +107,7 @@ function sellableFrom(m: SellMeasurement): boolean | null {
 }
 
 /**
- * Tokens the sender sells into a swap pool (a pool that emits a Uniswap v2/v3 `Swap` in the same
+ * Tokens the sender sells into a swap pool (a pool that emits a `Swap` a protocol module names in the same
  * execution) whose pools receive less than the sender's balance lost, beyond what the sender
  * sends to recipients the calldata declares: the share lost to the token's own logic on the way
  * (a sell tax).

@@ -2,7 +2,7 @@ import { expectBytes, lowerHex } from '@pre-send-guard/client/types'
 import { type Address, decodeFunctionResult, encodeFunctionData, getAddress } from 'viem'
 import probeArtifact from '../../../contracts/artifacts/SellProbe.json' with { type: 'json' }
 import type { CallRequest, SimulatedCall, StateOverrides } from '../preflight/chain-reader.js'
-import type { SwapOutputHop } from './swap-hops.js'
+import type { SwapOutputHop } from '../protocols/protocol-module.js'
 import type { SellMeasurement } from './token-facts.js'
 
 export type { SellMeasurement } from './token-facts.js'
@@ -29,8 +29,17 @@ export interface SellCandidate {
   token: Address
   other: Address
   fee: number
-  v3: boolean
+  /** The pool's kind as the probe's `Candidate.kind` numbers it ({@link POOL_KINDS}). */
+  kind: number
   factory: Address
+}
+
+/** `SellProbe.Candidate.kind` of each kind of pool a swap's output comes from. */
+const POOL_KINDS: Readonly<Record<SwapOutputHop['kind'], number>> = {
+  v2: 0,
+  v3: 1,
+  'solidly-volatile': 2,
+  'solidly-stable': 3,
 }
 
 /** The probe's place in the one `eth_simulateV1` request of a preflight. */
@@ -64,7 +73,7 @@ export function sellProbePlan(
       token: hop.tokenOut,
       other: hop.tokenIn,
       fee: hop.fee,
-      v3: hop.kind === 'v3',
+      kind: POOL_KINDS[hop.kind],
       factory: hop.factory,
     })
     candidates.set(key, list)
@@ -103,7 +112,7 @@ export function sellProbePlan(
                 token: c.token,
                 other: c.other,
                 fee: c.fee,
-                v3: c.v3,
+                kind: c.kind,
                 factory: c.factory,
               })),
             ],

@@ -83,10 +83,20 @@ export const PositionChangeSchema = z
   .object({
     protocol: z.string().meta({ example: 'Morpho Blue' }),
     contract: address,
-    market: hex.meta({ description: 'The market the position is in (Morpho: its id).' }),
+    market: hex.meta({
+      description:
+        "The market the position is in (Morpho: its id; Compound III: the Comet for the base, the collateral's address; Balancer: the token).",
+    }),
     account: address,
     isSender: z.boolean(),
-    field: z.enum(['supplyShares', 'borrowShares', 'collateral']),
+    field: z.enum([
+      'supplyShares',
+      'borrowShares',
+      'supplied',
+      'borrowed',
+      'collateral',
+      'internalBalance',
+    ]),
     kind: z
       .enum(['claim', 'liability'])
       .meta({ description: '`claim`: the account is owed it; `liability`: it owes it (a debt).' }),

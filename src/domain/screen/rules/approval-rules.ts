@@ -1,6 +1,6 @@
 import { tokenAmountText } from '../../effects/token-amount.js'
+import type { ApprovalEffect } from '../../protocols/declared-effects.js'
 import { recogniseCode } from '../../protocols/known-code.js'
-import type { ApprovalEffect } from '../approval-effects.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import type { ScreenConfig, ScreenContext, TransactionInput } from '../context.js'

@@ -1,6 +1,7 @@
+import { DEFAULT_ADMIN_ROLE, roleName } from '../../protocols/access-control.js'
+import type { PowerEffect } from '../../protocols/declared-effects.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
-import { DEFAULT_ADMIN_ROLE, type PowerEffect, roleName } from '../power-effects.js'
 import {
   codeOf,
   hitAt,

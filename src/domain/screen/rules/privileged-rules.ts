@@ -1,6 +1,6 @@
+import type { PrivilegedEffect } from '../../protocols/declared-effects.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
-import type { PrivilegedEffect } from '../privileged-effects.js'
 import { codeOf, hitAt, type RuleHit, type RuleInput, type ScreenRule } from '../screen-rule.js'
 
 function changes(

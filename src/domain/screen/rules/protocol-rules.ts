@@ -1,8 +1,9 @@
 import { zeroAddress } from 'viem'
 import { tokenAmountText } from '../../effects/token-amount.js'
+import { big } from '../../protocols/decoded-args.js'
 import { recogniseCode } from '../../protocols/known-code.js'
 import { isOwnBeneficiary, tipEffects } from '../beneficiary-effects.js'
-import { big, knownCallSite } from '../call-args.js'
+import { knownCallSite } from '../call-args.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import {
@@ -22,6 +23,7 @@ const ROLE_TEXT = {
   position: 'credits the position to',
   receiver: 'pays',
   'l1-recipient': 'pays on Ethereum (L1)',
+  'cross-chain-recipient': 'has a relayer pay on the destination chain',
   owner: 'makes the owner',
   operator: 'authorizes to act for the caller',
 } as const
@@ -32,7 +34,7 @@ export const beneficiaryNotSender: ScreenRule = {
   severity: 'warning',
   title: 'A protocol call credits someone other than the sender',
   checks:
-    'A function of the protocol catalogue (`src/domain/protocols/protocol-catalogue.ts`: Aave v3 `supply`/`repay` `onBehalfOf` and `withdraw` `to`, Morpho Blue `onBehalf`/`receiver`, the OP-stack bridge `withdrawTo`/`bridgeETHTo`/`bridgeERC20To` `_to`, `initiateWithdrawal`/`sendMessage` `_target`, Uniswap v3 positions `mint`/`collect` `recipient`, `unwrapWETH9`/`sweepToken` `recipient`, Uniswap v2 Router02 liquidity and swap `to`, Compound III `supplyTo`/`withdrawTo`, Seaport `fulfillAdvancedOrder` `recipient`, ENS/Basenames `register` `owner`; Morpho `setAuthorization` and Aave `approveDelegation` grants to a key) names as its beneficiary an account that is neither the sender nor the account making the call (nor the called contract keeping the output for a later step). The detail names the protocol, the function, the argument, the beneficiary and the amount in token units where known.',
+    'A function of the protocol catalogue (the rows of each protocol module, `src/domain/protocols/`: Aave v3 `supply`/`repay` `onBehalfOf` and `withdraw` `to`, Morpho Blue `onBehalf`/`receiver`, Compound III `supplyTo`/`supplyFrom` `dst` and `withdrawTo`/`withdrawFrom` `to`, the OP-stack bridge `withdrawTo`/`bridgeETHTo`/`bridgeERC20To` `_to`, `initiateWithdrawal`/`sendMessage` `_target`, Across `depositV3`/`deposit` `recipient` (paid on the destination chain) and `depositor`, Uniswap v3 positions `mint`/`collect` `recipient`, `unwrapWETH9`/`sweepToken` `recipient`, Uniswap v2 Router02 liquidity and swap `to`, Aerodrome Router liquidity `to`, pool `mint`/`burn`/`skim` `to`, gauge `getReward` `_account` and VotingEscrow `createLockFor` `_to`, the Balancer v2 Vault `funds.recipient`, join and exit `recipient` and internal balance operations `recipient`, Seaport `fulfillAdvancedOrder` `recipient`, ENS/Basenames `register` `owner`; Morpho `setAuthorization`, Aave `approveDelegation`, Compound III `allow` and Balancer `setRelayerApproval` grants to a key) names as its beneficiary an account that is neither the sender nor the account making the call (nor the called contract keeping the output for a later step). The detail names the protocol, the function, the argument, the beneficiary and the amount in token units where known.',
   why: "Supplying on someone else's behalf, withdrawing or collecting to them, bridging to them: the sender's money becomes theirs. Agents are told to do this by injected instructions; a position or an L1 withdrawal credited to a stranger is the loss the guard exists to prevent.",
   example:
     '`withdraw(marketParams, 1000e6, 0, me, 0xStranger)` on Morpho Blue; `withdrawTo(ETH, 0xStranger, 1 ether, 200000, 0x)` on the L2StandardBridge.',

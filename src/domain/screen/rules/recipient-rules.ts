@@ -1,4 +1,4 @@
-import { BURN_ADDRESSES } from '../burn-addresses.js'
+import { BURN_ADDRESSES } from '../../evm/burn-addresses.js'
 import { effectsOfSites } from '../call-effects.js'
 import { hasCalldata } from '../call-sites.js'
 import { recipientMayBeToken } from '../calldata-tokens.js'

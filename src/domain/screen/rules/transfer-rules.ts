@@ -1,5 +1,6 @@
 import { tokenAmountText } from '../../effects/token-amount.js'
-import { BURN_ADDRESSES } from '../burn-addresses.js'
+import { BURN_ADDRESSES } from '../../evm/burn-addresses.js'
+import type { TransferEffect } from '../../protocols/declared-effects.js'
 import { effectsOfSites } from '../call-effects.js'
 import type { CallSite } from '../call-sites.js'
 import type { ScreenContext } from '../context.js'
@@ -12,7 +13,6 @@ import {
   type RuleInput,
   type ScreenRule,
 } from '../screen-rule.js'
-import type { TransferEffect } from '../transfer-effects.js'
 
 /** `transfer moves 5 (raw units) of token 0xT from 0xF to 0xR`: the movement as detail text. */
 export function describeTransfer(t: TransferEffect, site: CallSite, ctx: ScreenContext): string {
