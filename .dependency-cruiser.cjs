@@ -1,6 +1,7 @@
 /**
- * The layering of src/ and the client package, checked by dependency-cruiser on every
- * `npm test` (test/layering.test.ts runs it; `npx depcruise src packages/client/src` by hand).
+ * The layering of src/ and the packages, checked by dependency-cruiser on every `npm test`
+ * (test/layering.test.ts runs it; `npx depcruise src packages/client/src packages/agentkit/src`
+ * by hand).
  * docs/architecture.md draws the same arrows. Type-only imports count: a type import still
  * ties one room to another, and hides a circle.
  *
@@ -48,10 +49,26 @@ module.exports = {
       },
     },
     {
+      name: 'packages-are-not-the-service',
+      severity: 'error',
+      comment:
+        "The published packages (the client, the AgentKit package) run in a buyer's project: they never import the service's src/.",
+      from: { path: '^packages/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'client-stays-lean',
+      severity: 'error',
+      comment:
+        'The client package never depends on the AgentKit package or AgentKit itself: the AgentKit package depends on the client, and AgentKit is its peer.',
+      from: { path: '^packages/client/' },
+      to: { path: ['^packages/agentkit/', 'node_modules/@coinbase/agentkit'] },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'No import circle, type-only imports included.',
-      from: { path: '^(src|packages/client/src)/' },
+      from: { path: '^(src|packages/client/src|packages/agentkit/src)/' },
       to: { circular: true },
     },
   ],

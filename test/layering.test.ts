@@ -43,8 +43,8 @@ async function cruise(cwd: string, paths: string[]): Promise<string[]> {
 }
 
 describe('the layering (.dependency-cruiser.cjs)', () => {
-  it('holds in src/ and the client package: rooms point one way, no import circle', async () => {
-    expect(await cruise(ROOT, ['src', 'packages/client/src'])).toEqual([])
+  it('holds in src/ and the packages: rooms point one way, no import circle', async () => {
+    expect(await cruise(ROOT, ['src', 'packages/client/src', 'packages/agentkit/src'])).toEqual([])
   }, 120_000)
 
   // The control: the same rules on a scratch tree that breaks each of them must fail.
@@ -55,7 +55,7 @@ describe('the layering (.dependency-cruiser.cjs)', () => {
     writeFileSync(join(scratch, path), text)
   }
 
-  it('fails a domain file importing an adapter, an adapter importing the composition, and a type-only circle', async () => {
+  it('fails a domain file importing an adapter, an adapter importing the composition, a type-only circle, and a package reaching into the service or the client into the AgentKit package', async () => {
     write(
       'tsconfig.json',
       JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
@@ -69,10 +69,17 @@ describe('the layering (.dependency-cruiser.cjs)', () => {
     )
     write('src/domain/a.ts', "import type { B } from './b.js'\nexport type A = { b?: B }\n")
     write('src/domain/b.ts', "import type { A } from './a.js'\nexport type B = { a?: A }\n")
-    expect((await cruise(scratch, ['src'])).sort()).toEqual([
+    write('packages/agentkit/src/kit.ts', "export const kit = 'kit'\n")
+    write(
+      'packages/client/src/uses-kit.ts',
+      "import { kit } from '../../agentkit/src/kit.js'\nimport { io } from '../../../src/adapters/rpc/io.js'\nkit\nio\n",
+    )
+    expect((await cruise(scratch, ['src', 'packages'])).sort()).toEqual([
       'adapters-are-not-composition: src/adapters/metrics/setup.ts -> src/service/wiring.ts',
+      'client-stays-lean: packages/client/src/uses-kit.ts -> packages/agentkit/src/kit.ts',
       'domain-is-pure: src/domain/screen/rule.ts -> src/adapters/rpc/io.ts',
       'no-circular: src/domain/a.ts -> src/domain/b.ts -> src/domain/a.ts',
+      'packages-are-not-the-service: packages/client/src/uses-kit.ts -> src/adapters/rpc/io.ts',
     ])
   }, 120_000)
 })
