@@ -7,56 +7,19 @@ import {
   receiptFields,
 } from '../../src/domain/receipt/receipt.js'
 import { codesByStatus } from '../../src/http/error-status.js'
+import { type AttackEvidence, checkAttackInvariants, PAYING_ROLES } from './attack-invariants.js'
+import type {
+  CallRecord,
+  ChainTransfer,
+  InvariantResult,
+  KillRecord,
+  LedgerRow,
+  OutageRecord,
+  PaymentRecord,
+} from './soak-records.js'
 
-/** One HTTP exchange the soak's load made: `network` when no answer came (refused, reset, timeout). */
-export interface CallRecord {
-  kind: 'paid' | 'unpaid' | 'preflight'
-  instance: number
-  /** ms since the load started. */
-  at: number
-  ms: number
-  status: number | 'network'
-  /** The error body's `error` code, when there is one. */
-  code?: string | undefined
-  /** Whether the body parsed as JSON (a `network` record has none). */
-  json: boolean
-  retryAfter?: string | null | undefined
-}
-
-/** One authorization a buyer signed, and how the service finally answered it (if it did). */
-export interface PaymentRecord {
-  payer: Address
-  nonce: Hex
-  /** The authorization's `validBefore` (unix seconds). */
-  validBefore: number
-  /** Every attempt with this payment's header, in order. */
-  attempts: CallRecord[]
-  /** The final answer: a 200 with its receipt, or a final refusal; absent if none came in time. */
-  outcome?:
-    | { status: 200; receipt: Receipt; atUnix: number }
-    | { status: number; code: string | undefined; atUnix: number }
-}
-
-/** A ledger row, as read from `payments` after recovery. */
-export interface LedgerRow {
-  payer: Address
-  nonce: Hex
-  status: string
-  amount: bigint
-  settlementTx: Hex | null
-}
-
-/** An EIP-3009 authorization used on chain: its `AuthorizationUsed` log and the value moved. */
-export interface ChainTransfer {
-  payer: Address
-  nonce: Hex
-  tx: Hex
-  value: bigint
-  to: Address
-}
-
-/** Everything the invariants are judged on. */
-export interface SoakEvidence {
+/** Everything the invariants are judged on: the buyers' history, the ledger, the chain, the attack. */
+export interface SoakEvidence extends AttackEvidence {
   payments: PaymentRecord[]
   /** Unpaid calls and read-only preflights. */
   others: CallRecord[]
@@ -77,15 +40,6 @@ export interface SoakEvidence {
   recoveryBoundMs: number
 }
 
-/** One invariant's verdict, with the numbers that back it. */
-export interface InvariantResult {
-  name: string
-  ok: boolean
-  detail: string
-  /** Up to a few offending items, for diagnosis. */
-  examples: string[]
-}
-
 /**
  * 5xx answers the service documents (code -> status, from the one mapping the OpenAPI document
  * and docs/api.md are checked against): 502 and 503 only; anything else is a defect.
@@ -100,8 +54,9 @@ const FINAL_LEDGER = new Set(['settled', 'failed'])
 const key = (payer: string, nonce: string) => `${payer.toLowerCase()}:${nonce.toLowerCase()}`
 
 /**
- * Judges a soak's history against the money invariants of issue 28. Pure: no I/O (receipt
- * signatures are checked by computation), so hand-made histories can prove each check bites.
+ * Judges a soak's history against the money invariants of issue 28, then the attack's (issue
+ * 37, {@link checkAttackInvariants}). Pure: no I/O (receipt signatures are checked by
+ * computation), so hand-made histories can prove each check bites.
  */
 export async function checkInvariants(e: SoakEvidence): Promise<InvariantResult[]> {
   const results: InvariantResult[] = []
@@ -120,7 +75,9 @@ export async function checkInvariants(e: SoakEvidence): Promise<InvariantResult[
     const bad: string[] = []
     let ok200 = 0
     let expired = 0
-    for (const p of e.payments) {
+    // The hostile payers that refuse, or are refused, are judged by the attack invariants.
+    const paying = e.payments.filter((p) => PAYING_ROLES.includes(p.role))
+    for (const p of paying) {
       const k = key(p.payer, p.nonce)
       if (p.outcome?.status === 200) ok200++
       else if (!p.outcome) bad.push(`${k}: no final answer (${p.attempts.length} attempts)`)
@@ -135,7 +92,7 @@ export async function checkInvariants(e: SoakEvidence): Promise<InvariantResult[
     add(
       'every valid, funded payment answered 200',
       bad,
-      `${ok200}/${e.payments.length} got 200, ${expired} expired unused (402), ${bad.length} refused or unanswered`,
+      `${ok200}/${paying.length} got 200, ${expired} expired unused (402), ${bad.length} refused or unanswered`,
     )
   }
 
@@ -252,7 +209,7 @@ export async function checkInvariants(e: SoakEvidence): Promise<InvariantResult[
   // 7. No 500, no non-JSON answer; 5xx only 502/503 with a documented code and Retry-After.
   {
     const bad: string[] = []
-    const calls = [...e.payments.flatMap((p) => p.attempts), ...e.others]
+    const calls = [...e.payments.flatMap((p) => p.attempts), ...e.others, ...e.forged]
     let fivexx = 0
     for (const c of calls) {
       if (c.status === 'network') continue
@@ -286,6 +243,7 @@ export async function checkInvariants(e: SoakEvidence): Promise<InvariantResult[
 
   // 9. A payment a kill cut off was answered within the lease plus a block.
   results.push(checkKillRecovery(e.payments, e.kills, e.outages, e.recoveryBoundMs).result)
+  results.push(...checkAttackInvariants(e))
   return results
 }
 
@@ -310,22 +268,6 @@ export async function receiptVerifies(receipt: Receipt): Promise<boolean> {
   } catch {
     return false
   }
-}
-
-/** A `kill -9` the storm made: the instance, and when the signal went (ms since the load started). */
-export interface KillRecord {
-  instance: number
-  at: number
-}
-
-/**
- * A window in which no instance could finish a payment on its own account: a database cut
- * (one instance's or all) or an RPC blackout (ms since the load started).
- */
-export interface OutageRecord {
-  kind: string
-  from: number
-  to: number
 }
 
 /**

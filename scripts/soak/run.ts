@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util'
 import { LONG_SOAK, runSoak } from './storm.js'
 
 // `npm run soak -- --seed N --seconds S --instances K --buyers B`: one seeded storm against
-// real processes, its report printed; exit code 0 only when every invariant held.
+// real processes (attackers included: `--forged-floods F --hostile-payments H`, 0 for none),
+// its report printed; exit code 0 only when every invariant held.
 
 const { values } = parseArgs({
   options: {
@@ -17,6 +18,8 @@ const { values } = parseArgs({
     'log-dir': { type: 'string' },
     'http-facilitator-instances': { type: 'string' },
     'facilitator-stalls': { type: 'string' },
+    'forged-floods': { type: 'string' },
+    'hostile-payments': { type: 'string' },
   },
 })
 const int = (value: string | undefined, fallback: number, name: string) => {
@@ -45,6 +48,12 @@ const options = {
     values['facilitator-stalls'],
     LONG_SOAK.facilitatorStalls ?? 0,
     'facilitator-stalls',
+  ),
+  forgedFloods: int(values['forged-floods'], LONG_SOAK.forgedFloods ?? 0, 'forged-floods'),
+  hostilePayments: int(
+    values['hostile-payments'],
+    LONG_SOAK.hostilePayments ?? 0,
+    'hostile-payments',
   ),
   ...(values['log-dir'] ? { logDir: values['log-dir'] } : {}),
   log: (line: string) => console.info(line),

@@ -18,6 +18,33 @@ export type Fault =
   | { kind: 'rpc-hangs'; at: number; instance: number; ms: number; rate: number }
   | { kind: 'blackout'; at: number; ms: number }
   | { kind: 'facilitator-stall'; at: number; ms: number; rate: number }
+  | {
+      kind: 'forged-flood'
+      at: number
+      /** Client identities the flood comes from (each its own rate-limit bucket). */
+      clients: number
+      /** Forged payments each client sends, as fast as `concurrency` lets it. */
+      perClient: number
+      concurrency: number
+      /** Honest buyers (by index) whose next payment-identifier the flood squats first. */
+      victims: number[]
+    }
+  | { kind: 'hostile-payment'; at: number; payer: HostileRole }
+
+/**
+ * The soak's hostile payers (contracts/test/PayerWallets.sol): a wallet that approves only
+ * while the gas price is 0 (every unpriced simulation), gas burners over and under the
+ * settlement gas ceiling, and a wallet whose owner front-runs its settlement to make it revert.
+ */
+export type HostileRole = 'gas-price-gated' | 'gas-burner-over' | 'gas-burner-under' | 'front-run'
+
+/** Every hostile payer, in the order the schedule draws their payments. */
+export const HOSTILE_ROLES: readonly HostileRole[] = [
+  'gas-price-gated',
+  'gas-burner-over',
+  'gas-burner-under',
+  'front-run',
+]
 
 /** How many faults of each kind, over how long. */
 export interface StormShape {
@@ -31,7 +58,16 @@ export interface StormShape {
   blackoutMs: number
   /** Bursts in which the HTTP facilitator stalls a share of its calls (default 0). */
   facilitatorStalls?: number
+  /** Floods of forged payments (default 0); the squats pick victims among `buyers`. */
+  forgedFloods?: number
+  /** Honest buyers, for the floods' victims. */
+  buyers?: number
+  /** Payments each hostile payer attempts during the load (default 0). */
+  hostilePayments?: number
 }
+
+/** Client identities per forged flood, forged payments per client, and how many in flight. */
+export const FORGED_FLOOD = { clients: 2, perClient: 300, concurrency: 24, victims: 3 } as const
 
 /**
  * The seeded fault schedule: faults spread over 10-85 % of the load (the rest lets the last
@@ -70,5 +106,20 @@ export function stormSchedule(seed: number, shape: StormShape): Fault[] {
   for (let i = 0; i < (shape.facilitatorStalls ?? 0); i++) {
     faults.push({ kind: 'facilitator-stall', at: when(), ms: 8000, rate: 0.3 })
   }
+  // The attackers are drawn after every fault above, for the same reason.
+  for (let i = 0; i < (shape.forgedFloods ?? 0); i++) {
+    const at = when()
+    const victims: number[] = []
+    const buyers = shape.buyers ?? 0
+    while (victims.length < Math.min(FORGED_FLOOD.victims, buyers)) {
+      const v = Math.floor(random() * buyers)
+      if (!victims.includes(v)) victims.push(v)
+    }
+    const { clients, perClient, concurrency } = FORGED_FLOOD
+    faults.push({ kind: 'forged-flood', at, clients, perClient, concurrency, victims })
+  }
+  for (const payer of HOSTILE_ROLES)
+    for (let i = 0; i < (shape.hostilePayments ?? 0); i++)
+      faults.push({ kind: 'hostile-payment', at: when(), payer })
   return faults.sort((a, b) => a.at - b.at)
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import { decodePaymentRequiredHeader } from '@x402/core/http'
 import type { PaymentRequired } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client'
@@ -22,6 +22,8 @@ import { base } from 'viem/chains'
 import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { mintDevnetUsdc, prepareDevnet, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createFacilitator } from '../../src/adapters/facilitator/facilitator-client.js'
+import { UNVERIFIED_GRACE_SECONDS } from '../../src/domain/payment/prune-unverified.js'
+import { DEFAULT_SETTLEMENT_GAS_CEILING } from '../../src/domain/payment/settlement-cost.js'
 import type { Receipt } from '../../src/domain/receipt/receipt.js'
 import { startHttpFacilitator } from '../../test/payment/http-facilitator.js'
 import { startFaultyRpc } from '../../test/support/faulty-rpc.js'
@@ -30,18 +32,28 @@ import { freePort } from '../../test/support/net.js'
 import { DATABASE_URL } from '../../test/support/postgres.js'
 import { startTcpProxy, type TcpProxy } from '../../test/support/tcp-proxy.js'
 import {
-  type CallRecord,
-  type ChainTransfer,
-  checkInvariants,
-  checkKillRecovery,
-  everyInstanceDown,
-  type InvariantResult,
-  type KillRecord,
-  type LedgerRow,
-  type OutageRecord,
-  type PaymentRecord,
-} from './invariants.js'
-import { type Fault, mulberry32, stormSchedule } from './schedule.js'
+  deployHostilePayers,
+  type ForgeryKind,
+  type FrontRun,
+  forgedPayment,
+  frontRunSettlement,
+  type HostilePayer,
+  newPaymentIdentifier,
+  paymentWithIdentifier,
+} from './attackers.js'
+import { checkInvariants, checkKillRecovery, everyInstanceDown } from './invariants.js'
+import { type Fault, type HostileRole, mulberry32, stormSchedule } from './schedule.js'
+import { readSettlerTransactions } from './settler-transactions.js'
+import type {
+  CallRecord,
+  ChainTransfer,
+  ForgedCall,
+  InvariantResult,
+  KillRecord,
+  LedgerRow,
+  OutageRecord,
+  PaymentRecord,
+} from './soak-records.js'
 
 /** What a soak run does; every field has a default in {@link LONG_SOAK}. */
 export interface SoakOptions {
@@ -64,6 +76,18 @@ export interface SoakOptions {
   httpFacilitatorInstances?: number
   /** Bursts (8 s) in which that facilitator stalls 30 % of its calls past the timeout. */
   facilitatorStalls?: number
+  /**
+   * Floods of forged payments (default 0): two client identities each, every forgery naming a
+   * real payer under a signature it never made, the first ones squatting honest buyers' next
+   * payment-identifiers (docs/soak.md).
+   */
+  forgedFloods?: number
+  /**
+   * Payments each hostile payer attempts (default 0: none deployed): a gas-price-gated
+   * wallet, gas burners over and under the ceiling, a wallet whose owner front-runs its
+   * settlement (contracts/test/PayerWallets.sol).
+   */
+  hostilePayments?: number
   /** Share of every RPC call that errors during the load, outside bursts and blackouts. */
   baselineErrorRate: number
   /** Bound on the recovery after the storm heals, in seconds. */
@@ -113,6 +137,8 @@ export const LONG_SOAK: SoakOptions = {
   blackoutMs: 10_000,
   httpFacilitatorInstances: 1,
   facilitatorStalls: 2,
+  forgedFloods: 3,
+  hostilePayments: 3,
   baselineErrorRate: 0.02,
   recoverySeconds: 90,
   basePort: 18800,
@@ -146,6 +172,36 @@ const BLOCK_MS = 1_000
 /** FACILITATOR_TIMEOUT_MS of the instances on the HTTP facilitator; its stalls last longer. */
 const FACILITATOR_TIMEOUT_MS = 3_000
 const FACILITATOR_STALL_MS = 5_000
+
+/**
+ * The instances' rate limit on the paid route and the free ones, per client: a client is named
+ * by `x-forwarded-for` (the header a proxy in front appends), so each buyer is its own
+ * non-loopback client. Lower than the defaults (600 a minute, bursts of 120), so that a flood
+ * of forgeries whose verify each takes a second on the loaded machine still outruns the refill;
+ * a buyer's counted calls (unpaid ones, read-only preflights, paid ones until verified) come
+ * at most about 1.5 a second over both instances, 300 ms apart at least: under the refill of 2.
+ */
+const RATE_LIMIT = { perMinute: 120, burst: 30 } as const
+const CLIENT_HEADER = 'x-forwarded-for'
+/** How long a flood may go on sending forgeries that no app answered (ms). */
+const FLOOD_MAX_MS = 30_000
+/** How long a forged authorization stays valid (s): the attacker's choice, short to see pruned. */
+const FORGED_VALID_SECONDS = 20
+/** A row that never verified may outlive its `validBefore` by the prune's grace and two reconciler passes (5 s each). */
+const PRUNE_WINDOW_SECONDS = UNVERIFIED_GRACE_SECONDS + 10
+/** Each hostile payer's USDC (atomic units): enough for every payment it attempts. */
+const HOSTILE_USDC = 1000n * PRICE
+
+/** Who pays: an honest buyer or a hostile payer, the client it calls as, and its next id. */
+interface Payer {
+  address: Address
+  client: x402Client
+  /** Its client address, as the proxy in front names it (`x-forwarded-for`). */
+  identity: string
+  role?: HostileRole
+  /** The payment-identifier of its next payment, drawn ahead (a flood may squat it). */
+  nextIdentifier: string
+}
 
 /** A body with the devnet buyer's 0-value transfer: always a "sign" verdict. */
 function exampleBody(from: Address, to: Address) {
@@ -207,6 +263,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     const instances: Instance[] = []
     const receiptSigners: Address[] = []
+    /** Every settlement account of the run: the chain is read for all their transactions. */
+    const settlers: Address[] = []
+    const firstBlock = await chain.getBlockNumber()
     // The facilitator at a URL: a separate HTTP service (in this process), its own settler.
     const viaHttp = Math.min(o.instances, o.httpFacilitatorInstances ?? 0)
     const facilitatorFaults: Parameters<typeof startHttpFacilitator>[1] = {}
@@ -214,6 +273,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let facilitatorUrl: string | undefined
     if (viaHttp > 0) {
       const settler = generatePrivateKey()
+      settlers.push(privateKeyToAddress(settler))
       await test.setBalance({ address: privateKeyToAddress(settler), value: 10n ** 21n })
       const remote = await startHttpFacilitator(
         createFacilitator({
@@ -235,6 +295,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const settlementKey = generatePrivateKey()
       const receiptKey = generatePrivateKey()
       receiptSigners.push(privateKeyToAddress(receiptKey))
+      // (An instance on the facilitator at a URL never uses its own: nothing of it to find.)
+      settlers.push(privateKeyToAddress(settlementKey))
       await test.setBalance({ address: privateKeyToAddress(settlementKey), value: 10n ** 21n })
       const rpc = await startFaultyRpc(rpcUrl, {
         ...(o.basePort === undefined ? {} : { port: o.basePort + 50 + i }),
@@ -279,7 +341,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           DATABASE_SCHEMA: schema,
           DATA_DIR: dataDir,
           INSTANCE_ID: `soak-${i}`,
-          RATE_LIMIT_PER_MINUTE: '0',
+          RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT.perMinute),
+          RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
+          RATE_LIMIT_CLIENT_HEADER: CLIENT_HEADER,
           PAYMENT_LEASE_MS: String(o.instanceLeaseMs ?? o.leaseMs),
           LOG_LEVEL: 'info',
         },
@@ -332,17 +396,31 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       offerAnswer.headers.get('PAYMENT-REQUIRED') ?? '',
     )
     const buyerClient = createPublicClient({ chain: base, transport: http(rpcUrl) })
-    const buyers: { account: ReturnType<typeof privateKeyToAccount>; client: x402Client }[] = []
+    const buyers: Payer[] = []
     for (let b = 0; b < o.buyers; b++) {
       const account = privateKeyToAccount(generatePrivateKey())
       await mintDevnetUsdc(rpcUrl, account.address, 1000n * PRICE)
       buyers.push({
-        account,
+        address: account.address,
         client: new x402Client().register(
           'eip155:8453',
           new ExactEvmClientScheme(toClientEvmSigner(account, buyerClient)),
         ),
+        // Each buyer its own client, behind the proxy that names it (198.18.0.0/15).
+        identity: `198.18.${Math.floor(b / 250)}.${(b % 250) + 1}`,
+        nextIdentifier: newPaymentIdentifier(),
       })
+    }
+    // The hostile payers, deployed while blocks still come with each transaction.
+    const hostile = new Map<HostileRole, HostilePayer & Payer>()
+    if ((o.hostilePayments ?? 0) > 0) {
+      let i = 0
+      for (const [role, payer] of await deployHostilePayers(rpcUrl, HOSTILE_USDC))
+        hostile.set(role, {
+          ...payer,
+          identity: `192.0.2.${++i}`,
+          nextIdentifier: newPaymentIdentifier(),
+        })
     }
     const [payToBefore = 0n] = await Promise.all([
       chain.readContract({
@@ -366,6 +444,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       instance: number,
       path: string,
       body: unknown,
+      client: string,
       header?: string,
     ): Promise<{ record: CallRecord; body: unknown }> => {
       const started = Date.now()
@@ -375,6 +454,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
+            [CLIENT_HEADER]: client,
             ...(header ? { 'PAYMENT-SIGNATURE': header } : {}),
           },
           body: JSON.stringify(body),
@@ -388,7 +468,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         } catch {
           json = false
         }
-        const code = (parsed as { error?: unknown } | undefined)?.error
+        const { error: code, reason } = (parsed ?? {}) as { error?: unknown; reason?: unknown }
         return {
           record: {
             kind,
@@ -397,6 +477,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             ms: Date.now() - started,
             status: res.status,
             code: typeof code === 'string' ? code : undefined,
+            ...(typeof reason === 'string' ? { reason } : {}),
             json,
             retryAfter: res.headers.get('retry-after'),
           },
@@ -418,26 +499,33 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     const pickInstance = () => Math.floor(random() * instances.length)
 
-    const pay = async (buyer: (typeof buyers)[number]) => {
-      const payload = await buyer.client.createPaymentPayload(offer)
-      const header = encodePaymentSignatureHeader(payload)
-      const authorization = (
-        payload.payload as { authorization: { nonce: Hex; validBefore: string } }
-      ).authorization
+    /** One payment under the payer's next identifier, retried until a final answer. */
+    const pay = async (payer: Payer) => {
+      const identifier = payer.nextIdentifier
+      payer.nextIdentifier = newPaymentIdentifier()
+      const { header, nonce, validBefore } = await paymentWithIdentifier(
+        payer.client,
+        offer,
+        identifier,
+      )
       const record: PaymentRecord = {
-        payer: buyer.account.address,
-        nonce: authorization.nonce,
-        validBefore: Number(authorization.validBefore),
+        payer: payer.address,
+        nonce,
+        ...(payer.role ? { role: payer.role } : {}),
+        identifier,
+        validBefore,
         attempts: [],
       }
       payments.push(record)
-      const body = exampleBody(buyer.account.address, payTo)
+      // A hostile payer's wallet is a contract: the transaction it asks about is payTo's own.
+      const body = exampleBody(payer.role ? payTo : payer.address, payTo)
       while (Date.now() < recoveryEnd) {
         const { record: attempt, body: answer } = await call(
           'paid',
           pickInstance(),
           PAID_PATH,
           body,
+          payer.identity,
           header,
         )
         record.attempts.push(attempt)
@@ -447,13 +535,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           record.outcome =
             attempt.status === 200 && receipt
               ? { status: 200, receipt, atUnix }
-              : { status: attempt.status, code: attempt.code, atUnix }
+              : { status: attempt.status, code: attempt.code, reason: attempt.reason, atUnix }
           return
         }
         await sleep(300 + random() * 700)
       }
     }
-    const buyerLoop = async (buyer: (typeof buyers)[number]) => {
+    const buyerLoop = async (buyer: Payer) => {
       while (Date.now() < loadEnd) {
         const r = random()
         if (r < 0.7) await pay(buyer)
@@ -463,7 +551,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             kind,
             pickInstance(),
             kind === 'unpaid' ? PAID_PATH : FREE_PATH,
-            exampleBody(buyer.account.address, payTo),
+            exampleBody(buyer.address, payTo),
+            buyer.identity,
           )
           others.push(record)
         }
@@ -482,6 +571,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       blackouts: o.blackouts,
       blackoutMs: o.blackoutMs,
       facilitatorStalls: viaHttp > 0 ? (o.facilitatorStalls ?? 0) : 0,
+      forgedFloods: o.forgedFloods ?? 0,
+      buyers: o.buyers,
+      hostilePayments: o.hostilePayments ?? 0,
     })
     const rpcState = instances.map(() => ({
       burst: undefined as undefined | { kind: 'error' | 'stall'; rate: number },
@@ -518,6 +610,94 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         (error: Error) => log(`instance ${inst.index} restart: ${error.message.slice(0, 200)}`),
       )
     }
+    // --- the attackers -------------------------------------------------------------------------
+    const forged: ForgedCall[] = []
+    const frontRuns: (FrontRun & { at: number })[] = []
+    const FORGERIES: ForgeryKind[] = ['other-key', 'random-65', 'random-320']
+    let floods = 0
+    /**
+     * One flood: each client identity sends its forged payments, `concurrency` in flight, each
+     * to an instance at random (one that runs, when one does); each names a real payer (a
+     * buyer or a hostile wallet), and the first ones squat the victims' next
+     * payment-identifiers while the burst lasts. A forgery no app answered (the instance down,
+     * or still starting) is sent again later, for at most {@link FLOOD_MAX_MS}: a flood that met
+     * a kill or a blackout still reaches the rate limit it is there to test.
+     */
+    const flood = async (f: Extract<Fault, { kind: 'forged-flood' }>) => {
+      const wave = floods++
+      const until = Math.min(Date.now() + FLOOD_MAX_MS, recoveryEnd)
+      const named = [...buyers, ...hostile.values()].map((p) => p.address)
+      const victims = f.victims.flatMap((v) => buyers[v] ?? [])
+      const running = () => {
+        const up = instances.filter((i) => !i.restarting)
+        return up.length > 0
+          ? (up[Math.floor(random() * up.length)] as Instance).index
+          : pickInstance()
+      }
+      await Promise.all(
+        Array.from({ length: f.clients }, async (_, c) => {
+          const client = `203.0.113.${wave * f.clients + c + 1}`
+          const queue: { payer: Address; identifier?: string }[] = victims.flatMap((v) => [
+            { payer: v.address, identifier: v.nextIdentifier },
+            { payer: v.address, identifier: v.nextIdentifier },
+          ])
+          while (queue.length < f.perClient)
+            queue.push({ payer: named[queue.length % named.length] as Address })
+          let sent = 0
+          const worker = async () => {
+            for (let item = queue.shift(); item && Date.now() < until; item = queue.shift()) {
+              const { payer, identifier } = item
+              const forgery = await forgedPayment(
+                offer,
+                payer,
+                FORGERIES[sent++ % FORGERIES.length] as ForgeryKind,
+                FORGED_VALID_SECONDS,
+                identifier,
+              )
+              const { record } = await call(
+                'paid',
+                running(),
+                PAID_PATH,
+                exampleBody(payTo, payTo),
+                client,
+                forgery.header,
+              )
+              forged.push({
+                ...record,
+                kind: 'forged',
+                wave,
+                client,
+                payer,
+                nonce: forgery.nonce,
+                validBefore: forgery.validBefore,
+                ...(identifier ? { identifier } : {}),
+              })
+              if (record.status === 'network' || record.code === 'service_starting') {
+                queue.push(item)
+                await sleep(500)
+              }
+            }
+          }
+          await Promise.all(Array.from({ length: f.concurrency }, worker))
+        }),
+      )
+    }
+    // One payment at a time per hostile payer: a front-run watches for its own settlement only.
+    const hostileQueue = new Map<HostileRole, Promise<unknown>>()
+    const hostilePayment = async (payer: HostilePayer & Payer) => {
+      if (payer.role !== 'front-run') return pay(payer)
+      const paying = pay(payer)
+      const started = Date.now() - t0
+      const run = await frontRunSettlement(rpcUrl, payer, USDC_ADDRESS, paying).catch(
+        (error: Error) => {
+          log(`front-run: ${error.message.slice(0, 200)}`)
+          return undefined
+        },
+      )
+      await paying
+      if (run) frontRuns.push({ ...run, at: started })
+    }
+
     const runFault = async (f: Fault) => {
       const at = `${((Date.now() - t0) / 1000).toFixed(1)} s`
       switch (f.kind) {
@@ -584,6 +764,28 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           facilitatorFaults.stall = { rate: f.rate, ms: FACILITATOR_STALL_MS, random }
           await sleep(f.ms)
           delete facilitatorFaults.stall
+          return
+        }
+        case 'forged-flood': {
+          injected.push(
+            `${at} forged flood ${floods}: ${f.clients} clients x ${f.perClient} forged payments (${f.concurrency} in flight each), squatting ${f.victims.length} buyers' next ids`,
+          )
+          log(injected.at(-1) ?? '')
+          await flood(f)
+          return
+        }
+        case 'hostile-payment': {
+          const payer = hostile.get(f.payer)
+          if (!payer) return
+          injected.push(`${at} ${f.payer} payer pays`)
+          const mine = (hostileQueue.get(f.payer) ?? Promise.resolve()).then(() =>
+            hostilePayment(payer),
+          )
+          hostileQueue.set(
+            f.payer,
+            mine.catch(() => {}),
+          )
+          await mine
           return
         }
         case 'blackout': {
@@ -724,6 +926,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         instances.map((i) => i.downs.map((d) => ({ ...d, to: Math.min(d.to, evidenceAt) }))),
       ),
     )
+    // The forged authorizations' prune window: the ledger is read again once every one ran out.
+    const lastForged = Math.max(0, ...forged.map((c) => c.validBefore))
+    const pruneAt = (lastForged + PRUNE_WINDOW_SECONDS + 1) * 1000
+    if (forged.length > 0 && Date.now() < pruneAt) {
+      log(
+        `waiting ${((pruneAt - Date.now()) / 1000).toFixed(0)} s for the forged payments' prune window`,
+      )
+      await sleep(pruneAt - Date.now())
+    }
+    const ledgerAfterPrune = forged.length > 0 ? await ledgerRows() : ledger
+    const ledgerReadAtUnix = Math.floor(Date.now() / 1000)
+    // Every transaction of every settler, to the last block: a settlement resent after the
+    // run would show here too.
+    const settlerTransactions = await readSettlerTransactions(chain, {
+      settlers,
+      asset: USDC_ADDRESS,
+      fromBlock: firstBlock,
+      toBlock: await chain.getBlockNumber(),
+    })
     const results = await checkInvariants({
       kills: killTimes,
       outages,
@@ -737,10 +958,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       price: PRICE,
       receiptSigners,
       health,
+      settlerTransactions,
+      gasCeiling: DEFAULT_SETTLEMENT_GAS_CEILING,
+      forged,
+      rateLimit: RATE_LIMIT,
+      pruneWindowSeconds: PRUNE_WINDOW_SECONDS,
+      ledgerAfterPrune,
+      ledgerReadAtUnix,
+      hostile: [...hostile.values()].map((h) => ({ role: h.role, address: h.address })),
     })
 
     // --- the report ------------------------------------------------------------------------------
-    const attempts = payments.flatMap((p) => p.attempts)
+    // The buyers' payments; the hostile payers' are reported on their own line.
+    const bought = payments.filter((p) => !p.role)
+    const attempts = bought.flatMap((p) => p.attempts)
     const latencies = attempts
       .filter((a) => a.status === 200)
       .map((a) => a.ms)
@@ -749,7 +980,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const last = p.attempts.at(-1)
       return last ? last.at + last.ms : 0
     }
-    const toAnswer = payments
+    const toAnswer = bought
       .filter((p) => p.outcome?.status === 200)
       .map((p) => answeredAt(p) - (p.attempts[0]?.at ?? 0))
       .sort((a, b) => a - b)
@@ -777,16 +1008,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const pct = (xs: number[], q: number) =>
       xs.length ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] : 0
     const statusCounts = new Map<string, number>()
-    for (const a of [...attempts, ...others]) {
-      const k = `${a.kind} ${a.status}${a.code ? ` ${a.code}` : ''}`
+    const hostileAttempts = payments
+      .filter((p) => p.role)
+      .flatMap((p) => p.attempts.map((a) => ({ ...a, kind: `hostile ${p.role}` })))
+    for (const a of [...attempts, ...others, ...hostileAttempts, ...forged]) {
+      const k = `${a.kind} ${a.status}${a.code ? ` ${a.code}` : ''}${a.status === 402 && a.reason ? ` (${a.reason})` : ''}`
       statusCounts.set(k, (statusCounts.get(k) ?? 0) + 1)
     }
+    const hostileLine = [...hostile.keys()].map((role) => {
+      const mine = payments.filter((p) => p.role === role)
+      const finals = new Map<string, number>()
+      for (const p of mine) {
+        const o = p.outcome
+        const f = o ? `${o.status}${'reason' in o && o.reason ? ` ${o.reason}` : ''}` : 'unanswered'
+        finals.set(f, (finals.get(f) ?? 0) + 1)
+      }
+      return `${role} ${mine.length} (${[...finals].map(([f, n]) => `${f}: ${n}`).join(', ')})`
+    })
     for (const inst of instances)
       inst.errorLines += inst.process?.lines().filter((l) => Number(l.level) >= 50).length ?? 0
     const ok = results.every((r) => r.ok)
     const lines = [
       `soak seed ${o.seed}: ${o.instances} instances, ${o.buyers} buyers, ${o.seconds} s load, recovery ${((recoveredAt - loadEnd) / 1000).toFixed(1)} s of <= ${o.recoverySeconds} s`,
-      `paid: ${payments.length} attempted (${attempts.length} requests), ${payments.filter((p) => p.outcome?.status === 200).length} answered 200, ${payments.filter((p) => p.outcome && p.outcome.status !== 200).length} refused, ${payments.filter((p) => !p.outcome).length} unanswered`,
+      `paid: ${bought.length} attempted (${attempts.length} requests), ${bought.filter((p) => p.outcome?.status === 200).length} answered 200, ${bought.filter((p) => p.outcome && p.outcome.status !== 200).length} refused, ${bought.filter((p) => !p.outcome).length} unanswered`,
       `paid latency (200 requests): p50 ${pct(latencies, 0.5)} ms, p99 ${pct(latencies, 0.99)} ms; first try to 200: p50 ${pct(toAnswer, 0.5)} ms, p99 ${pct(toAnswer, 0.99)} ms, max ${toAnswer.at(-1) ?? 0} ms`,
       `no answer: ${attempts.filter((a) => a.status === 'network').length} paid requests (${attempts.filter((a) => a.status === 'network' && a.ms >= 29_000).length} of them hung 30 s, the rest refused or cut by a kill)`,
       `restarts, spawn to listening: ${restarts.join(', ') || 'none'}`,
@@ -809,6 +1053,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         .map(([k, n]) => `${k}: ${n}`)
         .join('; ')}`,
       `faults injected (${injected.length}): ${injected.join('; ')}; baseline RPC errors ${(o.baselineErrorRate * 100).toFixed(0)} %`,
+      ...(hostile.size > 0
+        ? [
+            `hostile payers, payments (final answers): ${hostileLine.join('; ')}`,
+            `front-runs: ${
+              frontRuns
+                .map(
+                  (r) =>
+                    `at ${(r.at / 1000).toFixed(1)} s settlement ${r.settlementTx.slice(0, 10)} ${r.closedFirst ? 'closed ahead of it' : 'mined before the close'}`,
+                )
+                .join('; ') || 'none (no settlement seen in the mempool)'
+            }`,
+          ]
+        : []),
+      ...(forged.length > 0
+        ? [
+            `forged: ${forged.length} calls from ${new Set(forged.map((c) => c.client)).size} clients, ${forged.filter((c) => c.identifier).length} squatting ids; the ledger read for their rows ${ledgerReadAtUnix - lastForged} s after the last one's validBefore`,
+          ]
+        : []),
       ...(facilitatorCalls
         ? [
             `HTTP facilitator (instance${viaHttp > 1 ? 's' : ''} ${instances
@@ -838,6 +1100,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           [...inst.logs, inst.process?.stdout() ?? ''].join(''),
         )
       writeFileSync(join(o.logDir, 'payments.json'), JSON.stringify(payments, null, 1))
+      const bigints = (_: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)
+      writeFileSync(
+        join(o.logDir, 'attack.json'),
+        JSON.stringify({ forged, frontRuns, settlerTransactions }, bigints, 1),
+      )
     }
     return { ok, options: { ...o, log: undefined } as Omit<SoakOptions, 'log'>, results, lines }
   } finally {

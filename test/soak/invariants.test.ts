@@ -2,20 +2,27 @@ import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import {
-  type CallRecord,
   checkInvariants,
   checkKillRecovery,
   everyInstanceDown,
-  type PaymentRecord,
   recoveryDeadline,
   type SoakEvidence,
 } from '../../scripts/soak/invariants.js'
+import type {
+  CallRecord,
+  ForgedCall,
+  PaymentRecord,
+  SettlerTransaction,
+} from '../../scripts/soak/soak-records.js'
 import { newReceiptId, type Receipt, signReceipt } from '../../src/domain/receipt/receipt.js'
 
 // The soak's checker judged on small hand-made histories: a clean one passes every invariant,
 // and each way of breaking one (a refused valid payment, a charge without a receipt, a receipt
 // without a charge, a double charge, ledger != chain, a row left in flight, a 500, an instance
-// not ready) is caught by exactly the invariant it breaks.
+// not ready; and under attack: a reverted settlement sent again, a settler over the gas
+// ceiling, the gas-price-gated payer reverting twice, a flood let through, a forged row left
+// past its prune window, an honest payment squatted or throttled, a hostile payment answered
+// wrong) is caught by exactly the invariant it breaks.
 
 const signer = privateKeyToAccount(generatePrivateKey())
 const payTo = privateKeyToAddress(generatePrivateKey())
@@ -58,6 +65,46 @@ const attempt = (status: CallRecord['status'], code?: string): CallRecord => ({
 const BOUND_MS = 18_000
 const KILL_AT = 2_500
 
+const settler = privateKeyToAddress(generatePrivateKey())
+const gated = privateKeyToAddress(generatePrivateKey())
+const switcher = privateKeyToAddress(generatePrivateKey())
+const CEILING = 250_000n
+/** Three tokens, one a second: a flood of six in 100 ms gets three through. */
+const LIMIT = { perMinute: 60, burst: 3 }
+const SQUATTED = 'pay_squatted_0000000000000001'
+
+/** A settlement of `who`'s authorization `n` by the settler, as the chain shows it. */
+const settlement = (
+  n: number,
+  status: SettlerTransaction['status'] = 'success',
+  who = payer,
+): SettlerTransaction => ({
+  hash: tx(n),
+  from: settler,
+  blockNumber: BigInt(10 + n),
+  gas: 90_000n,
+  gasUsed: status === 'success' ? 70_000n : 50_000n,
+  status,
+  authorization: { payer: who, nonce: nonce(n) },
+})
+
+/** A forged payment of flood 0 from one client to instance 0, answered `status`. */
+const forgedCall = (
+  i: number,
+  status: ForgedCall['status'],
+  code = status === 429 ? 'rate_limited' : 'payment_required',
+): ForgedCall => ({
+  ...attempt(status, code),
+  kind: 'forged',
+  at: 1_000 + 10 * i,
+  wave: 0,
+  client: '203.0.113.1',
+  payer,
+  nonce: nonce(100 + i),
+  validBefore: now + 20,
+  ...(i === 0 ? { identifier: SQUATTED } : {}),
+})
+
 /**
  * Two payments, each retried once through a 503 and then answered 200; ledger = chain. The
  * first had a request on instance 1 when it was killed (at 2.5 s): its retry got 200 1 s later.
@@ -77,16 +124,34 @@ async function cleanHistory(): Promise<SoakEvidence> {
     { ...attempt('network'), instance: 1, at: 1_000, ms: 2_000 },
     { ...attempt(200), at: 3_100, ms: 400 },
   ]
+  // The buyer's second payment used the id a forgery squatted first.
+  ;(payments[1] as PaymentRecord).identifier = SQUATTED
+  // The hostile payers: the gated one refused at verify; the front-runner's owner closed its
+  // wallet ahead of its settlement (reverted once), its next payment refused before sending.
+  const refused = (role: PaymentRecord['role'], who: typeof payer, n: number, reason: string) => ({
+    payer: who,
+    nonce: nonce(n),
+    role,
+    validBefore: now + 60,
+    attempts: [{ ...attempt(402, 'payment_required'), reason }],
+    outcome: { status: 402, code: 'payment_required', reason, atUnix: now },
+  })
+  payments.push(
+    refused('gas-price-gated', gated, 20, 'verification_failed'),
+    refused('front-run', switcher, 30, 'settlement_failed'),
+    refused('front-run', switcher, 31, 'payer_settlement_reverted'),
+  )
+  const ledger = [1, 2].map((n) => ({
+    payer,
+    nonce: nonce(n),
+    status: 'settled',
+    amount: PRICE,
+    settlementTx: tx(n),
+  }))
   return {
     payments,
     others: [{ ...attempt(402, 'payment_required'), kind: 'unpaid' }],
-    ledger: [1, 2].map((n) => ({
-      payer,
-      nonce: nonce(n),
-      status: 'settled',
-      amount: PRICE,
-      settlementTx: tx(n),
-    })),
+    ledger,
     transfers: [1, 2].map((n) => ({ payer, nonce: nonce(n), tx: tx(n), value: PRICE, to: payTo })),
     payToDelta: 2n * PRICE,
     payTo,
@@ -96,6 +161,18 @@ async function cleanHistory(): Promise<SoakEvidence> {
     kills: [{ instance: 1, at: KILL_AT }],
     outages: [],
     recoveryBoundMs: BOUND_MS,
+    settlerTransactions: [settlement(1), settlement(2), settlement(30, 'reverted', switcher)],
+    gasCeiling: CEILING,
+    // Six forgeries in 60 ms: the burst of three, then 429.
+    forged: [0, 1, 2, 3, 4, 5].map((i) => forgedCall(i, i < 3 ? 402 : 429)),
+    rateLimit: LIMIT,
+    pruneWindowSeconds: 70,
+    ledgerAfterPrune: ledger,
+    ledgerReadAtUnix: now + 200,
+    hostile: [
+      { role: 'gas-price-gated', address: gated },
+      { role: 'front-run', address: switcher },
+    ],
   }
 }
 
@@ -290,6 +367,159 @@ describe('the soak invariants', () => {
     expect(await failing(e)).toEqual([
       'every payment a kill cut off answered within the lease plus a block',
     ])
+  })
+
+  it('the attack invariants report what they judged on a clean history', async () => {
+    const results = await checkInvariants(await cleanHistory())
+    const detail = (name: string) => results.find((r) => r.name === name)?.detail
+    expect(detail('no reverted settlement sent twice for one authorization')).toBe(
+      '3 settler transactions for 3 authorizations, 1 with a reverted settlement, 0 sent again or unexplained',
+    )
+    expect(detail('forged payments meet 429 once the burst is spent, never 200')).toBe(
+      '6 forged calls from 1 clients, 3 answered 429; 1 of 1 client/instance groups spent their burst',
+    )
+    expect(detail('honest payers unaffected: no squat 409, no 429')).toBe(
+      '1 ids squatted, 1 of them then paid by their buyer: 1 answered 200',
+    )
+  })
+
+  it('a reverted settlement sent again for its authorization is caught, as is a reverted non-settlement', async () => {
+    const e = await cleanHistory()
+    e.settlerTransactions.push({ ...settlement(30, 'reverted', switcher), hash: tx(61) })
+    expect(await failing(e)).toEqual(['no reverted settlement sent twice for one authorization'])
+    // Resent and this time it went through: still the second send of a reverted settlement.
+    const paid = await cleanHistory()
+    paid.settlerTransactions.push({ ...settlement(30, 'success', switcher), hash: tx(62) })
+    expect(await failing(paid)).toContain('no reverted settlement sent twice for one authorization')
+    const stray = await cleanHistory()
+    stray.settlerTransactions.push({
+      ...settlement(40, 'reverted'),
+      hash: tx(63),
+      authorization: undefined,
+    })
+    expect(await failing(stray)).toEqual([
+      'no reverted settlement sent twice for one authorization',
+    ])
+  })
+
+  it('a settler transaction over the gas ceiling, or a settler whose reverts outweigh its settlements, is caught', async () => {
+    const e = await cleanHistory()
+    e.settlerTransactions[0] = {
+      ...(e.settlerTransactions[0] as SettlerTransaction),
+      gas: CEILING + 1n,
+    }
+    expect(await failing(e)).toEqual(['settler gas per settled payment within the ceiling'])
+    // Two settled payments at 70,000 gas, and reverts of the hostile payers' worth 420,000 more:
+    // 280,000 gas per settled payment.
+    const burnt = await cleanHistory()
+    for (const n of [41, 42, 43])
+      burnt.settlerTransactions.push({
+        ...settlement(n, 'reverted', privateKeyToAddress(generatePrivateKey())),
+        gasUsed: 140_000n,
+      })
+    expect(await failing(burnt)).toEqual(['settler gas per settled payment within the ceiling'])
+    // A settler that only ever reverted: no settled payment to spread it over.
+    const only = await cleanHistory()
+    only.settlerTransactions.push({
+      ...settlement(44, 'reverted', switcher),
+      from: privateKeyToAddress(generatePrivateKey()),
+    })
+    expect(await failing(only)).toEqual(['settler gas per settled payment within the ceiling'])
+  })
+
+  it('the gas-price-gated payer making a second settlement revert is caught', async () => {
+    const e = await cleanHistory()
+    e.settlerTransactions.push(settlement(50, 'reverted', gated))
+    // One revert is what a payer can always cost: allowed.
+    expect(await failing(e)).toEqual([])
+    e.settlerTransactions.push(settlement(51, 'reverted', gated))
+    expect(await failing(e)).toEqual([
+      'the gas-price-gated payer cost at most one reverted settlement',
+    ])
+  })
+
+  it('a flood the limit lets through, a forged payment answered 200, or a flood too small to judge is caught', async () => {
+    const through = await cleanHistory()
+    through.forged = [0, 1, 2, 3, 4, 5].map((i) => forgedCall(i, 402))
+    expect(await failing(through)).toEqual([
+      'forged payments meet 429 once the burst is spent, never 200',
+    ])
+    const paid = await cleanHistory()
+    paid.forged[1] = forgedCall(1, 200)
+    expect(await failing(paid)).toEqual([
+      'forged payments meet 429 once the burst is spent, never 200',
+    ])
+    const small = await cleanHistory()
+    small.forged = small.forged.slice(0, 2)
+    expect(await failing(small)).toEqual([
+      'forged payments meet 429 once the burst is spent, never 200',
+    ])
+  })
+
+  it('a restarted instance starts a new bucket; the start-up stand-in takes no token', async () => {
+    const e = await cleanHistory()
+    // Twelve forgeries to instance 0: three through and three 429, then (killed at 1.1 s and
+    // back) three through and three 429 again: six through, but three per process.
+    e.forged = Array.from({ length: 12 }, (_, i) => forgedCall(i, i % 6 < 3 ? 402 : 429))
+    for (const c of e.forged.slice(6)) c.at += 200
+    expect(await failing(e)).toEqual([
+      'forged payments meet 429 once the burst is spent, never 200',
+    ])
+    e.kills.push({ instance: 0, at: 1_100 })
+    expect(await failing(e)).toEqual([])
+    // A 503 service_starting is answered before the app: it spends nothing, so is not counted.
+    const starting = await cleanHistory()
+    starting.forged.unshift(
+      ...[0, 1, 2].map((i) => ({
+        ...forgedCall(10 + i, 503, 'service_starting'),
+        retryAfter: '5',
+      })),
+    )
+    expect(await failing(starting)).toEqual([])
+  })
+
+  it('a forged payment whose row outlives its prune window is caught; inside the window it may stay', async () => {
+    const e = await cleanHistory()
+    const f = e.forged[0] as ForgedCall
+    e.ledgerAfterPrune = [
+      ...e.ledgerAfterPrune,
+      { payer: f.payer, nonce: f.nonce, status: 'failed', amount: PRICE, settlementTx: null },
+    ]
+    expect(await failing(e)).toEqual(["no ledger row outlives a forged payment's prune window"])
+    e.ledgerReadAtUnix = f.validBefore + 69
+    expect(await failing(e)).toEqual([])
+  })
+
+  it('an honest payment 409d by a squat, or an honest call 429d, is caught', async () => {
+    const e = await cleanHistory()
+    const p = e.payments[1] as PaymentRecord
+    p.attempts.unshift(attempt(409, 'payment_identifier_conflict'))
+    expect(await failing(e)).toEqual(['honest payers unaffected: no squat 409, no 429'])
+    const throttled = await cleanHistory()
+    throttled.others.push({ ...attempt(429, 'rate_limited'), kind: 'preflight' })
+    expect(await failing(throttled)).toEqual(['honest payers unaffected: no squat 409, no 429'])
+  })
+
+  it('a hostile payment left unanswered, or answered with a reason its kind cannot have, is caught', async () => {
+    const e = await cleanHistory()
+    const gatedPayment = e.payments.find((p) => p.role === 'gas-price-gated') as PaymentRecord
+    delete gatedPayment.outcome
+    expect(await failing(e)).toEqual(['every hostile payment answered as its kind allows'])
+    const wrong = await cleanHistory()
+    const frontRun = wrong.payments.find((p) => p.role === 'front-run') as PaymentRecord
+    frontRun.outcome = {
+      status: 402,
+      code: 'payment_required',
+      reason: 'invalid_signature',
+      atUnix: now,
+    }
+    expect(await failing(wrong)).toEqual(['every hostile payment answered as its kind allows'])
+  })
+
+  it('a forged payment answered 500 is caught with the other calls', async () => {
+    const e = await cleanHistory()
+    e.forged.push(forgedCall(9, 500, 'internal_error'))
+    expect(await failing(e)).toEqual(['no 500, no non-JSON, 5xx only documented and retryable'])
   })
 
   it('finds the windows in which every instance was down at once', () => {
