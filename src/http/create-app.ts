@@ -30,8 +30,8 @@ import { registerOpenApiDocument } from '../routes/openapi-document.js'
 import { registerOperations } from '../routes/operations.js'
 import { notFoundPage, registerPages, wantsHtml } from '../routes/pages.js'
 import {
-  paidRouteExtensions,
-  registerTransactionPreflight,
+  paidTransactionPreflightExtensions,
+  registerPaidTransactionPreflight,
 } from '../routes/paid-transaction-preflight.js'
 import { registerPublicPageEvidence } from '../routes/public-page-evidence.js'
 import { registerReceipts } from '../routes/receipts.js'
@@ -282,13 +282,15 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       ...payments,
       runPreflight: (tx) => runPreflight(deps.preflight, tx),
     }
-    registerTransactionPreflight(app, {
+    registerPaidTransactionPreflight(app, {
       maxBodyBytes: deps.maxBodyBytes,
       publicBaseUrl: deps.publicBaseUrl,
       paid: () => paid,
       paymentRequiredHeader:
         deps.paymentRequiredHeaders ??
-        createPaymentRequiredHeaders(payments.rail, () => paidRouteExtensions(payments)),
+        createPaymentRequiredHeaders(payments.rail, () =>
+          paidTransactionPreflightExtensions(payments),
+        ),
       redactor,
       onOutcome: (outcome, reason, settleMs) => {
         metrics.payments.inc({ outcome, reason: reason ?? '' })

@@ -163,7 +163,7 @@ describe('settle outcomes', () => {
   ])('%s (refused before sending) is failed', (reason) => {
     expect(classifySettle(response(reason))).toMatchObject({
       status: 'failed',
-      upstreamReason: reason,
+      facilitatorReason: reason,
     })
   })
 
