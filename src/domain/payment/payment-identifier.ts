@@ -1,7 +1,7 @@
 import type { PaymentPayload } from '@x402/core/types'
 import {
   declarePaymentIdentifierExtension,
-  extractAndValidatePaymentIdentifier,
+  isValidPaymentId,
   PAYMENT_IDENTIFIER,
   type PaymentIdentifierExtension,
 } from '@x402/extensions/payment-identifier'
@@ -22,25 +22,32 @@ export type IdentifierRead =
   | { kind: 'refused'; error: OutcomeError }
 
 /**
- * The buyer's payment-identifier id in a received PaymentPayload, checked by the extension's
- * own validator: undefined when the buyer sent none (an echo of the declaration without `id`
- * is none). Refused: `invalid_payment_identifier` (400) for an id outside 16-128 characters of
- * `[A-Za-z0-9_-]` or a malformed extension; `payment_identifier_required` (400) when `required`
- * and no id came.
+ * The buyer's payment-identifier id in a received PaymentPayload: undefined when the buyer sent
+ * none (an echo of the declaration without `id` is none). Refused: `invalid_payment_identifier`
+ * (400) for an id outside 16-128 characters of `[A-Za-z0-9_-]` or a malformed extension;
+ * `payment_identifier_required` (400) when `required` and no id came.
+ *
+ * The extension's own rules, checked here as `@x402/extensions`' validator checks them, but
+ * never against the `schema` the payload carries: that validator compiles the buyer's schema
+ * with AJV on every call (milliseconds of CPU each, before anything is verified), and a schema
+ * with a backtracking `pattern` over a long string in `info` holds the event loop for minutes.
+ * Our declaration is the schema; a buyer's copy of it decides nothing.
  */
 export function readPaymentIdentifier(received: PaymentPayload, required: boolean): IdentifierRead {
-  const { id, validation } = extractAndValidatePaymentIdentifier(received)
-  if (!validation.valid) {
+  const extension = received.extensions?.[PAYMENT_IDENTIFIER]
+  const problem = extension ? extensionProblem(extension) : undefined
+  if (problem) {
     return {
       kind: 'refused',
       error: {
         code: 'invalid_payment_identifier',
-        message: `the payment-identifier extension is invalid: ${(validation.errors ?? []).join('; ')}`,
+        message: `the payment-identifier extension is invalid: ${problem}`,
         issues: [{ path: `extensions.${PAYMENT_IDENTIFIER}.info.id`, message: 'invalid' }],
       },
     }
   }
-  if (id === null && required) {
+  const id = (extension as { info?: { id?: string } } | undefined)?.info?.id
+  if (id === undefined && required) {
     return {
       kind: 'refused',
       error: {
@@ -50,7 +57,25 @@ export function readPaymentIdentifier(received: PaymentPayload, required: boolea
       },
     }
   }
-  return { kind: 'read', identifier: id ?? undefined }
+  return { kind: 'read', identifier: id }
+}
+
+/** What is wrong with a received payment-identifier extension (the library's words), if anything. */
+function extensionProblem(extension: unknown): string | undefined {
+  if (typeof extension !== 'object' || extension === null) return 'Extension must be an object'
+  const info = (extension as { info?: unknown }).info
+  if (typeof info !== 'object' || info === null) return "Extension must have an 'info' property"
+  const { required, id } = info as { required?: unknown; id?: unknown }
+  if (typeof required !== 'boolean') {
+    return "Extension info must have a 'required' boolean property"
+  }
+  if (id !== undefined && typeof id !== 'string') {
+    return "Extension info 'id' must be a string if provided"
+  }
+  if (id !== undefined && !isValidPaymentId(id)) {
+    return 'Invalid payment ID format. ID must be 16-128 characters and contain only alphanumeric characters, hyphens, and underscores.'
+  }
+  return undefined
 }
 
 /** What a call under a payment-identifier carries, to compare with the payment holding the id. */
