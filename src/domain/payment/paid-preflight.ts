@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { AppError, type ErrorCode } from '../../errors.js'
-import type { PreflightResult } from '../preflight/run-preflight.js'
+import type { PreflightResult, TrackedHeadPreflight } from '../preflight/run-preflight.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import type { Receipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
@@ -50,7 +50,12 @@ import { type TakeOverDeps, takeOverPayment } from './take-over-payment.js'
 
 /** What the paid preflight needs; `main.ts` builds it, tests build it directly. */
 export interface PaidPreflightDeps extends StoredAnswerDeps, TakeOverDeps {
-  runPreflight: (tx: TransactionInput) => Promise<PreflightResult>
+  /**
+   * The preflight, in one wave even when the chain moved during it: its answer at the tracked
+   * head, with the answer at the new head on its way (`runPreflightAtTrackedHead`). The paid
+   * call holds the first, settles meanwhile, and answers with the second.
+   */
+  runPreflight: (tx: TransactionInput) => Promise<TrackedHeadPreflight>
   /** Counts paid calls in progress, so shutdown waits for them before closing the ledger. */
   inFlight?: InFlightTracker
   /**
@@ -358,7 +363,7 @@ async function ownPayment(
   if (held.outcome) return held.outcome
   const settled = await settleAndConfirm(call, verified.paidOnChain)
   if (settled.outcome) return settled.outcome
-  return finishSettled(call, held.result, settled.settle)
+  return finishSettled(call, held.answer, settled.settle)
 }
 
 /** Records the payment failed; if the ledger is out, releases it once the ledger is back. */
@@ -431,13 +436,13 @@ async function refuseRevertedPayer(
   return paymentRequired(call.timings, 'payer_settlement_reverted', { detail })
 }
 
-type PreflightRun = Promise<{ ok: true; result: PreflightResult } | { ok: false; error: unknown }>
+type PreflightRun = Promise<({ ok: true } & TrackedHeadPreflight) | { ok: false; error: unknown }>
 
 /** Starts the preflight (never rejects: its failure is an outcome), timing it. */
 function startPreflight(call: OwnedCall): PreflightRun {
   const started = performance.now()
   const run: PreflightRun = call.deps.runPreflight(call.request.tx).then(
-    (result) => ({ ok: true as const, result }),
+    (ran) => ({ ok: true as const, ...ran }),
     (error: unknown) => ({ ok: false as const, error }),
   )
   run.then(() => {
@@ -568,11 +573,15 @@ async function markVerified(
  * `settling` (from then on settlement may have been sent, and a reconciler that finds the
  * payment on chain can always issue the receipt). If the preflight could not run (RPC down),
  * nothing is settled and the payer may retry.
+ *
+ * `answer` is the result the call answers with: the held one, or, when the chain moved during
+ * the preflight's wave, the preflight at the new head (its answer is stored over the held one
+ * as soon as it is in, while settlement goes on; if it failed, the held one stands).
  */
 async function holdResult(
   call: OwnedCall,
   preflight: PreflightRun,
-): Promise<Step<{ result: PreflightResult }>> {
+): Promise<Step<{ answer: Promise<PreflightResult> }>> {
   const { deps, payment } = call
   const ran = await preflight
   if (!ran.ok) {
@@ -585,7 +594,15 @@ async function holdResult(
   if (!(await deps.ledger.transition(payment.id, ['verified'], { status: 'settling', result }))) {
     return { outcome: await answerStored(call, true) }
   }
-  return { result }
+  if (!ran.atMovedHead) return { answer: Promise.resolve(result) }
+  const answer = ran.atMovedHead.then(async (moved) => {
+    if (!moved) return result
+    // Whoever finishes the payment (this call, a retry, the reconciler) answers the newer one.
+    const update = { status: 'settling' as const, result: moved }
+    await deps.ledger.transition(payment.id, ['settling'], update).catch(() => false)
+    return moved
+  })
+  return { answer }
 }
 
 /**
@@ -680,13 +697,14 @@ async function settleAndConfirm(
  */
 async function finishSettled(
   call: OwnedCall,
-  result: PreflightResult,
+  answer: Promise<PreflightResult>,
   settled: SettleOutcome,
 ): Promise<PaidPreflightOutcome> {
   const { deps, payment, timings } = call
   const id = payment.id
   switch (settled.status) {
     case 'settled': {
+      const result = await answer
       const transaction = settled.transaction
       let receipt: Receipt
       let stored: boolean
@@ -694,6 +712,7 @@ async function finishSettled(
         receipt = await issueReceipt(deps, { ...payment, result }, transaction)
         stored = await deps.ledger.transition(id, ['settling'], {
           status: 'settled',
+          result,
           settlementTx: transaction,
           settleResponse: settled.response,
           receipt,
