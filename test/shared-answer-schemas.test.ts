@@ -9,7 +9,7 @@ import {
 } from '@pre-send-guard/client/schemas'
 import { describe, expect, it } from 'vitest'
 import { registerDiscovery } from '../src/routes/discovery.js'
-import { transactionPreflightRoute } from '../src/routes/paid-transaction-preflight.js'
+import { paidTransactionPreflightRoute } from '../src/routes/paid-transaction-preflight.js'
 import { receiptByAuthorizationRoute, receiptRoute } from '../src/routes/receipts.js'
 import { preflightApp } from './support/preflight-app.js'
 import { DEAD_URL } from './support/served-guard.js'
@@ -56,7 +56,7 @@ describe('the shared answer schemas', () => {
     const routes = [
       ...app.openAPIRegistry.definitions,
       ...paid.openAPIRegistry.definitions,
-      transactionPreflightRoute(1024),
+      paidTransactionPreflightRoute(1024),
       receiptRoute,
       receiptByAuthorizationRoute,
     ].flatMap((d) => ('route' in d ? [d.route] : 'responses' in d ? [d] : []))

@@ -3,7 +3,7 @@ import { OPENAPI_REQUEST_BODIES, TransactionRequestSchema } from '@pre-send-guar
 import { ROUTES } from '@pre-send-guard/client/types'
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
-import { transactionPreflightRoute } from '../src/routes/paid-transaction-preflight.js'
+import { paidTransactionPreflightRoute } from '../src/routes/paid-transaction-preflight.js'
 import { postJson, preflightApp } from './support/preflight-app.js'
 import { DEAD_URL } from './support/served-guard.js'
 
@@ -28,7 +28,7 @@ describe('the shared request schemas', () => {
   const app = preflightApp(DEAD_URL)
   const routes = [
     ...app.openAPIRegistry.definitions.flatMap((d) => ('route' in d ? [d.route] : [])),
-    transactionPreflightRoute(1024),
+    paidTransactionPreflightRoute(1024),
   ]
   const bodyAt = (path: string) => {
     const route = routes.find((r) => r.path === path && r.method === 'post')

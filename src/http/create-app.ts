@@ -15,7 +15,7 @@ import type { PageReader } from '../domain/evidence/page-reader.js'
 import type { PhishingList } from '../domain/evidence/phishing-hosts.js'
 import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
-import { type PreflightDeps, runPreflight } from '../domain/preflight/run-preflight.js'
+import { type PreflightDeps, runPreflightAtTrackedHead } from '../domain/preflight/run-preflight.js'
 import type { BucketPolicy, BucketStore } from '../domain/rate-limit/token-bucket.js'
 import { AppError } from '../errors.js'
 import { registerBaseAuthorizationPreflight } from '../routes/base-authorization-preflight.js'
@@ -35,8 +35,8 @@ import {
   wantsHtml,
 } from '../routes/pages.js'
 import {
-  paidRouteExtensions,
-  registerTransactionPreflight,
+  paidTransactionPreflightExtensions,
+  registerPaidTransactionPreflight,
 } from '../routes/paid-transaction-preflight.js'
 import { registerPublicPageEvidence } from '../routes/public-page-evidence.js'
 import { registerReceipts } from '../routes/receipts.js'
@@ -333,15 +333,17 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   if (payments) {
     const paid: PaidPreflightDeps = {
       ...payments,
-      runPreflight: (tx) => runPreflight(deps.preflight, tx),
+      runPreflight: (tx) => runPreflightAtTrackedHead(deps.preflight, tx),
     }
-    registerTransactionPreflight(app, {
+    registerPaidTransactionPreflight(app, {
       maxBodyBytes: deps.maxBodyBytes,
       publicBaseUrl: deps.publicBaseUrl,
       paid: () => paid,
       paymentRequiredHeader:
         deps.paymentRequiredHeaders ??
-        createPaymentRequiredHeaders(payments.rail, () => paidRouteExtensions(payments)),
+        createPaymentRequiredHeaders(payments.rail, () =>
+          paidTransactionPreflightExtensions(payments),
+        ),
       redactor,
       onOutcome: (outcome, reason, settleMs) => {
         metrics.payments.inc({ outcome, reason: reason ?? '' })

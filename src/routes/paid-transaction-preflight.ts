@@ -11,7 +11,9 @@ import { paidChallengeBody } from '../domain/payment/challenge.js'
 import { PAYMENT_NETWORK, PRICE, paidResource } from '../domain/payment/offer.js'
 import { handlePaidPreflight, type PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import type {
+  ErrorOutcome,
   PaidPreflightOutcome,
+  PaymentRequiredOutcome,
   PhaseTimings,
 } from '../domain/payment/paid-preflight-outcome.js'
 import {
@@ -28,7 +30,7 @@ import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
 /** What the paid route needs beyond the preflight itself. */
-export interface PaidRouteDeps {
+export interface PaidTransactionPreflightDeps {
   maxBodyBytes: number
   /** Origin for absolute URLs in the challenge; the request's origin when unset. */
   publicBaseUrl: string | undefined
@@ -51,7 +53,7 @@ export interface PaidRouteDeps {
  * The paid operation's `x-payment-info` in the OpenAPI document: a fixed price in USD, paid
  * over x402 (the 402's PAYMENT-REQUIRED carries the exact offer: USDC on eip155:8453).
  */
-export const PAYMENT_INFO = {
+const PAYMENT_INFO = {
   price: { mode: 'fixed', currency: 'USD', amount: PRICE.replace(/^\$/, '') },
   protocols: [{ x402: { network: PAYMENT_NETWORK, x402Version: 2 } }],
 } as const
@@ -60,7 +62,7 @@ export const PAYMENT_INFO = {
 const BAZAAR = paidRouteBazaar()
 
 /** The x402 extensions every 402 of the paid route declares: bazaar and payment-identifier. */
-export function paidRouteExtensions(
+export function paidTransactionPreflightExtensions(
   paid: Pick<PaidPreflightDeps, 'paymentIdentifierRequired'>,
 ): Record<string, unknown> {
   return {
@@ -69,8 +71,8 @@ export function paidRouteExtensions(
   }
 }
 
-/** Builds the route definition. */
-export function transactionPreflightRoute(maxBodyBytes: number) {
+/** Builds the paid route's definition. */
+export function paidTransactionPreflightRoute(maxBodyBytes: number) {
   return createRoute({
     method: 'post',
     path: ROUTES.paidTransactionPreflight,
@@ -117,9 +119,12 @@ export function transactionPreflightRoute(maxBodyBytes: number) {
   })
 }
 
-/** Mounts `POST /simulate/transaction-preflight`. */
-export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDeps): void {
-  const { middleware, ...documented } = transactionPreflightRoute(deps.maxBodyBytes)
+/** Mounts the paid route, `POST /simulate/transaction-preflight`. */
+export function registerPaidTransactionPreflight(
+  app: OpenAPIHono,
+  deps: PaidTransactionPreflightDeps,
+): void {
+  const { middleware, ...documented } = paidTransactionPreflightRoute(deps.maxBodyBytes)
   // PAYMENT-SIGNATURE is documented, not validated: an optional string header cannot fail, and
   // hono's header validator copies every request header into a new object on every call (the
   // unpaid 402's path, bench/unpaid-402.ts). The handler reads the header itself.
@@ -144,33 +149,57 @@ export function registerTransactionPreflight(app: OpenAPIHono, deps: PaidRouteDe
         onVerified: refundRateLimit(c),
       })
     } catch (error) {
+      // A bug: the app's error renderer answers it (500, nothing of it leaks).
       deps.onOutcome?.(error instanceof AppError ? error.code : 'error', undefined, undefined)
       throw error
     }
-    deps.onOutcome?.(
-      outcome.kind === 'paid' ? (outcome.replayed ? 'replayed' : 'paid') : outcome.kind,
-      outcome.kind === 'payment_required' ? outcome.reason : undefined,
-      outcome.timings.settleMs,
-    )
-    const timing = serverTiming(outcome.timings)
-    if (timing) c.header('Server-Timing', timing)
-    if (outcome.kind === 'payment_required') return challenge(c, deps, paid, baseUrl, outcome)
-    // The settlement carries the x402 offer-receipt already (the domain signed it).
-    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
-    c.header('Cache-Control', 'private, no-store')
-    return c.json({ result: outcome.result, receipt: outcome.receipt }, 200)
+    switch (outcome.kind) {
+      case 'paid': {
+        deps.onOutcome?.(
+          outcome.replayed ? 'replayed' : 'paid',
+          undefined,
+          outcome.timings.settleMs,
+        )
+        setServerTiming(c, outcome.timings)
+        // The settlement carries the x402 offer-receipt already (the domain signed it).
+        c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
+        c.header('Cache-Control', 'private, no-store')
+        return c.json({ result: outcome.result, receipt: outcome.receipt }, 200)
+      }
+      case 'payment_required':
+        deps.onOutcome?.(outcome.kind, outcome.reason, outcome.timings.settleMs)
+        setServerTiming(c, outcome.timings)
+        return challenge(c, deps, paid, baseUrl, outcome)
+      default:
+        deps.onOutcome?.(outcome.code, undefined, undefined)
+        // Rendered by the app's one error renderer: the error body, its status and Retry-After.
+        throw errorOf(outcome)
+    }
+  })
+}
+
+/**
+ * The wire error of an outcome answered with an error body. By kind: `pending` 503
+ * `settlement_pending`; `in_progress` and `abandoned` 503 `payment_in_progress`;
+ * `unconfirmed` 502 `facilitator_unavailable`; `unavailable` 502/503 (the upstream's code);
+ * `refused` 400/409 (the payment-identifier's code); `failed` (the stored failure's code).
+ */
+function errorOf(outcome: ErrorOutcome): AppError {
+  return new AppError(outcome.code, outcome.message, {
+    ...(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {}),
+    ...(outcome.issues ? { issues: outcome.issues } : {}),
   })
 }
 
 type Challenge = Pick<
-  Extract<PaidPreflightOutcome, { kind: 'payment_required' }>,
+  PaymentRequiredOutcome,
   'reason' | 'detail' | 'facilitatorReason' | 'settlement'
 >
 
 /** Every 402 of the route: the PAYMENT-REQUIRED header and the spec's body with a reason. */
 async function challenge(
   c: Context,
-  deps: PaidRouteDeps,
+  deps: PaidTransactionPreflightDeps,
   paid: PaidPreflightDeps,
   baseUrl: string,
   outcome: Challenge,
@@ -193,10 +222,10 @@ async function challenge(
   return c.json(body, 402)
 }
 
-function serverTiming(timings: PhaseTimings): string | undefined {
+function setServerTiming(c: Context, timings: PhaseTimings): void {
   const parts = (['verify', 'preflight', 'settle'] as const).flatMap((phase) => {
     const ms = timings[`${phase}Ms`]
     return ms === undefined ? [] : [`${phase};dur=${ms.toFixed(1)}`]
   })
-  return parts.length > 0 ? parts.join(', ') : undefined
+  if (parts.length > 0) c.header('Server-Timing', parts.join(', '))
 }

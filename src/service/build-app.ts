@@ -8,7 +8,7 @@ import type { Config } from '../config.js'
 import type { ScreenConfig } from '../domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
 import { createApp } from '../http/create-app.js'
-import { paidRouteExtensions } from '../routes/paid-transaction-preflight.js'
+import { paidTransactionPreflightExtensions } from '../routes/paid-transaction-preflight.js'
 import type { Redactor } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
 import type { OperationsSetup } from './operations-setup.js'
@@ -50,7 +50,7 @@ export function buildApp(
     payments: payments.payments,
     // The paid route's PAYMENT-REQUIRED headers, kept by the adapter: one cache per app.
     paymentRequiredHeaders: createPaymentRequiredHeaders(payments.payments.rail, () =>
-      paidRouteExtensions(payments.payments),
+      paidTransactionPreflightExtensions(payments.payments),
     ),
     metrics: operations.metrics,
     ...(operations.rateLimits ? { rateLimits: operations.rateLimits } : {}),

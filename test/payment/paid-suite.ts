@@ -10,8 +10,8 @@ import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import {
   type ReconcileReport,
   reconcileSettlements,
-  type SettlementChain,
 } from '../../src/domain/payment/reconcile-settlements.js'
+import type { SettlementChain } from '../../src/domain/payment/settlement-chain.js'
 import {
   BUYER,
   builtinFacilitator,

@@ -10,6 +10,7 @@ import { challengeBody, railReadiness } from '../../src/domain/payment/challenge
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
 import { paymentRequirements, USDC_BASE } from '../../src/domain/payment/offer.js'
+import { readPaymentIdentifier } from '../../src/domain/payment/payment-identifier.js'
 import { reasonFromFacilitator } from '../../src/domain/payment/payment-reasons.js'
 import { provesPayment, SETTLEMENT_EVENTS_ABI } from '../../src/domain/payment/settlement-proof.js'
 import { canonicalJson } from '../../src/domain/receipt/canonical-json.js'
@@ -145,6 +146,53 @@ describe('decoding PAYMENT-SIGNATURE against the offer', () => {
   })
 })
 
+describe('the payment-identifier a payment carries', () => {
+  const carrying = (extension: unknown) =>
+    ({ x402Version: 2, extensions: { 'payment-identifier': extension } }) as never
+  const ID = 'pay_0123456789abcdef'
+
+  it('reads the id, or none, and refuses a malformed one or a missing required one (400)', () => {
+    expect(readPaymentIdentifier(carrying({ info: { required: false, id: ID } }), false)).toEqual({
+      kind: 'read',
+      identifier: ID,
+    })
+    expect(readPaymentIdentifier({ x402Version: 2 } as never, false)).toEqual({
+      kind: 'read',
+      identifier: undefined,
+    })
+    for (const bad of [
+      'x',
+      { info: 'x' },
+      { info: { id: ID } },
+      { info: { required: false, id: 7 } },
+      { info: { required: false, id: 'short' } },
+      { info: { required: false, id: `${ID}!` } },
+    ]) {
+      expect(readPaymentIdentifier(carrying(bad), false), JSON.stringify(bad)).toMatchObject({
+        kind: 'refused',
+        error: { code: 'invalid_payment_identifier' },
+      })
+    }
+    expect(readPaymentIdentifier(carrying({ info: { required: true } }), true)).toMatchObject({
+      kind: 'refused',
+      error: { code: 'payment_identifier_required' },
+    })
+  })
+
+  it('never runs the schema the payload carries: a backtracking pattern cannot hold the process', () => {
+    // '^(a+)+$' over 60 a's and a '!' backtracks ~2^60 steps in any JSON-schema validator that
+    // compiles it (the extension's own validator does, with AJV, on every call).
+    const hostile = {
+      info: { required: false, id: ID, pad: `${'a'.repeat(60)}!` },
+      schema: { type: 'object', properties: { pad: { type: 'string', pattern: '^(a+)+$' } } },
+    }
+    expect(readPaymentIdentifier(carrying(hostile), false)).toEqual({
+      kind: 'read',
+      identifier: ID,
+    })
+  })
+})
+
 describe('settle outcomes', () => {
   const response = (errorReason: string, transaction = '') => ({
     success: false,
@@ -163,7 +211,7 @@ describe('settle outcomes', () => {
   ])('%s (refused before sending) is failed', (reason) => {
     expect(classifySettle(response(reason))).toMatchObject({
       status: 'failed',
-      upstreamReason: reason,
+      facilitatorReason: reason,
     })
   })
 

@@ -9,7 +9,7 @@ import { createViemSettlementChain } from '../../src/adapters/facilitator/settle
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { authorizationId } from '../../src/domain/payment/authorization-id.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
-import { ABANDONED_CODE } from '../../src/domain/payment/payment-recovery.js'
+import { ABANDONED_CODE } from '../../src/domain/payment/owner-lease.js'
 import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'

@@ -28,10 +28,8 @@ import {
   type PaymentLedger,
 } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
-import {
-  reconcileSettlements,
-  type SettlementChain,
-} from '../../src/domain/payment/reconcile-settlements.js'
+import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
+import type { SettlementChain } from '../../src/domain/payment/settlement-chain.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { DEFAULT_REDACTOR } from '../../src/secrets.js'

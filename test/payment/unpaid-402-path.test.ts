@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { paidResource } from '../../src/domain/payment/offer.js'
-import { paidRouteExtensions } from '../../src/routes/paid-transaction-preflight.js'
+import { paidTransactionPreflightExtensions } from '../../src/routes/paid-transaction-preflight.js'
 import { builtinFacilitator, EXAMPLE_BODY, type PaidApp, paidApp } from './paid-stack.js'
 
 const PATH = '/simulate/transaction-preflight'
@@ -95,7 +95,11 @@ const expectedHeader = async (
   reason: 'payment_missing' | 'unsupported_x402_version',
 ) =>
   encodePaymentRequiredHeader(
-    await stack.rail.paymentRequired(paidResource(baseUrl), reason, paidRouteExtensions({})),
+    await stack.rail.paymentRequired(
+      paidResource(baseUrl),
+      reason,
+      paidTransactionPreflightExtensions({}),
+    ),
   )
 
 describe('the unpaid 402 over real HTTP', () => {

@@ -12,8 +12,8 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
   const holdMs = options.holdMs ?? 150
   const missing = new Set<string>()
   const methods: string[] = []
-  const calls: { method: string; wave: number }[] = []
-  type Message = { id: unknown; method: string }
+  const calls: { method: string; wave: number; params: unknown[] }[] = []
+  type Message = { id: unknown; method: string; params?: unknown[] }
   let exchanges = 0
   let waves = 0
   let inFlight = 0
@@ -31,7 +31,7 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       exchanges++
       for (const m of messages) {
         methods.push(m.method)
-        calls.push({ method: m.method, wave: waves })
+        calls.push({ method: m.method, wave: waves, params: m.params ?? [] })
       }
       const lacking = messages.filter((m) => missing.has(m.method))
       const rest = messages.filter((m) => !missing.has(m.method))
@@ -73,7 +73,7 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** Methods received, in arrival order, since the last reset. */
     methods,
-    /** Each request's method and the wave it arrived in (1-based), in arrival order. */
+    /** Each request's method, its params and the wave it arrived in (1-based), in arrival order. */
     calls,
     get waves() {
       return waves

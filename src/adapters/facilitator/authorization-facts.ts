@@ -7,7 +7,9 @@ import type { Hex } from 'viem'
  * call (verify's `transferWithAuthorization` simulation, started with the payer's code).
  *
  * `@x402/evm` reads the payer's code twice in verify (ERC-6492 classification, then the
- * signature check) and twice again in settle; here the first read serves all four. A fact is
+ * signature check) and twice again in settle; here the first read serves all four (and a
+ * contract payer's `isValidSignature`, asked in verify and again in settle, is read once: the
+ * settlement's own simulation runs it again before anything is sent). A fact is
  * kept for minutes at most: the token contract checks the signature and the nonce again when
  * the settlement executes, so a fact that went stale in between can only make the
  * settlement revert (nothing is charged), never pay twice or pay the wrong party.
@@ -15,10 +17,35 @@ import type { Hex } from 'viem'
 export interface AuthorizationFacts {
   /** `eth_getCode` of `address`, read once. */
   code(address: string, read: () => Promise<Hex | undefined>): Promise<Hex | undefined>
+  /**
+   * A contract payer's ERC-1271 `isValidSignature` answer for this authorization's digest and
+   * signature, read once (verify and settle each ask it).
+   */
+  signatureCheck(key: string, read: () => Promise<unknown>): Promise<unknown>
   /** Gas of `data` sent to `to` from the settler, estimated once (verify's simulation). */
   gas(to: string, data: Hex, estimate: () => Promise<bigint>): Promise<bigint>
   /** The settlement's gas measurement, once one was started (the first one, if several). */
   measured(): Promise<bigint> | undefined
+  /**
+   * The settlement of `data` to `to` simulated exactly as it may be sent (see
+   * {@link SendableSettlement}), started once with the measurement; undefined when it was
+   * not started, did not pass, or there was nothing to simulate.
+   */
+  sendable(
+    to: string,
+    data: Hex,
+    simulate?: () => Promise<SendableSettlement | undefined>,
+  ): Promise<SendableSettlement | undefined>
+}
+
+/**
+ * A gas limit and fee fields at which the settler's simulation of a settlement, from the
+ * settler, passed: a transaction signed with exactly these is the transaction that was
+ * simulated, so it needs no other simulation before it is sent.
+ */
+export interface SendableSettlement {
+  gas: bigint
+  fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
 }
 
 /** Options for {@link createAuthorizationFactsStore}. */
@@ -58,10 +85,16 @@ export function createAuthorizationFactsStore(options: AuthorizationFactsOptions
       }
       return value
     }
+    const sendable = new Map<string, Promise<SendableSettlement | undefined>>()
+    const signatureChecks = new Map<string, Promise<unknown>>()
+    const callKey = (to: string, data: Hex) => `${to.toLowerCase()}:${data.toLowerCase()}`
     return {
       code: (address, read) => once(codes, address.toLowerCase(), read),
-      gas: (to, data, estimate) => once(gas, `${to.toLowerCase()}:${data.toLowerCase()}`, estimate),
+      signatureCheck: (key, read) => once(signatureChecks, key.toLowerCase(), read),
+      gas: (to, data, estimate) => once(gas, callKey(to, data), estimate),
       measured: () => gas.values().next().value,
+      sendable: (to, data, simulate) =>
+        once(sendable, callKey(to, data), simulate ?? (() => Promise.resolve(undefined))),
     }
   }
 

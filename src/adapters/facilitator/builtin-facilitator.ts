@@ -27,7 +27,11 @@ import { proveSignature } from '../../domain/payment/signature-proof.js'
 import { RpcUnavailableError } from '../../errors.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { boundedHttp } from '../fetch/bounded-fetch.js'
-import { type AuthorizationFacts, createAuthorizationFactsStore } from './authorization-facts.js'
+import {
+  type AuthorizationFacts,
+  createAuthorizationFactsStore,
+  type SendableSettlement,
+} from './authorization-facts.js'
 import { createMinedReceipts, type MinedReceipts } from './mined-receipts.js'
 import { createRpcTroubleScope, isRpcTrouble, type RpcTrouble } from './rpc-trouble.js'
 import {
@@ -88,24 +92,28 @@ export interface BuiltinFacilitator {
  * nonce unused, balance: the simulation fails otherwise); what it reads and sends goes
  * through the signer we give it, which makes a paid call few RPC waves:
  * - verify starts every read it will need at once (the payer's code, the settlement's
- *   `eth_estimateGas`, which is also the simulation, and the settler's nonce and fees when
- *   unknown or stale), so it is one wave, run beside the preflight's;
+ *   measurement, which is also the library's simulation, the settlement run exactly as it will
+ *   be sent at a gas limit fixed before the wave, and the settler's nonce and fees when unknown
+ *   or stale), so it is one wave, run beside the preflight's;
  * - those facts are shared with settle ({@link createAuthorizationFactsStore}): it reads the
- *   payer's code and the asset's no more;
+ *   payer's code, a contract payer's signature check and the asset's no more;
  * - the settler keeps its nonce and fees ({@link createSettlerAccount}), so settle is one
- *   `eth_estimateGas` (the last simulation, just before sending: a transfer that would revert
- *   is refused before anything is sent), one `eth_sendRawTransaction`, and the receipt wait.
+ *   `eth_sendRawTransaction`, signed with exactly the gas limit and fees verify's wave
+ *   simulated, and the receipt wait. A settlement that did not fit that limit is simulated as
+ *   sent just before signing instead (a transfer that would revert is refused before anything
+ *   is sent).
  * One settlement key per instance: the nonce is kept in memory (see the settler lease).
  *
  * What a settlement may cost us is bounded, because the payer can be a contract (ERC-1271)
  * that decides, while the settlement runs, whether its signature is valid:
  * - every simulation of a settlement runs it **as it will be sent**: from the settler, with
  *   the fee fields it is signed with (an unpriced call runs at `tx.gasprice` 0, which a payer
- *   contract can tell apart) and within the gas ceiling; the last one, just before signing,
- *   with the exact gas limit and fees of the transaction;
+ *   contract can tell apart) and within the gas ceiling; the last one before signing with the
+ *   exact gas limit and fees of the transaction (in verify's wave, or just before signing);
  * - no settlement is sent with more gas than {@link BuiltinFacilitatorOptions.settlementGasCeiling}
- *   (its limit is 1.25 x what verify measured, at most the ceiling); a payer above it is
- *   refused at verify with `settlement_gas_over_ceiling`;
+ *   (its limit is 1.25 x a plain EOA settlement's measured gas, or 1.25 x its own measurement
+ *   when it needs more, at most the ceiling); a payer above it is refused at verify with
+ *   `settlement_gas_over_ceiling`;
  * - a payer contract can still behave differently on chain than in any simulation (time,
  *   block fields): such a settlement reverts once, and the domain makes that payment final
  *   and refuses the payer for a while (`resolve-payment.ts`, `paid-preflight.ts`).
@@ -144,18 +152,18 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   const overCeiling = new AsyncLocalStorage<{ refusal?: SettlementGasOverCeilingError }>()
 
   /**
-   * The settlement's gas, measured as it will be sent (the settler, the real fee fields) within
-   * the ceiling. A settlement that fails within the ceiling but succeeds with more room is
-   * {@link SettlementGasOverCeilingError}; one that fails with more room too keeps its own
-   * error (a bad signature, no funds...).
+   * The settlement's gas, measured as it will be sent (the settler, the fee fields `fees`, the
+   * settler's current ones by default) within the ceiling. A settlement that fails within the
+   * ceiling but succeeds with more room is {@link SettlementGasOverCeilingError}; one that
+   * fails with more room too keeps its own error (a bad signature, no funds...).
    */
-  const measureSettlement = async (to: Address, data: Hex): Promise<bigint> => {
+  const measureSettlement = async (to: Address, data: Hex, fees?: SettlerFees): Promise<bigint> => {
     try {
-      return await settler.simulate(to, data, ceiling)
+      return await settler.simulate(to, data, ceiling, fees)
     } catch (error) {
       if (isRpcTrouble(error)) throw error
       const needed = await settler
-        .simulate(to, data, ceiling * OVER_CEILING_PROBE)
+        .simulate(to, data, ceiling * OVER_CEILING_PROBE, fees)
         .catch(() => undefined)
       if (needed === undefined) throw error
       const refusal = new SettlementGasOverCeilingError(needed, ceiling)
@@ -164,14 +172,60 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       throw refusal
     }
   }
+  // The gas of the last settlements measured for payers without code (a plain EOA's: USDC's
+  // own work, which no payer can inflate), newest last.
+  const codelessGas: bigint[] = []
+  /**
+   * The gas limit fixed before a settlement is measured: 1.25 x the most of the last plain-EOA
+   * settlements measured, never above the ceiling; undefined until one was measured.
+   */
+  const sendableLimit = (): bigint | undefined => {
+    if (codelessGas.length === 0) return undefined
+    return gasLimitOf(codelessGas.reduce((most, gas) => (gas > most ? gas : most), 0n))
+  }
+  /**
+   * The settlement run exactly as it may be sent: at {@link sendableLimit} and `fees`, from the
+   * settler. Passed: the transaction signed with that limit and those fees needs no other
+   * simulation. Failed (it needs more gas, or reverts), or no limit known yet: undefined, and
+   * the settlement is sized from its measurement and simulated as sent just before signing.
+   * Never rejects: it only saves a wave.
+   */
+  const simulateSendable = async (
+    to: Address,
+    data: Hex,
+    fees: SettlerFees,
+  ): Promise<SendableSettlement | undefined> => {
+    const gas = sendableLimit()
+    if (gas === undefined) return undefined
+    return settler.simulate(to, data, gas, fees).then(
+      () => ({ gas, fees }),
+      () => undefined,
+    )
+  }
+  /**
+   * Starts, at one reading of the settler's fees, what a settlement needs to be sent: its
+   * measurement within the ceiling (verify's simulation) and, beside it, its simulation as it
+   * may be sent ({@link simulateSendable}). Both ride in the same wave.
+   */
+  const prepareSettlement = (known: AuthorizationFacts, to: Address, data: Hex) => {
+    const fees = settler.fees()
+    known.sendable(to, data, () =>
+      fees.then(
+        (f) => simulateSendable(to, data, f),
+        () => undefined,
+      ),
+    )
+    return known.gas(to, data, () => fees.then((f) => measureSettlement(to, data, f)))
+  }
   /** Gas of a settlement from the authorization's facts (verify measured it), else measured. */
   const settlementGas = (to: Address, data: Hex): Promise<bigint> => {
     const current = facts.current()
-    const measure = () => measureSettlement(to, data)
-    return watch(() => (current ? current.gas(to, data, measure) : measure()))
+    return watch(() =>
+      current ? prepareSettlement(current, to, data) : measureSettlement(to, data),
+    )
   }
   /** The gas limit a settlement is sent with: 1.25 x its measured gas, never above the ceiling. */
-  const gasLimitOf = (gas: bigint): bigint => {
+  function gasLimitOf(gas: bigint): bigint {
     const padded = (gas * 5n + 3n) / 4n
     return padded < ceiling ? padded : ceiling
   }
@@ -183,8 +237,12 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   const asSent = (call: SettlerCall, fees: SettlerFees): Promise<void> =>
     watch(() => settler.simulate(call.to, call.data, call.gas, fees)).then(() => undefined)
 
-  /** Signs, checks and sends one settler transaction; see {@link BroadcastOutcomeUnknownError}. */
-  const sendChecked = async (call: SettlerCall): Promise<Hex> => {
+  /**
+   * Signs, checks and sends one settler transaction; see {@link BroadcastOutcomeUnknownError}.
+   * `checked`: the fees a simulation of exactly this call already passed with (it is signed
+   * with them, and not simulated again).
+   */
+  const sendChecked = async (call: SettlerCall, checked?: SettlerFees): Promise<Hex> => {
     let attempted = false
     try {
       return await settler.send(
@@ -194,6 +252,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
           trouble.broadcast()
         },
         asSent,
+        checked,
       )
     } catch (error) {
       if (!attempted) throw error
@@ -224,6 +283,10 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       args.dataSuffix ?? '0x',
     ])
     const gas = gasLimitOf(await settlementGas(args.address, data))
+    // Simulated in verify's wave exactly as it may be sent: signed with that limit and those
+    // fees, it is sent without another simulation (one wave fewer before inclusion).
+    const sendable = await facts.current()?.sendable(args.address, data)
+    if (sendable) return sendChecked({ to: args.address, data, gas: sendable.gas }, sendable.fees)
     return sendChecked({ to: args.address, data, gas })
   }
 
@@ -237,7 +300,13 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
           await settlementGas(args.address, encodeFunctionData(args as never))
           return undefined
         }
-        return watch(() => reads.readContract(args as never) as Promise<unknown>)
+        const read = () => reads.readContract(args as never) as Promise<unknown>
+        const current = facts.current()
+        if (current && args.functionName === 'isValidSignature') {
+          const key = `${args.address}:${encodeFunctionData(args as never)}`
+          return watch(() => current.signatureCheck(key, read))
+        }
+        return watch(read)
       },
       verifyTypedData: (args) => watch(() => reads.verifyTypedData(args as never)),
       writeContract: writeContract as never,
@@ -274,7 +343,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       const call = settlementCall(payload)
       if (!call) return { accepted: false, reason: 'not an EIP-3009 exact payment' }
       try {
-        await measureSettlement(call.to, call.data)
+        await measureSettlement(call.to, call.data, await settler.fees())
         return { accepted: true }
       } catch (error) {
         if (isRpcTrouble(error)) throw error
@@ -316,7 +385,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       },
       async settle(payload, requirements) {
         const key = authorizationKey(payload)
-        if (key) settler.prime()
+        if (key) void settler.prime()
         const noted: { refusal?: SettlementGasOverCeilingError } = {}
         try {
           const settled = await healthy('settle', () =>
@@ -339,8 +408,14 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
           if (key) facts.forget(key)
         }
       },
-      // Same data, typed as x402's SupportedResponse (networks are CAIP-2 strings).
-      getSupported: async () => facilitator.getSupported() as SupportedResponse,
+      // Same data, typed as x402's SupportedResponse (networks are CAIP-2 strings). Asked at
+      // start and by the readiness check: the settler reads what a first settlement needs (its
+      // nonce, its fees) first, so the first paid call waits for neither. Those reads never
+      // fail this answer.
+      getSupported: async () => {
+        await settler.prime()
+        return facilitator.getSupported() as SupportedResponse
+      },
     },
   }
 
@@ -416,11 +491,23 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
       // Not a well-formed authorization: the library refuses it with its own reason.
       return
     }
-    settler.prime()
+    void settler.prime()
     // The settlement's calldata, exactly as the library will encode it.
     const call = settlementCall(payload)
-    if (call)
-      known.gas(call.to, call.data, () => measureSettlement(call.to, call.data)).catch(() => {})
+    if (!call) return
+    const code = known.code(from, () => reads.getCode({ address: from }))
+    const gas = prepareSettlement(known, call.to, call.data)
+    gas.catch(() => {})
+    // A payer without code (a plain EOA): its settlement's gas is USDC's own work, the
+    // yardstick of the limit fixed before the next settlements' waves (sendableLimit).
+    Promise.all([code, gas]).then(
+      ([payerCode, measured]) => {
+        if (payerCode !== undefined && payerCode !== '0x') return
+        codelessGas.push(measured)
+        if (codelessGas.length > CODELESS_SAMPLES) codelessGas.shift()
+      },
+      () => undefined,
+    )
   }
 }
 
@@ -494,6 +581,8 @@ const SIMULATION_FAILED = 'invalid_exact_evm_transaction_simulation_failed'
  * tell "needs more gas" from "fails anyway". Bounded, so a burner costs the node little.
  */
 const OVER_CEILING_PROBE = 16n
+/** How many plain-EOA settlement measurements the limit fixed before a wave is taken from. */
+const CODELESS_SAMPLES = 8
 
 const TRANSFER_WITH_AUTHORIZATION = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',

@@ -1,5 +1,5 @@
 import type { Hex, TransactionReceipt } from 'viem'
-import type { MinedTransaction } from '../../domain/payment/settlement-proof.js'
+import type { MinedTransaction } from '../../domain/payment/settlement-chain.js'
 
 /**
  * Settlement receipts the built-in facilitator read from the node while settling, kept briefly

@@ -8,10 +8,7 @@ import {
   TransactionReceiptNotFoundError,
   toHex,
 } from 'viem'
-import type {
-  AuthorizationEvent,
-  SettlementChain,
-} from '../../domain/payment/reconcile-settlements.js'
+import type { AuthorizationEvent, SettlementChain } from '../../domain/payment/settlement-chain.js'
 import { SETTLEMENT_EVENTS_ABI } from '../../domain/payment/settlement-proof.js'
 import { boundedHttp } from '../fetch/bounded-fetch.js'
 import { type MinedReceipts, toMinedTransaction } from './mined-receipts.js'
@@ -51,7 +48,7 @@ export interface ViemSettlementChainOptions {
 /** Upper end of the default {@link ViemSettlementChainOptions.hedgeAfterMs}. */
 const MAX_DEFAULT_HEDGE_MS = 1_000
 
-/** The chain reads that confirm and resolve settlements (request path and reconciler), over viem. */
+/** The domain's {@link SettlementChain} port over viem: the reads that confirm and resolve settlements. */
 export function createViemSettlementChain(options: ViemSettlementChainOptions): SettlementChain {
   const client = createPublicClient({
     transport: boundedHttp(options.rpcUrl, {

@@ -146,19 +146,26 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
     address: account.address,
 
     /**
-     * Reads what a first send needs (the nonce when unknown, fees when stale) without waiting:
-     * called beside verify's reads, so the settlement that follows is one request.
+     * Reads what a first send needs (the nonce when unknown, fees when stale): called beside
+     * verify's reads without waiting, so the settlement that follows is one request. Resolves
+     * once those reads are answered or failed; never rejects.
      */
-    prime(): void {
+    async prime(): Promise<void> {
+      const reads: Promise<unknown>[] = []
       if (next === undefined) {
-        readPendingNonce().then(
-          (pending) => {
-            next ??= pending
-          },
-          () => undefined,
+        reads.push(
+          readPendingNonce().then(
+            (pending) => {
+              next ??= pending
+            },
+            () => undefined,
+          ),
         )
       }
-      if (!fees || Date.now() - fees.at > feeMaxAgeMs) refreshFees().catch(() => undefined)
+      if (!fees || Date.now() - fees.at > feeMaxAgeMs) {
+        reads.push(refreshFees().catch(() => undefined))
+      }
+      await Promise.all(reads)
     },
 
     /** The fee fields the next settlement is signed with (read when unknown or stale). */
@@ -191,15 +198,28 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
 
     /**
      * Signs `call` with the kept nonce and fees and sends it. Before each signature, `check`
-     * runs the call with exactly the fees and gas limit about to be signed (a re-signature with
-     * fresher fees is checked again); its throw stops the send before anything is signed.
-     * `onBroadcast` is called when a signed transaction is handed to the node: from then on, a
-     * failure says nothing about whether the node took it. Returns the transaction hash.
+     * runs the call with exactly the fees and gas limit about to be signed, unless that very
+     * pair already passed: `checked`, the fees a simulation of this call at its gas limit
+     * passed with before (verify's wave), which it is then signed with; and a pair checked by
+     * an earlier attempt (a nonce resync changes nothing the call can see). A re-signature with
+     * other fees (the node refused them as underpriced) is checked again; a throw of `check`
+     * stops the send before anything is signed. `onBroadcast` is called when a signed
+     * transaction is handed to the node: from then on, a failure says nothing about whether
+     * the node took it. Returns the transaction hash.
      */
-    async send(call: SettlerCall, onBroadcast: () => void, check: SettlerCheck): Promise<Hex> {
+    async send(
+      call: SettlerCall,
+      onBroadcast: () => void,
+      check: SettlerCheck,
+      checked?: SettlerFees,
+    ): Promise<Hex> {
+      let passed = checked
       for (let attempt = 1; ; attempt++) {
-        const fees = await currentFees()
-        await check(call, fees)
+        const fees = passed ?? (await currentFees())
+        if (passed !== fees) {
+          await check(call, fees)
+          passed = fees
+        }
         const nonce = await takeNonce()
         let raw: Hex
         try {
@@ -221,6 +241,7 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
           }
           if (refusal === 'fee' && attempt < MAX_SEND_ATTEMPTS) {
             next = undefined
+            passed = undefined
             await refreshFees()
             continue
           }

@@ -121,7 +121,7 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
 
     async verify(payload): Promise<VerifyOutcome> {
       const matched = match(payload)
-      if (!matched) return { valid: false, upstreamReason: 'no_matching_requirements' }
+      if (!matched) return { valid: false, facilitatorReason: 'no_matching_requirements' }
       try {
         const result = await server.verifyPayment(payload, matched)
         // cast: the facilitator's word, unchecked here on purpose: the paid path compares it
@@ -129,13 +129,13 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
         if (result.isValid && result.payer) return { valid: true, payer: result.payer as Address }
         return {
           valid: false,
-          upstreamReason: result.invalidReason ?? 'verification_failed',
+          facilitatorReason: result.invalidReason ?? 'verification_failed',
           ...(result.invalidMessage ? { message: result.invalidMessage } : {}),
         }
       } catch (error) {
         // A facilitator that answered "invalid" with a non-2xx status is still an answer.
         const rejected = rejection(error, 'invalidReason')
-        if (rejected) return { valid: false, upstreamReason: rejected }
+        if (rejected) return { valid: false, facilitatorReason: rejected }
         // The built-in facilitator's RPC failed: its own typed, retryable failure.
         if (error instanceof RpcUnavailableError) throw error
         throw new FacilitatorUnavailableError(
@@ -147,7 +147,7 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
 
     async settle(payload): Promise<SettleOutcome> {
       const matched = match(payload)
-      if (!matched) return { status: 'failed', upstreamReason: 'no_matching_requirements' }
+      if (!matched) return { status: 'failed', facilitatorReason: 'no_matching_requirements' }
       const transactions: Hex[] = []
       const outcome = await attempts.run(transactions, async (): Promise<SettleOutcome> => {
         try {
@@ -189,7 +189,7 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
         return {
           status: 'unknown',
           transaction: earlier,
-          message: `an earlier settle attempt sent ${earlier}; then: ${'upstreamReason' in outcome ? outcome.upstreamReason : outcome.message}`,
+          message: `an earlier settle attempt sent ${earlier}; then: ${'facilitatorReason' in outcome ? outcome.facilitatorReason : outcome.message}`,
         }
       }
       return outcome
@@ -219,7 +219,7 @@ export function classifySettle(
   if (!transaction && PRE_SEND_SETTLE_FAILURES.has(reason)) {
     return {
       status: 'failed',
-      upstreamReason: reason,
+      facilitatorReason: reason,
       ...(response.errorMessage ? { message: response.errorMessage } : {}),
       response,
     }

@@ -2,12 +2,12 @@ import type { Hex } from 'viem'
 import type { PreflightResult } from '../preflight/run-preflight.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import { newReceiptId, type Receipt, type ReceiptSigner, signReceipt } from '../receipt/receipt.js'
+import type { PaymentClock } from './payment-clock.js'
 import type { PaymentRecord } from './payment-ledger.js'
 
-/** What issuing a receipt needs: the signing key and, in tests, the clock. */
-export interface IssueReceiptDeps {
+/** What issuing a receipt needs: the signing key and the clock (`issuedAt`). */
+export interface IssueReceiptDeps extends PaymentClock {
   receiptSigner: ReceiptSigner
-  now?: () => Date
 }
 
 /** The payment fields a receipt is made of. */

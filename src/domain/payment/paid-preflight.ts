@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { AppError, type ErrorCode } from '../../errors.js'
-import type { PreflightResult } from '../preflight/run-preflight.js'
+import type { PreflightResult, TrackedHeadPreflight } from '../preflight/run-preflight.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
 import type { Receipt } from '../receipt/receipt.js'
 import type { TransactionInput } from '../screen/context.js'
@@ -14,26 +14,29 @@ import {
 import type { InFlightTracker } from './in-flight.js'
 import { issueReceipt } from './issue-receipt.js'
 import { settlementWithOfferReceipt } from './offer-receipt.js'
-import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
+import { type OwnerLease, withLease } from './owner-lease.js'
 import {
-  assertSameIdentifiedCall,
+  type ErrorOutcome,
+  errorOutcome,
+  type OutcomeError,
+  type PaidPreflightOutcome,
+  type PaymentRequiredOutcome,
+  type PhaseTimings,
+} from './paid-preflight-outcome.js'
+import { nowMs } from './payment-clock.js'
+import {
   type IdentifiedCall,
+  identifierConflict,
   readPaymentIdentifier,
 } from './payment-identifier.js'
 import type { NewPayment, PaymentFailure, PaymentStatus } from './payment-ledger.js'
 import type { SettleOutcome, VerifyOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
-import {
-  confirmSettlement,
-  type OwnerLease,
-  type RecoveryDeps,
-  recoverPayment,
-  withLease,
-} from './payment-recovery.js'
-import { facilitatorLied, recordPending } from './pending-settlement.js'
+import { recordPending, recordUnconfirmed } from './pending-settlement.js'
 import { expectedPayment, readAuthorization, resolvePayment } from './resolve-payment.js'
+import type { MinedTransaction } from './settlement-chain.js'
 import { DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS } from './settlement-cost.js'
-import type { MinedTransaction } from './settlement-proof.js'
+import { confirmSettlement } from './settlement-proof.js'
 import { proveSignature } from './signature-proof.js'
 import {
   answerCopy,
@@ -43,10 +46,16 @@ import {
   type StoredAnswerDeps,
   waitForAnswer,
 } from './stored-answer.js'
+import { type TakeOverDeps, takeOverPayment } from './take-over-payment.js'
 
 /** What the paid preflight needs; `main.ts` builds it, tests build it directly. */
-export interface PaidPreflightDeps extends Omit<StoredAnswerDeps, 'recover'>, RecoveryDeps {
-  runPreflight: (tx: TransactionInput) => Promise<PreflightResult>
+export interface PaidPreflightDeps extends StoredAnswerDeps, TakeOverDeps {
+  /**
+   * The preflight, in one wave even when the chain moved during it: its answer at the tracked
+   * head, with the answer at the new head on its way (`runPreflightAtTrackedHead`). The paid
+   * call holds the first, settles meanwhile, and answers with the second.
+   */
+  runPreflight: (tx: TransactionInput) => Promise<TrackedHeadPreflight>
   /** Counts paid calls in progress, so shutdown waits for them before closing the ledger. */
   inFlight?: InFlightTracker
   /**
@@ -93,7 +102,7 @@ export interface PaidPreflightRequest {
  * The paid preflight: decode -> prove the signature locally -> claim in the ledger -> verify
  * and preflight (together) -> settle -> confirm on chain -> receipt -> the answer, whose
  * settlement carries the x402 offer-receipt (every paid answer: the owner's, a copy's, a
- * replay's, a recovered one's). A payment whose signature does not prove itself locally (a
+ * replay's, a taken-over one's). A payment whose signature does not prove itself locally (a
  * contract payer, or a forgery) is verified first, before any ledger row or preflight: a
  * forgery costs one verify and nothing else.
  *
@@ -104,14 +113,19 @@ export interface PaidPreflightRequest {
  * unless the preflight produced a result; a result and a receipt are returned only once the
  * chain shows the payment. Once settlement may have been sent (`settling`), every doubt is
  * recorded `settle_pending` and the chain decides.
+ *
+ * Every end is an outcome (see {@link PaidPreflightOutcome}). A port that fails under a step
+ * (the ledger, the facilitator, the RPC: their typed `AppError`) ends the call here, as an
+ * `unavailable` (or `failed`) outcome; anything else thrown is a bug.
  */
 export async function handlePaidPreflight(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
 ): Promise<PaidPreflightOutcome> {
-  const outcome = await (deps.inFlight
-    ? deps.inFlight.track(() => paidPreflight(deps, request))
-    : paidPreflight(deps, request))
+  const timings: PhaseTimings = {}
+  const run = () =>
+    paidPreflight(deps, request, timings).catch((error: unknown) => portFailed(error, timings))
+  const outcome = await (deps.inFlight ? deps.inFlight.track(run) : run())
   if (outcome.kind !== 'paid') return outcome
   // Signed from the stored receipt's fields (deterministic EIP-712): a replay gets the same bytes.
   const settlement = await settlementWithOfferReceipt(
@@ -132,24 +146,28 @@ export async function handlePaidPreflight(
 async function paidPreflight(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
+  timings: PhaseTimings,
 ): Promise<PaidPreflightOutcome> {
-  const decoded = decodeCall(deps, request, {})
-  if (decoded.done) return decoded.done
+  const decoded = decodeCall(deps, request, timings)
+  if (decoded.outcome) return decoded.outcome
   const { call } = decoded
-  await checkIdentifier(call)
+  const conflict = await checkIdentifier(call)
+  if (conflict) return conflict
   const outside = await answerOutsideWindow(call)
   if (outside) return outside
   const planned = await planVerification(call)
-  if (planned.done) return planned.done
-  return claimOrWait({ ...call, verification: planned.verification }, 3)
+  if (planned.outcome) return planned.outcome
+  return claimOrWait(call, planned.verification, 3)
 }
 
-/** A decoded paid call: the payment it claims, and what its copies are matched by. */
+/**
+ * The one record of a paid call: the request, the payment it claims, and what its copies are
+ * matched by. The request that owns the payment holds it with its lease ({@link OwnedCall}).
+ */
 interface PaidCall {
   deps: PaidPreflightDeps
   request: PaidPreflightRequest
   timings: PhaseTimings
-  required: ReturnType<typeof requiredIn>
   authorization: Authorization
   /** The inner payload as signed (its signature is proven locally when it can be). */
   inner: Eip3009Payload
@@ -157,9 +175,13 @@ interface PaidCall {
   copy: PaymentCopy
   /** The call's x402 payment-identifier, when it carries one. */
   identified: IdentifiedCall | undefined
-  /** What answers a copy: the ledger, and recovery for a payment whose owner died. */
-  stored: StoredAnswerDeps
 }
+
+/** A paid call whose request owns the payment, under the lease it renews while it works. */
+type OwnedCall = PaidCall & { lease: OwnerLease }
+
+/** A step either ends the call with its outcome or hands the next step what it needs. */
+type Step<T> = { outcome: PaidPreflightOutcome } | ({ outcome?: undefined } & T)
 
 /**
  * When the owner of a payment verifies it:
@@ -174,28 +196,24 @@ type Verification =
   | { kind: 'first' }
   | { kind: 'done'; paidOnChain: MinedTransaction | undefined }
 
-/** A paid call past its first checks, with how its owner will verify the payment. */
-interface PlannedCall extends PaidCall {
-  verification: Verification
-}
-
 /**
  * Decode: the PAYMENT-SIGNATURE header as our offer's payment, without I/O. Ends in a 402 for a
- * missing or malformed payment; otherwise the payment to claim.
+ * missing or malformed payment, a `refused` outcome for a bad payment-identifier; otherwise
+ * the payment to claim.
  */
 function decodeCall(
   deps: PaidPreflightDeps,
   request: PaidPreflightRequest,
   timings: PhaseTimings,
 ): Step<{ call: PaidCall }> {
-  const required = requiredIn(timings)
   if (request.paymentHeader === undefined || request.paymentHeader.trim() === '') {
-    return { done: required('payment_missing') }
+    return { outcome: paymentRequired(timings, 'payment_missing') }
   }
   const { requirements } = deps.rail
   const decoded = decodePaymentShape(request.paymentHeader, requirements)
   if (!decoded.ok) {
-    return { done: required(decoded.reason, decoded.detail ? { detail: decoded.detail } : {}) }
+    const detail = decoded.detail ? { detail: decoded.detail } : {}
+    return { outcome: paymentRequired(timings, decoded.reason, detail) }
   }
   const { payload, inner, received, authorization } = decoded.payment
   const id = authorizationId(requirements.network, requirements.asset, authorization)
@@ -203,11 +221,12 @@ function decodeCall(
   // The same payment is the same signed authorization, whatever else the header carried.
   const payloadHash = canonicalJsonHash(inner)
   const copy = { id, payloadHash, received, requestHash }
-  const identifier = readPaymentIdentifier(received, deps.paymentIdentifierRequired ?? false)
+  const read = readPaymentIdentifier(received, deps.paymentIdentifierRequired ?? false)
+  if (read.kind === 'refused') return { outcome: errorOutcome('refused', read.error, timings) }
+  const { identifier } = read
   const identified = identifier
     ? { identifier, paymentId: id, payloadHash, requestHash }
     : undefined
-  const stored = { ...deps, recover: (paymentId: string) => recoverPayment(deps, paymentId) }
   const payment: NewPayment = {
     id,
     network: requirements.network,
@@ -222,40 +241,30 @@ function decodeCall(
     requestHash,
     ...(identifier ? { identifier } : {}),
   }
-  const call = {
-    deps,
-    request,
-    timings,
-    required,
-    authorization,
-    inner,
-    payment,
-    copy,
-    identified,
-    stored,
-  }
-  return { call }
+  return { call: { deps, request, timings, authorization, inner, payment, copy, identified } }
 }
 
 /**
  * x402 payment-identifier: an id names one payment of one request; the same id with another
  * payment or body is a 409 before anything is claimed, verified or charged.
  */
-async function checkIdentifier({ deps, authorization, identified }: PaidCall): Promise<void> {
-  if (!identified) return
+async function checkIdentifier(call: PaidCall): Promise<PaidPreflightOutcome | undefined> {
+  const { deps, authorization, identified } = call
+  if (!identified) return undefined
   const holder = await deps.ledger.findByIdentifier(authorization.payer, identified.identifier)
-  if (holder) assertSameIdentifiedCall(holder, identified)
+  const conflict = holder ? identifierConflict(holder, identified) : undefined
+  return conflict ? errorOutcome('refused', conflict, call.timings) : undefined
 }
 
 /**
  * The time window is judged only for a payment we do not hold: a stored payment's retry gets
- * its stored answer (or its recovery) for as long as the ledger keeps it. The answer when the
+ * its stored answer (or its take-over) for as long as the ledger keeps it. The answer when the
  * window is closed; undefined when it is open.
  */
 async function answerOutsideWindow(call: PaidCall): Promise<PaidPreflightOutcome | undefined> {
   const { deps, authorization, copy, timings } = call
-  const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000)
-  const problem = validityProblem(authorization, deps.rail.requirements, nowSeconds)
+  const now = nowMs(deps)
+  const problem = validityProblem(authorization, deps.rail.requirements, Math.floor(now / 1000))
   if (!problem) return undefined
   const existing = await deps.ledger.get(copy.id)
   const held =
@@ -266,10 +275,15 @@ async function answerOutsideWindow(call: PaidCall): Promise<PaidPreflightOutcome
     !(existing.status === 'failed' && !existing.failure?.final) &&
     !(
       (existing.status === 'verifying' || existing.status === 'verified') &&
-      existing.leaseUntil.getTime() <= Date.now()
+      existing.leaseUntil.getTime() <= now
     )
-  if (!held) return call.required(problem.reason, { detail: problem.detail })
-  return answerCopy(call.stored, existing, copy, timings)
+  if (!held) return paymentRequired(timings, problem.reason, { detail: problem.detail })
+  return answerCopy(deps, existing, copy, timings, { takeOver: takeOverOf(deps) })
+}
+
+/** How a copy takes over a payment whose owner is gone (see `takeOverPayment`). */
+function takeOverOf(deps: PaidPreflightDeps) {
+  return (paymentId: string) => takeOverPayment(deps, paymentId)
 }
 
 /**
@@ -285,56 +299,39 @@ async function planVerification(call: PaidCall): Promise<Step<{ verification: Ve
   const proof = await proveSignature(authorization, inner.signature, deps.rail.requirements)
   if (proof === 'signer') return { verification: { kind: 'beside' } }
   // Held already: the claim answers a copy or another payload under this nonce from the row,
-  // and an owner reclaiming it verifies before its preflight.
+  // and an owner claiming it again verifies before its preflight.
   if (await deps.ledger.get(copy.id)) return { verification: { kind: 'first' } }
-  const judged = await judgePayment(deps, call.payment, call.timings, call.required)
-  if (!judged.valid) return { done: judged.outcome }
+  const judged = await judgePayment(deps, call.payment, call.timings)
+  if (judged.kind === 'unavailable') return { outcome: judged.outcome }
+  if (judged.kind === 'invalid') return { outcome: judged.outcome }
   call.request.onVerified?.()
   return { verification: { kind: 'done', paidOnChain: judged.paidOnChain } }
 }
 
 /**
  * Claim: the request that claims the payment owns it (under a lease); any other waits for the
- * owner's answer. A copy that finds the owner died before settling claims the payment itself
- * (`takeOvers` times at most: the database clock may see the lease alive a moment longer than
- * ours).
+ * owner's answer. A copy that finds the owner abandoned it before settling claims the payment
+ * itself (`claimsLeft` times at most: the database clock may see the lease alive a moment
+ * longer than ours).
  */
-async function claimOrWait(call: PlannedCall, takeOvers: number): Promise<PaidPreflightOutcome> {
-  const { deps, request, payment, timings, identified, verification } = call
+async function claimOrWait(
+  call: PaidCall,
+  verification: Verification,
+  claimsLeft: number,
+): Promise<PaidPreflightOutcome> {
+  const { deps, payment, timings } = call
   const claim = await deps.ledger.claim(payment, deps.leaseMs)
-  if (claim.claimed)
-    return withLease(deps, payment.id, (lease) =>
-      ownPayment(
-        {
-          deps,
-          request,
-          payment,
-          timings,
-          lease,
-          identified,
-          required: requiredIn(timings),
-        },
-        verification,
-      ),
-    )
+  if (claim.claimed) {
+    return withLease(deps, payment.id, (lease) => ownPayment({ ...call, lease }, verification))
+  }
   // (A claim never meets another payment's identifier: ids bind at verify, see markVerified.)
-  const takeOver = takeOvers > 0 ? () => claimOrWait(call, takeOvers - 1) : undefined
-  return answerCopy(call.stored, claim.existing, call.copy, timings, takeOver)
+  return answerCopy(deps, claim.existing, call.copy, timings, {
+    takeOver: takeOverOf(deps),
+    ...(claimsLeft > 0
+      ? { claimAgain: () => claimOrWait(call, verification, claimsLeft - 1) }
+      : {}),
+  })
 }
-
-/** The request that owns a payment, and what its steps share. */
-interface OwnedCall {
-  deps: PaidPreflightDeps
-  request: PaidPreflightRequest
-  payment: NewPayment
-  timings: PhaseTimings
-  lease: OwnerLease
-  identified: IdentifiedCall | undefined
-  required: ReturnType<typeof requiredIn>
-}
-
-/** A step either ends the call with its outcome or hands the next step what it needs. */
-type Step<T> = { done: PaidPreflightOutcome } | ({ done?: undefined } & T)
 
 /**
  * The work of the request that owns a payment, step by step: verify (with the preflight
@@ -356,17 +353,17 @@ async function ownPayment(
     verification.kind === 'done'
       ? await markVerified(call, verification.paidOnChain)
       : await verifyPayment(call)
-  if (verified.done) return verified.done
+  if (verified.outcome) return verified.outcome
   if (!verified.paidOnChain) {
     const refused = await refuseRevertedPayer(call, await reverted)
     if (refused) return refused
   }
   preflight ??= startPreflight(call)
   const held = await holdResult(call, preflight)
-  if (held.done) return held.done
+  if (held.outcome) return held.outcome
   const settled = await settleAndConfirm(call, verified.paidOnChain)
-  if (settled.done) return settled.done
-  return finishSettled(call, held.result, settled.outcome)
+  if (settled.outcome) return settled.outcome
+  return finishSettled(call, held.answer, settled.settle)
 }
 
 /** Records the payment failed; if the ledger is out, releases it once the ledger is back. */
@@ -386,6 +383,19 @@ async function failPayment(
     if (from !== 'settling') call.lease.recordLater(record)
     throw error
   }
+}
+
+/**
+ * Records the payment failed with `error` (nothing was sent) and ends the call with it: an
+ * upstream of ours that could not answer.
+ */
+async function failWith(
+  call: OwnedCall,
+  from: PaymentStatus,
+  error: AppError,
+): Promise<ErrorOutcome> {
+  await failPayment(call, from, failureOf(error))
+  return errorOutcome(kindOf(error.code), error, call.timings)
 }
 
 /**
@@ -410,9 +420,7 @@ async function refuseRevertedPayer(
   reverted: { reverts: number } | { error: unknown },
 ): Promise<PaidPreflightOutcome | undefined> {
   if ('error' in reverted) {
-    const appError = asAppError(reverted.error, 'ledger_unavailable')
-    await failPayment(call, 'verified', failureOf(appError))
-    throw appError
+    return failWith(call, 'verified', asAppError(reverted.error, 'ledger_unavailable'))
   }
   if (reverted.reverts === 0) return undefined
   const detail = `${reverted.reverts} settlement(s) of payer ${call.payment.payer} reverted on chain in the last ${Math.round((call.deps.revertCooldownMs ?? DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS) / 60_000)} min`
@@ -425,16 +433,16 @@ async function refuseRevertedPayer(
     { paymentId: call.payment.id, payer: call.payment.payer },
     'payment refused: its payer had a settlement revert on chain recently',
   )
-  return call.required('payer_settlement_reverted', { detail })
+  return paymentRequired(call.timings, 'payer_settlement_reverted', { detail })
 }
 
-type PreflightRun = Promise<{ ok: true; result: PreflightResult } | { ok: false; error: unknown }>
+type PreflightRun = Promise<({ ok: true } & TrackedHeadPreflight) | { ok: false; error: unknown }>
 
 /** Starts the preflight (never rejects: its failure is an outcome), timing it. */
 function startPreflight(call: OwnedCall): PreflightRun {
   const started = performance.now()
   const run: PreflightRun = call.deps.runPreflight(call.request.tx).then(
-    (result) => ({ ok: true as const, result }),
+    (ran) => ({ ok: true as const, ...ran }),
     (error: unknown) => ({ ok: false as const, error }),
   )
   run.then(() => {
@@ -445,28 +453,29 @@ function startPreflight(call: OwnedCall): PreflightRun {
 
 /** What verify said of a payment, judged the way every caller acts on it. */
 type Judged =
-  | { valid: true; paidOnChain: MinedTransaction | undefined }
-  | { valid: false; failure: PaymentFailure; outcome: PaidPreflightOutcome }
+  | { kind: 'valid'; paidOnChain: MinedTransaction | undefined }
+  | { kind: 'invalid'; failure: PaymentFailure; outcome: PaidPreflightOutcome }
+  /** Verify could not answer on healthy grounds (the facilitator or its RPC). */
+  | { kind: 'unavailable'; error: AppError; outcome: PaidPreflightOutcome }
 
 /**
  * The facilitator's verdict on a payment, or the chain's when it says the nonce is spent (a
  * transaction paying us with this very authorization is this call's payment). Writes nothing.
- *
- * @throws {AppError} `facilitator_unavailable` (or the rail's own code, `rpc_unavailable`)
- *   when verify could not answer on healthy grounds.
+ * `unavailable`: `facilitator_unavailable` (or the rail's own code, `rpc_unavailable`).
  */
 async function judgePayment(
   deps: PaidPreflightDeps,
   payment: NewPayment,
   timings: PhaseTimings,
-  required: ReturnType<typeof requiredIn>,
 ): Promise<Judged> {
   const started = performance.now()
   let verdict: VerifyOutcome
   try {
     verdict = await deps.rail.verify(payment.payload)
   } catch (error) {
-    throw asAppError(error, 'facilitator_unavailable')
+    const appError = asAppError(error, 'facilitator_unavailable')
+    const outcome = errorOutcome(kindOf(appError.code), appError, timings)
+    return { kind: 'unavailable', error: appError, outcome }
   } finally {
     timings.verifyMs = performance.now() - started
   }
@@ -474,17 +483,17 @@ async function judgePayment(
     // The facilitator verified another payment than the one we keyed and would receipt.
     const detail = `the facilitator verified payer ${verdict.payer}, not authorization.from`
     return {
-      valid: false,
+      kind: 'invalid',
       failure: {
         kind: 'payment_required',
         code: 'verification_failed',
         message: `${PAYMENT_REASONS.verification_failed} (${detail})`,
       },
-      outcome: required('verification_failed', { detail }),
+      outcome: paymentRequired(timings, 'verification_failed', { detail }),
     }
   }
-  if (verdict.valid) return { valid: true, paidOnChain: undefined }
-  const reason = reasonFromFacilitator(verdict.upstreamReason, 'verification_failed')
+  if (verdict.valid) return { kind: 'valid', paidOnChain: undefined }
+  const reason = reasonFromFacilitator(verdict.facilitatorReason, 'verification_failed')
   let spentElsewhere = false
   if (reason === 'authorization_used') {
     const onChain = await readAuthorization(
@@ -492,21 +501,24 @@ async function judgePayment(
       { ...expectedPayment(payment), validBefore: payment.validBefore },
       undefined,
     ).catch(() => undefined)
-    if (onChain?.kind === 'paid') return { valid: true, paidOnChain: onChain.tx }
+    if (onChain?.kind === 'paid') return { kind: 'valid', paidOnChain: onChain.tx }
     spentElsewhere = onChain?.kind === 'used_elsewhere'
   }
   const detail = verdict.message ? { detail: verdict.message } : {}
   return {
-    valid: false,
+    kind: 'invalid',
     failure: {
       kind: 'payment_required',
       code: reason,
       message: PAYMENT_REASONS[reason],
-      facilitatorReason: verdict.upstreamReason,
+      facilitatorReason: verdict.facilitatorReason,
       // The chain showed the nonce spent on a transfer not paying us: it can never pay.
       ...(spentElsewhere ? { final: true } : {}),
     },
-    outcome: required(reason, { facilitatorReason: verdict.upstreamReason, ...detail }),
+    outcome: paymentRequired(timings, reason, {
+      facilitatorReason: verdict.facilitatorReason,
+      ...detail,
+    }),
   }
 }
 
@@ -517,18 +529,13 @@ async function judgePayment(
 async function verifyPayment(
   call: OwnedCall,
 ): Promise<Step<{ paidOnChain: MinedTransaction | undefined }>> {
-  const { deps, payment, timings, required } = call
-  let judged: Judged
-  try {
-    judged = await judgePayment(deps, payment, timings, required)
-  } catch (error) {
-    const appError = asAppError(error, 'facilitator_unavailable')
-    await failPayment(call, 'verifying', failureOf(appError))
-    throw appError
+  const judged = await judgePayment(call.deps, call.payment, call.timings)
+  if (judged.kind === 'unavailable') {
+    return { outcome: await failWith(call, 'verifying', judged.error) }
   }
-  if (!judged.valid) {
+  if (judged.kind === 'invalid') {
     await failPayment(call, 'verifying', judged.failure)
-    return { done: judged.outcome }
+    return { outcome: judged.outcome }
   }
   call.request.onVerified?.()
   return markVerified(call, judged.paidOnChain)
@@ -546,19 +553,17 @@ async function markVerified(
 ): Promise<Step<{ paidOnChain: MinedTransaction | undefined }>> {
   const { deps, payment, timings, identified } = call
   const marked = await deps.ledger.markVerified(payment.id)
-  if (marked === 'moved') {
-    return { done: await answerFrom(deps, await waitForAnswer(deps, payment.id), true, timings) }
-  }
+  if (marked === 'moved') return { outcome: await answerStored(call, true) }
   if (marked === 'identifier_taken') {
     const identifier = identified?.identifier ?? payment.identifier ?? ''
-    const conflict = new AppError(
-      'payment_identifier_conflict',
-      `payment-identifier ${identifier} was already used with another payment: send a new identifier for a new call (nothing was charged for this request)`,
-    )
+    const conflict: OutcomeError = {
+      code: 'payment_identifier_conflict',
+      message: `payment-identifier ${identifier} was already used with another payment: send a new identifier for a new call (nothing was charged for this request)`,
+    }
     await failPayment(call, 'verifying', failureOf(conflict))
     const holder = await deps.ledger.findByIdentifier(payment.payer, identifier)
-    if (holder && identified) assertSameIdentifiedCall(holder, identified)
-    throw conflict
+    const named = holder && identified ? identifierConflict(holder, identified) : undefined
+    return { outcome: errorOutcome('refused', named ?? conflict, timings) }
   }
   return { paidOnChain }
 }
@@ -568,37 +573,56 @@ async function markVerified(
  * `settling` (from then on settlement may have been sent, and a reconciler that finds the
  * payment on chain can always issue the receipt). If the preflight could not run (RPC down),
  * nothing is settled and the payer may retry.
+ *
+ * `answer` is the result the call answers with: the held one, or, when the chain moved during
+ * the preflight's wave, the preflight at the new head (its answer is stored over the held one
+ * as soon as it is in, while settlement goes on; if it failed, the held one stands).
  */
 async function holdResult(
   call: OwnedCall,
   preflight: PreflightRun,
-): Promise<Step<{ result: PreflightResult }>> {
-  const { deps, payment, timings } = call
+): Promise<Step<{ answer: Promise<PreflightResult> }>> {
+  const { deps, payment } = call
   const ran = await preflight
   if (!ran.ok) {
     await failPayment(call, 'verified', failureOf(asAppError(ran.error, 'internal_error')))
-    throw ran.error
+    // A preflight that failed other than with its typed error is a bug: it stays a throw.
+    if (!(ran.error instanceof AppError)) throw ran.error
+    return { outcome: errorOutcome(kindOf(ran.error.code), ran.error, call.timings) }
   }
   const result = ran.result
   if (!(await deps.ledger.transition(payment.id, ['verified'], { status: 'settling', result }))) {
-    return { done: await answerFrom(deps, await waitForAnswer(deps, payment.id), true, timings) }
+    return { outcome: await answerStored(call, true) }
   }
-  return { result }
+  if (!ran.atMovedHead) return { answer: Promise.resolve(result) }
+  const answer = ran.atMovedHead.then(async (moved) => {
+    if (!moved) return result
+    // Whoever finishes the payment (this call, a retry, the reconciler) answers the newer one.
+    const update = { status: 'settling' as const, result: moved }
+    await deps.ledger.transition(payment.id, ['settling'], update).catch(() => false)
+    return moved
+  })
+  return { answer }
 }
 
-/** The payment's answer once the chain has settled it (by the reconciler or a resolution). */
-async function answerStored(call: OwnedCall): Promise<PaidPreflightOutcome> {
-  return answerFrom(call.deps, await waitForAnswer(call.deps, call.payment.id), false, call.timings)
+/**
+ * The payment's answer as the ledger has it, once nobody works on it any more (this owner's
+ * row moved on under it, or a resolution from the chain decided it).
+ */
+async function answerStored(call: OwnedCall, replayed: boolean): Promise<PaidPreflightOutcome> {
+  const { deps, payment, timings } = call
+  return answerFrom(deps, await waitForAnswer(deps, payment.id), replayed, timings)
 }
 
-/** Records the payment `settle_pending` (the chain decides) and answers so. */
-function pendingOutcome(
+/** Records the payment `settle_pending` (the chain decides); the answer is `pending`. */
+function recordPendingOf(
   call: OwnedCall,
   transaction: Hex | undefined,
   why: string,
-  err?: unknown,
+  cause?: unknown,
 ): Promise<PaidPreflightOutcome> {
-  return recordPending(call.deps, call.payment.id, transaction, why, err, call.lease)
+  const { deps, payment, timings, lease } = call
+  return recordPending(deps, payment.id, transaction, why, timings, lease, cause)
 }
 
 /**
@@ -622,7 +646,7 @@ async function resolveFromChain(call: OwnedCall, transaction: Hex | undefined) {
 async function settleAndConfirm(
   call: OwnedCall,
   paidOnChain: MinedTransaction | undefined,
-): Promise<Step<{ outcome: SettleOutcome }>> {
+): Promise<Step<{ settle: SettleOutcome }>> {
   const { deps, payment, timings } = call
   const started = performance.now()
   let settled: SettleOutcome
@@ -648,26 +672,22 @@ async function settleAndConfirm(
     const confirmation = await confirmSettlement(deps, expected, settled.transaction, timeoutMs)
     if (confirmation.state === 'pending') {
       timings.settleMs = performance.now() - started
-      return {
-        done: await pendingOutcome(
-          call,
-          settled.transaction,
-          'settlement transaction not mined yet',
-        ),
-      }
+      const why = 'settlement transaction not mined yet'
+      return { outcome: await recordPendingOf(call, settled.transaction, why) }
     }
     if (confirmation.state === 'unproven') {
       const resolution = await resolveFromChain(call, undefined).catch(
         () => 'stillPending' as const,
       )
       timings.settleMs = performance.now() - started
-      if (resolution !== 'stillPending') return { done: await answerStored(call) }
-      return { done: await facilitatorLied(deps, payment.id, settled.transaction) }
+      if (resolution !== 'stillPending') return { outcome: await answerStored(call, false) }
+      const unconfirmed = await recordUnconfirmed(deps, payment.id, settled.transaction, timings)
+      return { outcome: unconfirmed }
     }
     settled = { ...settled, transaction: confirmation.tx.hash }
   }
   timings.settleMs = performance.now() - started
-  return { outcome: settled }
+  return { settle: settled }
 }
 
 /**
@@ -677,13 +697,14 @@ async function settleAndConfirm(
  */
 async function finishSettled(
   call: OwnedCall,
-  result: PreflightResult,
+  answer: Promise<PreflightResult>,
   settled: SettleOutcome,
 ): Promise<PaidPreflightOutcome> {
-  const { deps, payment, timings, required } = call
+  const { deps, payment, timings } = call
   const id = payment.id
   switch (settled.status) {
     case 'settled': {
+      const result = await answer
       const transaction = settled.transaction
       let receipt: Receipt
       let stored: boolean
@@ -691,6 +712,7 @@ async function finishSettled(
         receipt = await issueReceipt(deps, { ...payment, result }, transaction)
         stored = await deps.ledger.transition(id, ['settling'], {
           status: 'settled',
+          result,
           settlementTx: transaction,
           settleResponse: settled.response,
           receipt,
@@ -698,14 +720,10 @@ async function finishSettled(
       } catch (error) {
         // Paid on chain but not recorded: never a 500 and never lost. The reconciler finds the
         // transaction and issues the receipt; a retry then gets it.
-        return pendingOutcome(
-          call,
-          transaction,
-          'settled, but the receipt could not be stored',
-          error,
-        )
+        const why = 'settled, but the receipt could not be stored'
+        return recordPendingOf(call, transaction, why, error)
       }
-      if (!stored) return answerFrom(deps, await waitForAnswer(deps, id), true, timings)
+      if (!stored) return answerStored(call, true)
       deps.logger?.info(
         { paymentId: id, payer: payment.payer, transaction, receiptId: receipt.id },
         'payment settled',
@@ -720,20 +738,20 @@ async function finishSettled(
       }
     }
     case 'failed': {
-      const reason = reasonFromFacilitator(settled.upstreamReason, 'settlement_failed')
+      const reason = reasonFromFacilitator(settled.facilitatorReason, 'settlement_failed')
       try {
         await failPayment(call, 'settling', {
           kind: 'payment_required',
           code: reason,
           message: PAYMENT_REASONS[reason],
-          facilitatorReason: settled.upstreamReason,
+          facilitatorReason: settled.facilitatorReason,
         })
       } catch (error) {
         const why = 'settlement refused, but the ledger could not record it'
-        return pendingOutcome(call, undefined, why, error)
+        return recordPendingOf(call, undefined, why, error)
       }
-      return required(reason, {
-        facilitatorReason: settled.upstreamReason,
+      return paymentRequired(timings, reason, {
+        facilitatorReason: settled.facilitatorReason,
         ...(settled.response ? { settlement: settled.response } : {}),
       })
     }
@@ -744,8 +762,8 @@ async function finishSettled(
         deps.logger?.warn({ err: error, paymentId: id }, 'cannot read the chain after settle')
         return 'stillPending' as const
       })
-      if (resolution !== 'stillPending') return answerStored(call)
-      return pendingOutcome(
+      if (resolution !== 'stillPending') return answerStored(call, false)
+      return recordPendingOf(
         call,
         transaction,
         settled.status === 'unreachable'
@@ -757,14 +775,30 @@ async function finishSettled(
 }
 
 /** A 402 outcome carrying the call's timings. */
-function requiredIn(timings: PhaseTimings) {
-  return (
-    reason: PaymentReason,
-    extra: Omit<
-      Extract<PaidPreflightOutcome, { kind: 'payment_required' }>,
-      'kind' | 'reason' | 'timings'
-    > = {},
-  ): PaidPreflightOutcome => ({ kind: 'payment_required', reason, ...extra, timings })
+function paymentRequired(
+  timings: PhaseTimings,
+  reason: PaymentReason,
+  extra: Omit<PaymentRequiredOutcome, 'kind' | 'reason' | 'timings'> = {},
+): PaymentRequiredOutcome {
+  return { kind: 'payment_required', reason, ...extra, timings }
+}
+
+/**
+ * A port's failure under a step (its typed `AppError`: the ledger, the facilitator, the RPC)
+ * as the call's outcome; anything else is a bug and stays a throw.
+ */
+function portFailed(error: unknown, timings: PhaseTimings): PaidPreflightOutcome {
+  if (!(error instanceof AppError)) throw error
+  return errorOutcome(kindOf(error.code), error, timings)
+}
+
+/** The outcome kind of an upstream's failure code. */
+function kindOf(code: ErrorCode): 'unavailable' | 'failed' {
+  return code === 'facilitator_unavailable' ||
+    code === 'rpc_unavailable' ||
+    code === 'ledger_unavailable'
+    ? 'unavailable'
+    : 'failed'
 }
 
 function asAppError(error: unknown, fallback: ErrorCode): AppError {
@@ -774,6 +808,6 @@ function asAppError(error: unknown, fallback: ErrorCode): AppError {
   })
 }
 
-function failureOf(error: AppError): PaymentFailure {
+function failureOf(error: Pick<OutcomeError, 'code' | 'message'>): PaymentFailure {
   return { kind: 'error', code: error.code, message: error.message }
 }

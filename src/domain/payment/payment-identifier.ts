@@ -1,11 +1,11 @@
 import type { PaymentPayload } from '@x402/core/types'
 import {
   declarePaymentIdentifierExtension,
-  extractAndValidatePaymentIdentifier,
+  isValidPaymentId,
   PAYMENT_IDENTIFIER,
   type PaymentIdentifierExtension,
 } from '@x402/extensions/payment-identifier'
-import { AppError } from '../../errors.js'
+import type { OutcomeError } from './paid-preflight-outcome.js'
 import type { PaymentRecord } from './payment-ledger.js'
 
 /** The key of the x402 payment-identifier extension in `extensions`. */
@@ -16,34 +16,66 @@ export function paymentIdentifierDeclaration(required: boolean): PaymentIdentifi
   return declarePaymentIdentifierExtension(required)
 }
 
+/** What a payment's payment-identifier says: its id (undefined: none sent), or why it is refused. */
+export type IdentifierRead =
+  | { kind: 'read'; identifier: string | undefined }
+  | { kind: 'refused'; error: OutcomeError }
+
 /**
- * The buyer's payment-identifier id in a received PaymentPayload, checked by the extension's
- * own validator: undefined when the buyer sent none (an echo of the declaration without `id`
- * is none).
+ * The buyer's payment-identifier id in a received PaymentPayload: undefined when the buyer sent
+ * none (an echo of the declaration without `id` is none). Refused: `invalid_payment_identifier`
+ * (400) for an id outside 16-128 characters of `[A-Za-z0-9_-]` or a malformed extension;
+ * `payment_identifier_required` (400) when `required` and no id came.
  *
- * @throws {AppError} `invalid_payment_identifier` (400) for an id outside 16-128 characters of
- *   `[A-Za-z0-9_-]` or a malformed extension; `payment_identifier_required` (400) when
- *   `required` and no id came.
+ * The extension's own rules, checked here as `@x402/extensions`' validator checks them, but
+ * never against the `schema` the payload carries: that validator compiles the buyer's schema
+ * with AJV on every call (milliseconds of CPU each, before anything is verified), and a schema
+ * with a backtracking `pattern` over a long string in `info` holds the event loop for minutes.
+ * Our declaration is the schema; a buyer's copy of it decides nothing.
  */
-export function readPaymentIdentifier(
-  received: PaymentPayload,
-  required: boolean,
-): string | undefined {
-  const { id, validation } = extractAndValidatePaymentIdentifier(received)
-  if (!validation.valid) {
-    throw new AppError(
-      'invalid_payment_identifier',
-      `the payment-identifier extension is invalid: ${(validation.errors ?? []).join('; ')}`,
-      { issues: [{ path: `extensions.${PAYMENT_IDENTIFIER}.info.id`, message: 'invalid' }] },
-    )
+export function readPaymentIdentifier(received: PaymentPayload, required: boolean): IdentifierRead {
+  const extension = received.extensions?.[PAYMENT_IDENTIFIER]
+  const problem = extension ? extensionProblem(extension) : undefined
+  if (problem) {
+    return {
+      kind: 'refused',
+      error: {
+        code: 'invalid_payment_identifier',
+        message: `the payment-identifier extension is invalid: ${problem}`,
+        issues: [{ path: `extensions.${PAYMENT_IDENTIFIER}.info.id`, message: 'invalid' }],
+      },
+    }
   }
-  if (id === null && required) {
-    throw new AppError(
-      'payment_identifier_required',
-      'this service requires the x402 payment-identifier extension: send extensions["payment-identifier"].info.id (16-128 of [A-Za-z0-9_-]) in the payment',
-    )
+  const id = (extension as { info?: { id?: string } } | undefined)?.info?.id
+  if (id === undefined && required) {
+    return {
+      kind: 'refused',
+      error: {
+        code: 'payment_identifier_required',
+        message:
+          'this service requires the x402 payment-identifier extension: send extensions["payment-identifier"].info.id (16-128 of [A-Za-z0-9_-]) in the payment',
+      },
+    }
   }
-  return id ?? undefined
+  return { kind: 'read', identifier: id }
+}
+
+/** What is wrong with a received payment-identifier extension (the library's words), if anything. */
+function extensionProblem(extension: unknown): string | undefined {
+  if (typeof extension !== 'object' || extension === null) return 'Extension must be an object'
+  const info = (extension as { info?: unknown }).info
+  if (typeof info !== 'object' || info === null) return "Extension must have an 'info' property"
+  const { required, id } = info as { required?: unknown; id?: unknown }
+  if (typeof required !== 'boolean') {
+    return "Extension info must have a 'required' boolean property"
+  }
+  if (id !== undefined && typeof id !== 'string') {
+    return "Extension info 'id' must be a string if provided"
+  }
+  if (id !== undefined && !isValidPaymentId(id)) {
+    return 'Invalid payment ID format. ID must be 16-128 characters and contain only alphanumeric characters, hyphens, and underscores.'
+  }
+  return undefined
 }
 
 /** What a call under a payment-identifier carries, to compare with the payment holding the id. */
@@ -56,21 +88,22 @@ export interface IdentifiedCall {
 }
 
 /**
- * Refuses a call whose payment-identifier already names another payment or another request:
- * the same id must come with the same signed payment and the same body (then the stored
- * answer is returned by the usual replay rules).
- *
- * @throws {AppError} `payment_identifier_conflict` (409)
+ * The refusal of a call whose payment-identifier already names another payment or another
+ * request (`payment_identifier_conflict`, 409); undefined for the same signed payment and the
+ * same body (then the stored answer is returned by the usual replay rules).
  */
-export function assertSameIdentifiedCall(holder: PaymentRecord, call: IdentifiedCall): void {
+export function identifierConflict(
+  holder: PaymentRecord,
+  call: IdentifiedCall,
+): OutcomeError | undefined {
   const same =
     holder.id === call.paymentId &&
     holder.payloadHash === call.payloadHash &&
     holder.requestHash === call.requestHash
-  if (same) return
+  if (same) return undefined
   const what = holder.id === call.paymentId ? 'another request body' : 'another payment'
-  throw new AppError(
-    'payment_identifier_conflict',
-    `payment-identifier ${call.identifier} was already used with ${what}: send the same payment and body to get its answer, or a new identifier for a new call (nothing was charged for this request)`,
-  )
+  return {
+    code: 'payment_identifier_conflict',
+    message: `payment-identifier ${call.identifier} was already used with ${what}: send the same payment and body to get its answer, or a new identifier for a new call (nothing was charged for this request)`,
+  }
 }

@@ -24,7 +24,7 @@ export type FacilitatorKind = FacilitatorStatus['kind']
 /** Facilitator verdict on a payment. A rejection is data; an unreachable facilitator throws. */
 export type VerifyOutcome =
   | { valid: true; payer: Address }
-  | { valid: false; upstreamReason: string; message?: string }
+  | { valid: false; facilitatorReason: string; message?: string }
 
 /** How a settle attempt ended. */
 export type SettleOutcome =
@@ -34,7 +34,7 @@ export type SettleOutcome =
    * Refused before anything was sent (insufficient balance, bad signature, outside the
    * validity window...), and no transaction was seen: nothing can have been charged.
    */
-  | { status: 'failed'; upstreamReason: string; message?: string; response?: SettleResponse }
+  | { status: 'failed'; facilitatorReason: string; message?: string; response?: SettleResponse }
   /**
    * The facilitator refused the connection, or its RPC failed before it sent anything. This
    * call sent nothing, but the payment is still treated as unknown: an earlier attempt may have.

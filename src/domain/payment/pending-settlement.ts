@@ -1,9 +1,13 @@
 import type { Hex } from 'viem'
-import { AppError } from '../../errors.js'
+import type { OwnerLease } from './owner-lease.js'
+import {
+  type ErrorOutcome,
+  type PhaseTimings,
+  pendingOutcome,
+  unconfirmedOutcome,
+} from './paid-preflight-outcome.js'
 import type { PaymentLedger } from './payment-ledger.js'
 import type { PaymentLogger } from './payment-logger.js'
-import type { OwnerLease } from './payment-recovery.js'
-import { pendingError } from './stored-answer.js'
 
 /** What recording an undecided settlement needs. */
 export interface PendingDeps {
@@ -14,39 +18,38 @@ export interface PendingDeps {
 /**
  * The facilitator reported a settlement the chain does not show (an unknown transaction, or
  * one that did not pay us): no receipt, nothing recorded as settled. The payment stays
- * `settle_pending` for the chain to decide, and the buyer gets 502 `facilitator_unavailable`.
+ * `settle_pending` for the chain to decide; the answer is `unconfirmed` (502
+ * `facilitator_unavailable`).
  */
-export async function facilitatorLied(
+export async function recordUnconfirmed(
   deps: PendingDeps,
   id: string,
   transaction: Hex,
-): Promise<never> {
+  timings: PhaseTimings,
+): Promise<ErrorOutcome> {
   deps.logger?.warn(
     { paymentId: id, transaction },
     'the facilitator reported a settlement the chain does not show; no receipt, pending',
   )
   await deps.ledger.transition(id, ['settling'], { status: 'settle_pending' }).catch(() => false)
-  throw new AppError(
-    'facilitator_unavailable',
-    `the payment facilitator reported settlement in transaction ${transaction}, but the chain does not show that transaction paying for this authorization; nothing was recorded as settled and no receipt was issued. The payment stays pending until the chain decides: retry with the same PAYMENT-SIGNATURE; you will never be charged twice`,
-    { retryAfter: 5 },
-  )
+  return unconfirmedOutcome(transaction, timings)
 }
 
 /**
- * Records an unknown settle outcome as `settle_pending` (with the transaction when known) and
- * answers 503 `settlement_pending`. If even that write fails, the payment stays `settling`
- * and the reconciler takes it over once stale: the answer is the same.
+ * Records an unknown settle outcome as `settle_pending` (with the transaction when known); the
+ * answer is `pending` (503 `settlement_pending`). If even that write fails, the payment stays
+ * `settling` and the reconciler takes it over once stale: the answer is the same.
  */
 export async function recordPending(
   deps: PendingDeps,
   id: string,
   transaction: Hex | undefined,
   why: string,
-  cause?: unknown,
+  timings: PhaseTimings,
   /** The owner's lease: a write the ledger refused is made once it is back (see OwnerLease). */
-  lease?: OwnerLease,
-): Promise<never> {
+  lease: OwnerLease,
+  cause?: unknown,
+): Promise<ErrorOutcome> {
   deps.logger?.warn(
     { paymentId: id, transaction, reason: why, ...(cause ? { err: cause } : {}) },
     'settlement outcome unknown; recorded as pending, resolved from the chain',
@@ -63,7 +66,7 @@ export async function recordPending(
       { paymentId: id, transaction, err: error },
       'cannot record the pending settlement; recorded once the ledger is back, else a retry or the reconciler takes it over when its lease runs out',
     )
-    lease?.recordLater(record)
+    lease.recordLater(record)
   }
-  throw pendingError(transaction)
+  return pendingOutcome(transaction, timings)
 }

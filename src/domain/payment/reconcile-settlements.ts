@@ -1,13 +1,6 @@
+import { ABANDONED_CODE, withLease } from './owner-lease.js'
 import { DEFAULT_PAYMENT_LEASE_MS, type PaymentRecord } from './payment-ledger.js'
-import { ABANDONED_CODE, withLease } from './payment-recovery.js'
 import { type ResolveDeps, resolvePayment } from './resolve-payment.js'
-
-export type {
-  AuthorizationEvent,
-  ChainHead,
-  SettlementChain,
-  TransactionState,
-} from './resolve-payment.js'
 
 /** What the reconciler needs: what resolving a payment needs, and its pacing. */
 export interface ReconcileDeps extends ResolveDeps {

@@ -1,60 +1,12 @@
 import type { PaymentPayload, SettleResponse } from '@x402/core/types'
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
 import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-ledger.js'
 import type { PaymentLogger } from './payment-logger.js'
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
-import { type ExpectedPayment, type MinedTransaction, provesPayment } from './settlement-proof.js'
-
-/** The chain head a resolution is judged at. */
-export interface ChainHead {
-  number: bigint
-  /**
-   * Unix seconds expiry is judged by: the head's timestamp (never our clock) on a live chain;
-   * on the devnet, whose idle anvil makes no blocks, the later of it and the wall clock (the
-   * next block anvil makes is stamped with the wall clock).
-   */
-  timestamp: bigint
-}
-
-/** Where an authorization's nonce was spent. */
-export interface AuthorizationEvent {
-  /** `used`: a transfer with an authorization under this nonce; `canceled`: cancelAuthorization. */
-  kind: 'used' | 'canceled'
-  transaction: Hex
-  blockNumber: bigint
-}
-
-/** What the node knows about a transaction. */
-export type TransactionState =
-  | { state: 'mined'; tx: MinedTransaction }
-  /** In the node's mempool: it may still be mined. */
-  | { state: 'pending' }
-  /** Not known to the node (never received, dropped, or invented). */
-  | { state: 'unknown' }
-
-/** On-chain facts about an EIP-3009 authorization; read-only. */
-export interface SettlementChain {
-  /** The latest block, read first so every other read of a payment is pinned to it. */
-  latestBlock(): Promise<ChainHead>
-  /** The token's `authorizationState(authorizer, nonce)` at `blockNumber`: used or canceled. */
-  authorizationUsed(
-    asset: Address,
-    authorizer: Address,
-    nonce: Hex,
-    blockNumber: bigint,
-  ): Promise<boolean>
-  /** The first AuthorizationUsed / AuthorizationCanceled event for the nonce in the range. */
-  findAuthorizationEvent(
-    asset: Address,
-    authorizer: Address,
-    nonce: Hex,
-    fromBlock: bigint,
-    toBlock: bigint,
-  ): Promise<AuthorizationEvent | undefined>
-  transaction(hash: Hex): Promise<TransactionState>
-}
+import type { ChainHead, MinedTransaction, SettlementChain } from './settlement-chain.js'
+import { type ExpectedPayment, provesPayment } from './settlement-proof.js'
 
 /**
  * A settlement run as it would be sent now (the settler, real fees, within the gas ceiling):

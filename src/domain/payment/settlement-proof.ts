@@ -1,5 +1,7 @@
 import { type Address, decodeEventLog, type Hex, isAddressEqual, parseAbi } from 'viem'
-import type { ExecutionStatus } from '../evm/transaction.js'
+import { nowMs, type PaymentClock } from './payment-clock.js'
+import type { PaymentLogger } from './payment-logger.js'
+import type { ChainLog, MinedTransaction, SettlementChain } from './settlement-chain.js'
 
 /** The EIP-3009 and ERC-20 events a settlement is judged by. */
 export const SETTLEMENT_EVENTS_ABI = parseAbi([
@@ -7,22 +9,6 @@ export const SETTLEMENT_EVENTS_ABI = parseAbi([
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
 ])
-
-/** One log of a mined transaction, as any RPC returns it. */
-export interface ChainLog {
-  address: Address
-  topics: readonly Hex[]
-  data: Hex
-  logIndex: number
-}
-
-/** A mined transaction: its status (a receipt's `'reverted'` is a `'failure'`) and logs. */
-export interface MinedTransaction {
-  hash: Hex
-  status: ExecutionStatus
-  blockNumber: bigint
-  logs: readonly ChainLog[]
-}
 
 /** The payment a settlement must prove. */
 export interface ExpectedPayment {
@@ -70,6 +56,51 @@ export function provesPayment(tx: MinedTransaction, expected: ExpectedPayment): 
     )
   }
   return false
+}
+
+/** How a transaction a facilitator reported as the settlement looks on chain. */
+export type SettlementConfirmation =
+  /** Mined, and it proves the payment. */
+  | { state: 'proven'; tx: MinedTransaction }
+  /** In the node's mempool, or the node could not be read: not known yet. */
+  | { state: 'pending' }
+  /** Unknown to the node, or mined without paying us: the facilitator's word is not enough. */
+  | { state: 'unproven' }
+
+const CONFIRM_POLL_MS = 250
+
+/**
+ * Confirms a settlement a facilitator reported, before any receipt is signed: polls the node
+ * (every 250 ms, at most `timeoutMs`) until `transaction` is mined, then requires
+ * {@link provesPayment}. A facilitator that waited for the receipt (the built-in one, x402's
+ * usual ones) costs one read here; the built-in one's own receipt costs none.
+ */
+export async function confirmSettlement(
+  deps: { chain: SettlementChain; logger?: PaymentLogger } & PaymentClock,
+  expected: ExpectedPayment,
+  transaction: Hex,
+  timeoutMs: number,
+): Promise<SettlementConfirmation> {
+  const deadline = nowMs(deps) + timeoutMs
+  let sawPending = false
+  for (;;) {
+    try {
+      const state = await deps.chain.transaction(transaction)
+      if (state.state === 'mined') {
+        return provesPayment(state.tx, expected)
+          ? { state: 'proven', tx: state.tx }
+          : { state: 'unproven' }
+      }
+      sawPending ||= state.state === 'pending'
+    } catch (error) {
+      deps.logger?.warn({ err: error, transaction }, 'cannot read the settlement transaction')
+      sawPending = true
+    }
+    if (nowMs(deps) + CONFIRM_POLL_MS > deadline) {
+      return sawPending ? { state: 'pending' } : { state: 'unproven' }
+    }
+    await new Promise((resolve) => setTimeout(resolve, CONFIRM_POLL_MS))
+  }
 }
 
 function decode(log: ChainLog | undefined) {

@@ -1,7 +1,15 @@
 import type { Hex } from 'viem'
 import { AppError, isErrorCode } from '../../errors.js'
 import { canonicalJsonHash } from '../receipt/canonical-json.js'
-import type { PaidPreflightOutcome, PhaseTimings } from './paid-preflight-outcome.js'
+import { ABANDONED_CODE, ownerAbandoned, ownerGone } from './owner-lease.js'
+import {
+  errorOutcome,
+  inProgressOutcome,
+  type PaidPreflightOutcome,
+  type PhaseTimings,
+  pendingOutcome,
+} from './paid-preflight-outcome.js'
+import { nowMs, type PaymentClock } from './payment-clock.js'
 import {
   IN_FLIGHT_STATUSES,
   type PaymentLedger,
@@ -9,10 +17,9 @@ import {
   type PaymentStatus,
 } from './payment-ledger.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
-import { ownerAbandoned, ownerGone } from './payment-recovery.js'
 
-/** What answering from the ledger needs: the ledger, and the bounds of waiting on it. */
-export interface StoredAnswerDeps {
+/** What answering from the ledger needs: the ledger, the clock, and the bounds of waiting. */
+export interface StoredAnswerDeps extends PaymentClock {
   ledger: PaymentLedger
   /**
    * How long a copy of a payment waits for the request already working on it (ms, default
@@ -21,11 +28,6 @@ export interface StoredAnswerDeps {
   waitTimeoutMs?: number
   /** First poll interval of that wait (ms); it grows to 500 ms. */
   pollIntervalMs?: number
-  /**
-   * Takes over a payment whose owner is gone and resolves it from the chain; returns the
-   * record after, or undefined when someone else owns it (see `recoverPayment`).
-   */
-  recover?: (id: string) => Promise<PaymentRecord | undefined>
 }
 
 /** What a copy of a payment carried, to compare with the claimed one. */
@@ -38,6 +40,23 @@ export interface PaymentCopy {
   received: unknown
   /** Canonical hash of the request body. */
   requestHash: Hex
+}
+
+/**
+ * Takes over a payment that may have been sent and whose owner is gone, and resolves it from
+ * the chain; the record after, or undefined when someone else owns it (`takeOverPayment`).
+ */
+export type TakeOver = (id: string) => Promise<PaymentRecord | undefined>
+
+/** How a copy waits: what it may do when the payment's owner is gone. */
+export interface CopyOptions {
+  takeOver: TakeOver
+  /**
+   * Claims the payment again and works on it, for when its owner abandoned it before sending
+   * anything: the waiting copy claims it as soon as the lease runs out instead of answering 503
+   * and leaving it to the buyer's next retry (up to the whole wait later).
+   */
+  claimAgain?: () => Promise<PaidPreflightOutcome>
 }
 
 const DEFAULT_WAIT_MS = 10_000
@@ -54,12 +73,7 @@ export async function answerCopy(
   existing: PaymentRecord,
   copy: PaymentCopy,
   timings: PhaseTimings,
-  /**
-   * Claims the payment and works on it, for when its owner died before sending anything: the
-   * waiting copy takes it over as soon as the lease runs out instead of answering 503 and
-   * leaving it to the buyer's next retry (up to the whole wait later).
-   */
-  takeOver?: () => Promise<PaidPreflightOutcome>,
+  options: CopyOptions,
 ): Promise<PaidPreflightOutcome> {
   const required = (reason: PaymentReason): PaidPreflightOutcome => ({
     kind: 'payment_required',
@@ -73,10 +87,15 @@ export async function answerCopy(
     return answerFrom(deps, existing, true, timings)
   }
   if (existing.requestHash !== copy.requestHash) return required('payment_reused')
-  const settled = await waitForAnswer(deps, copy.id, existing, takeOver !== undefined)
+  const { claimAgain } = options
+  const settled = await waitForAnswer(deps, copy.id, {
+    first: existing,
+    takeOver: options.takeOver,
+    untilAbandoned: claimAgain !== undefined,
+  })
   // Abandoned: the lease ran out, or the reconciler got there first and marked it failed (the
   // soak saw the copy answer 503 then, and the payment wait for the buyer's next retry).
-  if (takeOver && ownerAbandoned(settled)) return takeOver()
+  if (claimAgain && ownerAbandoned(settled, nowMs(deps))) return claimAgain()
   return answerFrom(deps, settled, true, timings)
 }
 
@@ -89,39 +108,50 @@ export function isSamePayment(existing: PaymentRecord, copy: PaymentCopy): boole
   )
 }
 
+/** How {@link waitForAnswer} waits. */
+export interface WaitOptions {
+  /** The record as the caller just read it (saves one read). */
+  first?: PaymentRecord
+  /**
+   * Given: a payment that may have been sent and whose owner is gone (lease run out) is taken
+   * over and resolved from the chain right away. Absent: the wait only watches (the owner's
+   * own paths, which know the payment's owner is alive).
+   */
+  takeOver?: TakeOver
+  /** Stop as soon as the owner abandoned the payment before settling (see `ownerAbandoned`). */
+  untilAbandoned?: boolean
+}
+
 /**
  * Polls the ledger (25 ms growing to 500 ms) until the payment leaves the in-flight states, or
  * the bounded wait runs out; then the record as it is (in flight: 503 `payment_in_progress`).
- * A payment that may have been sent and whose owner is gone (lease run out) is taken over and
- * resolved from the chain right away, when `recover` is given.
  */
 export async function waitForAnswer(
   deps: StoredAnswerDeps,
   id: string,
-  first?: PaymentRecord,
-  /** Stop as soon as the owner abandoned the payment before settling (see `ownerAbandoned`). */
-  untilAbandoned = false,
+  options: WaitOptions = {},
 ): Promise<PaymentRecord> {
-  const deadline = Date.now() + (deps.waitTimeoutMs ?? DEFAULT_WAIT_MS)
+  const deadline = nowMs(deps) + (deps.waitTimeoutMs ?? DEFAULT_WAIT_MS)
   let interval = deps.pollIntervalMs ?? DEFAULT_POLL_MS
-  let record = first ?? (await deps.ledger.get(id))
+  let record = options.first ?? (await deps.ledger.get(id))
   for (;;) {
-    if (record && deps.recover && ownerGone(record)) {
-      record = (await deps.recover(id)) ?? (await deps.ledger.get(id))
+    if (record && options.takeOver && ownerGone(record, nowMs(deps))) {
+      record = (await options.takeOver(id)) ?? (await deps.ledger.get(id))
     }
-    if (!record || !isInFlight(record.status) || Date.now() >= deadline) break
-    if (untilAbandoned && ownerAbandoned(record)) break
-    await sleep(Math.min(interval, Math.max(1, deadline - Date.now())))
+    if (!record || !isInFlight(record.status) || nowMs(deps) >= deadline) break
+    if (options.untilAbandoned && ownerAbandoned(record, nowMs(deps))) break
+    await sleep(Math.min(interval, Math.max(1, deadline - nowMs(deps))))
     interval = Math.min(MAX_POLL_MS, interval * 1.5)
     record = await deps.ledger.get(id)
   }
+  // A row is never deleted while a request can wait on it: a vanished one is a bug.
   if (!record) throw new AppError('internal_error', 'payment vanished from the ledger')
   return record
 }
 
 /** The answer a stored payment gives to every copy of its request. */
 export async function answerFrom(
-  deps: Pick<StoredAnswerDeps, 'ledger'>,
+  deps: Pick<StoredAnswerDeps, 'ledger' | 'now'>,
   record: PaymentRecord,
   replayed: boolean,
   timings: PhaseTimings,
@@ -129,6 +159,8 @@ export async function answerFrom(
   switch (record.status) {
     case 'settled': {
       const receipt = record.receiptId ? await deps.ledger.getReceipt(record.receiptId) : undefined
+      // The ledger stores `settled` with its result and receipt in one transaction (a check
+      // constraint forbids anything else): a settled row without them is a bug.
       if (!record.result || !receipt || !record.settleResponse) {
         throw new AppError('internal_error', 'settled payment without a stored answer')
       }
@@ -151,37 +183,19 @@ export async function answerFrom(
           timings,
         }
       }
-      throw new AppError(
-        isErrorCode(failure?.code) ? failure.code : 'internal_error',
-        failure?.message ?? 'the payment failed',
-        { retryAfter: 5 },
-      )
+      const error = {
+        code: isErrorCode(failure?.code) ? failure.code : ('internal_error' as const),
+        message: failure?.message ?? 'the payment failed',
+        retryAfter: 5,
+      }
+      const abandoned = failure?.kind === 'error' && failure.code === ABANDONED_CODE
+      return errorOutcome(abandoned ? 'abandoned' : 'failed', error, timings)
     }
     case 'settle_pending':
-      throw pendingError(record.settlementTx ?? undefined)
-    default: {
-      // Say what is true: an owner holds the payment until its lease runs out; if it died,
-      // the first retry after that takes the payment over and finishes it from the chain.
-      const leftMs = record.leaseUntil.getTime() - Date.now()
-      const retryAfter = Math.min(30, Math.max(1, Math.ceil(leftMs / 1000)))
-      throw new AppError(
-        'payment_in_progress',
-        leftMs > 0
-          ? `a request is working on this payment (its lease runs until ${record.leaseUntil.toISOString()}); retry with the same PAYMENT-SIGNATURE in ${retryAfter} s: if that request stopped, the retry recovers the payment from the chain`
-          : 'the request that worked on this payment stopped; retry with the same PAYMENT-SIGNATURE to recover it from the chain',
-        { retryAfter },
-      )
-    }
+      return pendingOutcome(record.settlementTx ?? undefined, timings)
+    default:
+      return inProgressOutcome(record.leaseUntil, nowMs(deps), timings)
   }
-}
-
-/** 503 `settlement_pending`: the chain decides, and a retry gets the outcome. */
-export function pendingError(transaction: Hex | undefined): AppError {
-  return new AppError(
-    'settlement_pending',
-    `the settlement outcome is not known yet${transaction ? ` (transaction ${transaction})` : ''}; it is resolved from the chain: retry with the same PAYMENT-SIGNATURE to get the result and receipt (or the reason nothing was charged); you will never be charged twice`,
-    { retryAfter: 5 },
-  )
 }
 
 function isInFlight(status: PaymentStatus): boolean {

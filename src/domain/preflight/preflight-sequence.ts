@@ -35,7 +35,7 @@ import { type OwnerPowers, readOwnerPowers } from '../tokens/owner-powers.js'
 import { receivedTokenFacts, sellLosses } from '../tokens/received-token-facts.js'
 import { type SellProbePlan, sellMeasurements, sellProbePlan } from '../tokens/sell-probe.js'
 import { swapOutputHops } from '../tokens/swap-hops.js'
-import { atLatestHead } from './at-latest-head.js'
+import { atLatestHead, atTrackedHead } from './at-latest-head.js'
 import {
   type BlockRef,
   type CallRequest,
@@ -211,6 +211,23 @@ export async function preflightSequence(
     sequenceAt(deps, txs, overrides, block, options),
   )
   return result
+}
+
+/**
+ * {@link preflightSequence} for a caller that can use the sequence at the tracked head while
+ * the chain moved, until the sequence at the new head is in (see `atTrackedHead`): one wave,
+ * and no second one for a head that moved during it. `atMovedHead` never rejects.
+ */
+export async function preflightSequenceAtTrackedHead(
+  deps: PreflightDeps,
+  txs: readonly TransactionInput[],
+): Promise<{ sequence: SequenceOutcome; atMovedHead?: Promise<SequenceOutcome | undefined> }> {
+  if (txs.length === 0) throw new Error('preflightSequence needs at least one transaction')
+  const { result, atMovedHead } = await atTrackedHead(deps.chain, (block) =>
+    sequenceAt(deps, txs, undefined, block, undefined),
+  )
+  if (!atMovedHead) return { sequence: result }
+  return { sequence: result, atMovedHead: atMovedHead.then((moved) => moved?.result) }
 }
 
 /** {@link preflightSequence} with every read pinned to `block`: plan, two waves, screen. */

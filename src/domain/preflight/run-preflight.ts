@@ -12,6 +12,7 @@ import type { TransactionInput } from '../screen/context.js'
 import {
   type PreflightDeps,
   preflightSequence,
+  preflightSequenceAtTrackedHead,
   type SequenceOutcome,
   type TransactionOutcome,
 } from './preflight-sequence.js'
@@ -108,7 +109,37 @@ export async function runPreflight(
   deps: PreflightDeps,
   tx: TransactionInput,
 ): Promise<PreflightResult> {
-  const sequence = await preflightSequence(deps, [tx])
+  return resultOf(deps, await preflightSequence(deps, [tx]))
+}
+
+/** A preflight at the tracked head, and the same preflight at the head the chain moved to. */
+export interface TrackedHeadPreflight {
+  result: PreflightResult
+  /**
+   * When the chain moved past `result`'s block during its wave: the preflight at the new head,
+   * already running (undefined when it failed; never rejects). `result` stands in until then.
+   */
+  atMovedHead?: Promise<PreflightResult | undefined>
+}
+
+/**
+ * {@link runPreflight} in one wave even when the chain moved during it: the answer at the
+ * tracked head comes at once, with the answer at the new head on its way (`atTrackedHead`).
+ * For the paid call, which holds the first, settles meanwhile, and answers with the second.
+ */
+export async function runPreflightAtTrackedHead(
+  deps: PreflightDeps,
+  tx: TransactionInput,
+): Promise<TrackedHeadPreflight> {
+  const { sequence, atMovedHead } = await preflightSequenceAtTrackedHead(deps, [tx])
+  const result = resultOf(deps, sequence)
+  if (!atMovedHead) return { result }
+  const answered = atMovedHead.then((moved) => moved && resultOf(deps, moved))
+  return { result, atMovedHead: answered.catch(() => undefined) }
+}
+
+/** The answer of a one-transaction sequence. */
+function resultOf(deps: PreflightDeps, sequence: SequenceOutcome): PreflightResult {
   const outcome = sequence.outcomes[0] as TransactionOutcome
   const report = transactionReport(sequence, outcome)
   // Field order of the answer before effects existed, effects last (additive).
