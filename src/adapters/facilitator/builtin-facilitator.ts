@@ -132,7 +132,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   // Fees and nonce read at once, in the background: the first payment's settlement is then
   // measured at real fees in verify's wave instead of waiting for them (a failed read is read
   // again when needed).
-  settler.prime()
+  void settler.prime()
   const reads = createPublicClient({
     chain: base,
     transport: boundedHttp(options.rpcUrl, { retryCount: 0, timeoutMs: options.rpcTimeoutMs }),
