@@ -30,6 +30,8 @@ import { DEFAULT_SETTLEMENT_GAS_CEILING } from '../../src/domain/payment/settlem
 import { createSafe, deploySafe } from '../corpus/protocols/support/safe-deploy.js'
 import { deployCoinbaseSmartWallet } from '../support/coinbase-smart-wallet.js'
 import { deploy } from '../support/contracts.js'
+import { startFaultyRpc } from '../support/faulty-rpc.js'
+import { broadcastRelay } from './broadcast-relay.js'
 import { PAY_TO, type PaidApp, sendPayment, unpaidOffer, usdcBalances } from './paid-stack.js'
 import { type PaidSuite, startPaidSuite } from './paid-suite.js'
 
@@ -280,6 +282,119 @@ describe('a settlement that reverts on chain although every simulation passed', 
     expect(await settlerNonce()).toBe(before + 1)
     expect(await usdcBalances(suite.chain, PAY_TO)).toEqual([payToBefore])
   })
+})
+
+describe('an honest payer contract whose signature check meets an RPC fault', () => {
+  // viem reads an ERC-1271 eth_call that failed as "signature invalid" and answers false: the
+  // facilitator notes the failed request itself, so it is an outage, never the payer's fault.
+  it('is a retryable 503 rpc_unavailable, never 402 invalid_signature; the same header later gets 200', async () => {
+    const faulty = await startFaultyRpc(rpc())
+    try {
+      const behind = await suite.appWith({
+        facilitator: createFacilitator({
+          kind: 'builtin',
+          settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
+          rpcUrl: faulty.url,
+          rpcTimeoutMs: 2_000,
+          confirmationTimeoutMs: 10_000,
+          pollingIntervalMs: 50,
+        }),
+      })
+      const wallet = await walletPayer('OwnedPayerWallet')
+      const header = await paymentHeader(wallet.account)
+      const before = await settlerNonce()
+      faulty.set('eth_call', { kind: 'error', code: -32603, message: 'internal error' })
+      let refused: Awaited<ReturnType<typeof sendPayment>>
+      try {
+        refused = await sendPayment(behind.app, header)
+      } finally {
+        faulty.clear()
+      }
+      expect(refused.status, JSON.stringify(refused.body)).toBe(503)
+      expect(refused.body.error).toBe('rpc_unavailable')
+      expect(await settlerNonce()).toBe(before)
+      const paid = await sendPayment(behind.app, header)
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      expect(await settlerNonce()).toBe(before + 1)
+    } finally {
+      await faulty.close()
+    }
+  }, 60_000)
+})
+
+describe('a settlement sent again by the reconciler that reverts on chain', () => {
+  // The request's broadcast never reached the node (503 settlement_pending, nothing sent);
+  // the reconciler sends it; the payer's owner closes the wallet ahead of that one.
+  it('is final settlement_failed at once and its payer noted: never sent a third time', async () => {
+    const relay = await broadcastRelay(rpc())
+    try {
+      const relayed = await suite.appWith({
+        facilitator: createFacilitator({
+          kind: 'builtin',
+          settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
+          rpcUrl: relay.url,
+          rpcTimeoutMs: 5_000,
+          confirmationTimeoutMs: 10_000,
+          pollingIntervalMs: 50,
+        }),
+      })
+      const wallet = await walletPayer('SwitchablePayerWallet')
+      const owner = createWalletClient({
+        account: wallet.owner,
+        chain: base,
+        transport: http(rpc()),
+      })
+      const header = await paymentHeader(wallet.account)
+      const before = await settlerNonce()
+      relay.setMode('refuse')
+      const first = await sendPayment(relayed.app, header)
+      expect(first.status, JSON.stringify(first.body)).toBe(503)
+      expect(first.body).toMatchObject({ error: 'settlement_pending' })
+      expect(await settlerNonce()).toBe(before)
+
+      relay.setMode('pass')
+      await testClient().setAutomine(false)
+      try {
+        const pass = suite.reconcile(relayed.rail, { staleAfterMs: 0 })
+        await until(async () => (await settlerNonce()) > before, 10_000)
+        await owner.writeContract({
+          address: wallet.address,
+          abi: wallet.abi as Abi,
+          functionName: 'setOpen',
+          args: [false],
+          maxPriorityFeePerGas: parseGwei('50'),
+          maxFeePerGas: parseGwei('100'),
+        })
+        await testClient().mine({ blocks: 1 })
+        const report = await pass
+        expect(report.failed).toHaveLength(1)
+      } finally {
+        await testClient().setAutomine(true)
+      }
+      expect(await settlerNonce()).toBe(before + 1)
+      const answer = await sendPayment(relayed.app, header)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(402)
+      expect(answer.body.reason).toBe('settlement_failed')
+      expect(answer.body.message).toContain('reverted on chain')
+
+      // The owner opens the wallet again: the payment stays final, nothing is sent again, and
+      // the payer's next payment is refused for a while.
+      await owner.writeContract({
+        address: wallet.address,
+        abi: wallet.abi as Abi,
+        functionName: 'setOpen',
+        args: [true],
+      })
+      for (let i = 0; i < 3; i++) await suite.reconcile(relayed.rail, { staleAfterMs: 0 })
+      expect(await settlerNonce()).toBe(before + 1)
+      const next = await sendPayment(relayed.app, await paymentHeader(wallet.account))
+      expect(next.status, JSON.stringify(next.body)).toBe(402)
+      expect(next.body.reason).toBe('payer_settlement_reverted')
+      expect(await settlerNonce()).toBe(before + 1)
+    } finally {
+      await relay.close()
+    }
+  }, 60_000)
 })
 
 describe('the settlement metrics', () => {

@@ -34,6 +34,7 @@ import type { PreflightResult } from '../../src/domain/preflight/run-preflight.j
 import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { DEFAULT_REDACTOR } from '../../src/secrets.js'
 import { startPaymentServices } from '../../src/service/payment-services.js'
+import { broadcastRelay } from './broadcast-relay.js'
 import {
   authorizationOf,
   BUYER,
@@ -462,6 +463,124 @@ describe('a payment whose request died while settling (no transaction hash recor
     expect(retry.status).toBe(200)
     expect(retry.body.receipt.settlementTx).toBe(sent)
   })
+})
+
+describe('a settlement announced before it is sent (write-ahead)', () => {
+  const settler = DEVNET_ACCOUNTS.facilitator.address
+  const testClient = () => createTestClient({ mode: 'anvil', transport: viemHttp(devnet.rpcUrl) })
+  /** Every transaction the settlement account ever sent, the mempool's included. */
+  const settlerNonce = () => chain.getTransactionCount({ address: settler, blockTag: 'pending' })
+
+  it('is waited for, never sent twice, when the answer to its broadcast was lost while it waits to be mined', async () => {
+    const relay = await broadcastRelay(devnet.rpcUrl)
+    try {
+      const facilitator = createFacilitator({
+        kind: 'builtin',
+        settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
+        rpcUrl: relay.url,
+        rpcTimeoutMs: 2_000,
+        confirmationTimeoutMs: 2_000,
+        pollingIntervalMs: 50,
+      })
+      const app = await suite.appWith({ facilitator })
+      const header = await suite.paymentHeader(app)
+      const before = await settlerNonce()
+      relay.setMode('lose-answer')
+      await testClient().setAutomine(false)
+      let sent: Hex | null | undefined
+      try {
+        const first = await pay(header, app.app)
+        expect(first.status, JSON.stringify(first.body)).toBe(503)
+        expect(first.body).toMatchObject({ error: 'settlement_pending' })
+        // The node holds the settlement; the ledger knew its hash before the node did.
+        expect(relay.forwarded()).toBe(1)
+        expect(await settlerNonce()).toBe(before + 1)
+        sent = (await rowOf(header))?.settlementTx
+        expect(sent).toMatch(/^0x[0-9a-f]{64}$/)
+        expect(await chain.getTransaction({ hash: sent as Hex })).toMatchObject({
+          blockNumber: null,
+        })
+        // A reconciler pass meanwhile waits for it: nothing sent again (before the write-ahead
+        // it read the authorization unused, knew no transaction, and sent a second settlement,
+        // which reverted once the first was mined).
+        const report = await reconcile(app.rail, { staleAfterMs: 0 })
+        expect(report.settled).toHaveLength(0)
+        expect(relay.forwarded()).toBe(1)
+        expect(await settlerNonce()).toBe(before + 1)
+        await testClient().mine({ blocks: 1 })
+      } finally {
+        await testClient().setAutomine(true)
+      }
+      expect((await reconcile(app.rail, { staleAfterMs: 0 })).settled).toHaveLength(1)
+      expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([sent])
+      const receipt = await chain.getTransactionReceipt({ hash: sent as Hex })
+      expect(receipt.status).toBe('success')
+      const retry = await pay(header, app.app)
+      expect(retry.status).toBe(200)
+      expect(retry.body.receipt.settlementTx).toBe(sent)
+      expect(await settlerNonce()).toBe(before + 1)
+    } finally {
+      await relay.close()
+    }
+  }, 60_000)
+
+  it('is waited for by whoever takes over when its owner died after announcing it', async () => {
+    const header = await suite.paymentHeader(stack)
+    const paid = await suite.paymentHeader(stack)
+    const { result } = (await pay(paid)).body as { result: PreflightResult }
+    await testClient().setAutomine(false)
+    let sent: Hex
+    try {
+      // The owner announced its settlement and handed it to the node, then died.
+      const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
+      sent = await createWalletClient({
+        account: privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey),
+        transport: viemHttp(devnet.rpcUrl),
+      }).writeContract({
+        chain: null,
+        address: USDC_ADDRESS,
+        abi: EIP3009_ABI,
+        functionName: 'transferWithAuthorization',
+        args: [from, to, BigInt(value), BigInt(validAfter), BigInt(validBefore), nonce, signature],
+      })
+      const decoded = decodePayment(header, stack.rail.requirements)
+      if (!decoded.ok) throw new Error(decoded.reason)
+      const { payload, inner, authorization } = decoded.payment
+      const id = authorizationId('eip155:8453', USDC_ADDRESS, authorization)
+      await storage.ledger.claim(
+        {
+          id,
+          network: 'eip155:8453',
+          asset: USDC_ADDRESS,
+          payer: authorization.payer,
+          nonce: authorization.nonce,
+          payTo: authorization.to,
+          amount: authorization.value,
+          validBefore: authorization.validBefore,
+          payloadHash: canonicalJsonHash(inner),
+          payload,
+          requestHash: canonicalJsonHash(EXAMPLE_BODY),
+        },
+        0,
+      )
+      await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
+      await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
+      expect(await storage.ledger.announceSettlement(id, null, sent)).toBe(true)
+      const before = await settlerNonce()
+      // A retry takes it over (its owner's lease ran out) and finds the transaction pending.
+      const retry = await pay(header)
+      expect(retry.status, JSON.stringify(retry.body)).toBe(503)
+      expect(retry.body).toMatchObject({ error: 'settlement_pending' })
+      expect(await settlerNonce()).toBe(before)
+      await testClient().mine({ blocks: 1 })
+    } finally {
+      await testClient().setAutomine(true)
+    }
+    const answered = await pay(header)
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200)
+    expect(answered.body.receipt.settlementTx).toBe(sent)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([sent])
+  }, 60_000)
 })
 
 describe('the reconciler', () => {

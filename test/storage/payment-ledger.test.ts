@@ -158,6 +158,40 @@ describe.each(backends)('the payment ledger on $name', ({ open }) => {
     expect(record?.payload).toEqual(payment.payload)
   })
 
+  it('announces a settlement before it is sent: one sender per settlement it read, never on a resolved payment', async () => {
+    const payment = newPayment()
+    const ledger = storage.ledger
+    const a = keccak256('0xa1')
+    const b = keccak256('0xb2')
+    await ledger.claim(payment)
+    // Not settling yet: nothing to announce.
+    expect(await ledger.announceSettlement(payment.id, null, a)).toBe(false)
+    await ledger.transition(payment.id, ['verifying'], { status: 'verified' })
+    await ledger.transition(payment.id, ['verified'], { status: 'settling', result: RESULT })
+    // Two senders that read the row without a settlement: exactly one may send.
+    const raced = await Promise.all([
+      ledger.announceSettlement(payment.id, null, a),
+      ledger.announceSettlement(payment.id, null, b),
+    ])
+    expect(raced.filter(Boolean)).toHaveLength(1)
+    const won = raced[0] ? a : b
+    expect((await ledger.get(payment.id))?.settlementTx).toBe(won)
+    // A sender that read the announced one replaces it (the node lost it); a stale one cannot.
+    const c = keccak256('0xc3')
+    expect(await ledger.announceSettlement(payment.id, null, c)).toBe(false)
+    expect(await ledger.announceSettlement(payment.id, won, c)).toBe(true)
+    await ledger.transition(payment.id, ['settling'], { status: 'settle_pending' })
+    const d = keccak256('0xd4')
+    expect(await ledger.announceSettlement(payment.id, c, d)).toBe(true)
+    // Resolved: nothing may be sent for it any more.
+    await ledger.transition(payment.id, ['settle_pending'], {
+      status: 'failed',
+      failure: { kind: 'payment_required', code: 'settlement_failed', message: 'x', final: true },
+    })
+    expect(await ledger.announceSettlement(payment.id, d, keccak256('0xe5'))).toBe(false)
+    expect((await ledger.get(payment.id))?.settlementTx).toBe(d)
+  })
+
   it('stores the settled status and its receipt together, and never settled without one', async () => {
     const payment = newPayment()
     await storage.ledger.claim(payment)

@@ -34,6 +34,7 @@ import {
 } from './authorization-facts.js'
 import { createMinedReceipts, type MinedReceipts } from './mined-receipts.js'
 import { createRpcTroubleScope, isRpcTrouble, type RpcTrouble } from './rpc-trouble.js'
+import { announcementFailure, currentAnnouncer } from './settlement-announcement.js'
 import {
   createSettlementMeter,
   type MinedSettlement,
@@ -133,6 +134,10 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   // measured at real fees in verify's wave instead of waiting for them (a failed read is read
   // again when needed).
   void settler.prime()
+  // Every read the library makes is watched: a refusal that met a failed read was not decided
+  // on a healthy answer, and is an RPC outage (503), never the buyer's fault (402).
+  const trouble = createRpcTroubleScope()
+  const watch = trouble.watch
   const reads = createPublicClient({
     chain: base,
     transport: boundedHttp(options.rpcUrl, { retryCount: 0, timeoutMs: options.rpcTimeoutMs }),
@@ -143,10 +148,6 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   const facts = createAuthorizationFactsStore({ forgetFailure: isRpcTrouble })
   const receipts = createMinedReceipts()
   const meter = createSettlementMeter(account.address, options.onSettlementMined)
-  // Every read the library makes is watched: a refusal that met a failed read was not decided
-  // on a healthy answer, and is an RPC outage (503), never the buyer's fault (402).
-  const trouble = createRpcTroubleScope()
-  const watch = trouble.watch
   // A payer refused for the gas its settlement needs, noted where the library reports only
   // that its simulation failed.
   const overCeiling = new AsyncLocalStorage<{ refusal?: SettlementGasOverCeilingError }>()
@@ -253,6 +254,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
         },
         asSent,
         checked,
+        currentAnnouncer(),
       )
     } catch (error) {
       if (!attempted) throw error
@@ -398,6 +400,9 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
           // Once a transaction was handed to the node, its outcome is the chain's to tell.
           const result = settled.result((r, trouble) => !r.success && !trouble.broadcast)
           if (result.success || settled.trouble.broadcast || result.transaction) return result
+          // Not announced in the ledger, so never sent: not a refusal of the payment.
+          const unannounced = announcementFailure()
+          if (unannounced) throw unannounced
           // Nothing was handed to the node: whatever the library guessed from an error's
           // words ("transaction failed"), this settlement was refused before it was sent.
           if (noted.refusal) return { ...result, errorReason: SETTLEMENT_GAS_OVER_CEILING }

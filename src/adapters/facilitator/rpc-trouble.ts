@@ -11,25 +11,23 @@ import { errorCodes } from '../../errors.js'
 
 /**
  * Whether `error` is the RPC failing (a transport error, a timeout, a JSON-RPC error that is
- * not a revert: -32603, a rate limit, "insufficient funds" of the settler) rather than the
- * chain answering. A revert (code 3, "execution reverted") is an answer: the payment's own
+ * not a revert: -32603 "internal error", a rate limit, "insufficient funds" of the settler)
+ * rather than the chain answering. A revert (code 3, "execution reverted") is an answer: the payment's own
  * fault. Errors that never reached the node (a local encoding error) are neither.
  */
 export function isRpcTrouble(error: unknown): boolean {
   if (!(error instanceof BaseError)) return hasSocketCode(error)
+  // The node's own JSON-RPC error decides: viem's contract reads dress any -32603 with a
+  // message as a revert (ContractFunctionRevertedError), an "internal error" included.
+  const answered = error.walk((e) => e instanceof RpcRequestError)
+  if (answered instanceof RpcRequestError) {
+    return !(answered.code === 3 || REVERTED.test(answered.details))
+  }
   const reverted = error.walk(
-    (e) =>
-      e instanceof ExecutionRevertedError ||
-      e instanceof ContractFunctionRevertedError ||
-      (e instanceof RpcRequestError && (e.code === 3 || REVERTED.test(e.details))),
+    (e) => e instanceof ExecutionRevertedError || e instanceof ContractFunctionRevertedError,
   )
   if (reverted) return false
-  return Boolean(
-    error.walk(
-      (e) =>
-        e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof RpcRequestError,
-    ),
-  )
+  return Boolean(error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
 }
 
 const REVERTED = /execution reverted|\brevert(ed)?\b/i

@@ -205,13 +205,16 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
      * other fees (the node refused them as underpriced) is checked again; a throw of `check`
      * stops the send before anything is signed. `onBroadcast` is called when a signed
      * transaction is handed to the node: from then on, a failure says nothing about whether
-     * the node took it. Returns the transaction hash.
+     * the node took it. `announce`, when given, is told each signed transaction's hash before
+     * it is handed to the node (write-ahead); its throw stops the send, nothing is sent. Returns
+     * the transaction hash.
      */
     async send(
       call: SettlerCall,
       onBroadcast: () => void,
       check: SettlerCheck,
       checked?: SettlerFees,
+      announce?: (transaction: Hex) => Promise<void>,
     ): Promise<Hex> {
       let passed = checked
       for (let attempt = 1; ; attempt++) {
@@ -224,6 +227,7 @@ export function createSettlerAccount(options: SettlerAccountOptions) {
         let raw: Hex
         try {
           raw = await sign(call, nonce, fees)
+          await announce?.(keccak256(raw))
         } catch (error) {
           next = undefined // the nonce was taken but never used
           throw error

@@ -16,6 +16,7 @@ import type {
   SettleOutcome,
   VerifyOutcome,
 } from '../../domain/payment/payment-rail.js'
+import { SettlementNotAnnouncedError } from '../../domain/payment/settlement-announcement.js'
 import {
   errorCodes,
   FacilitatorUnavailableError,
@@ -23,6 +24,7 @@ import {
   RpcUnavailableError,
 } from '../../errors.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
+import { withSettlementAnnouncer } from './settlement-announcement.js'
 
 /**
  * Settle failure codes that a facilitator only returns before it sends anything: the payment
@@ -145,13 +147,15 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
       }
     },
 
-    async settle(payload): Promise<SettleOutcome> {
+    async settle(payload, settleOptions): Promise<SettleOutcome> {
       const matched = match(payload)
       if (!matched) return { status: 'failed', facilitatorReason: 'no_matching_requirements' }
       const transactions: Hex[] = []
+      const settlement = () => server.settlePayment(payload, matched)
       const outcome = await attempts.run(transactions, async (): Promise<SettleOutcome> => {
         try {
-          return classifySettle(await server.settlePayment(payload, matched), redactor)
+          const response = await withSettlementAnnouncer(settleOptions?.announce, settlement)
+          return classifySettle(response, redactor)
         } catch (error) {
           if (isSettleError(error)) {
             return classifySettle(
@@ -166,8 +170,13 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
             )
           }
           // The built-in facilitator's RPC failed before it sent anything, or it may not send
-          // (its settlement account lease is not surely held).
-          if (error instanceof RpcUnavailableError || error instanceof LedgerUnavailableError) {
+          // (its settlement account lease is not surely held, or the settlement could not be
+          // announced in the ledger before sending).
+          if (
+            error instanceof RpcUnavailableError ||
+            error instanceof LedgerUnavailableError ||
+            error instanceof SettlementNotAnnouncedError
+          ) {
             return { status: 'unreachable', message: error.message }
           }
           if (error instanceof FacilitatorTimeoutError) {

@@ -216,6 +216,17 @@ function createLedger(db: SqlClient, schema: string): PaymentLedger {
       }
     },
 
+    async announceSettlement(id, previous, transaction): Promise<boolean> {
+      const { rows } = await db.query(
+        `UPDATE ${payments} SET settlement_tx = $3, updated_at = now()
+         WHERE id = $1 AND status IN ('settling', 'settle_pending')
+           AND settlement_tx IS NOT DISTINCT FROM $2
+         RETURNING id`,
+        [id, previous, transaction],
+      )
+      return rows.length > 0
+    },
+
     get,
     findByIdentifier,
 
@@ -395,6 +406,7 @@ function guarded(ledger: PaymentLedger): PaymentLedger {
     findByIdentifier: wrap('findByIdentifier', ledger.findByIdentifier),
     renewLease: wrap('renewLease', ledger.renewLease),
     takeOver: wrap('takeOver', ledger.takeOver),
+    announceSettlement: wrap('announceSettlement', ledger.announceSettlement),
     leaseUnresolved: wrap('leaseUnresolved', ledger.leaseUnresolved),
     postpone: wrap('postpone', ledger.postpone),
     getReceipt: wrap('getReceipt', ledger.getReceipt),

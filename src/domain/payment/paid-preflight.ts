@@ -34,6 +34,7 @@ import type { SettleOutcome, VerifyOutcome } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason, reasonFromFacilitator } from './payment-reasons.js'
 import { recordPending, recordUnconfirmed } from './pending-settlement.js'
 import { expectedPayment, readAuthorization, resolvePayment } from './resolve-payment.js'
+import { announceSettlementTo } from './settlement-announcement.js'
 import type { MinedTransaction } from './settlement-chain.js'
 import { DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS } from './settlement-cost.js'
 import { confirmSettlement } from './settlement-proof.js'
@@ -658,7 +659,10 @@ async function settleAndConfirm(
     }
   } else {
     try {
-      settled = await deps.rail.settle(payment.payload)
+      // Its hash is in the ledger before it is sent: an owner that dies before recording the
+      // answer leaves a transaction for whoever takes the payment over to wait for.
+      const announce = announceSettlementTo(deps.ledger, payment.id, null)
+      settled = await deps.rail.settle(payment.payload, { announce })
     } catch (error) {
       settled = {
         status: 'unknown',

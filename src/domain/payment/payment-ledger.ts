@@ -167,6 +167,14 @@ export interface PaymentLedger {
    * binds the payment-identifier it carries to its payer (only a verified payment holds one).
    */
   markVerified(id: string): Promise<MarkVerifiedResult>
+  /**
+   * Writes the hash of a settlement transaction about to be handed to the node, before it is
+   * (write-ahead): a compare-and-set from `previous`, the settlement this sender last knew of
+   * (null: none), on a payment still `settling` or `settle_pending`. False when the payment
+   * moved on or another sender announced first: then nothing may be sent, and whoever resolves
+   * the payment next finds the announced transaction and waits for the chain to decide it.
+   */
+  announceSettlement(id: string, previous: Hex | null, transaction: Hex): Promise<boolean>
   get(id: string): Promise<PaymentRecord | undefined>
   /**
    * The payment `payer` sent under the x402 payment-identifier `identifier`, if any: only a

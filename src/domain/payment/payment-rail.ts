@@ -7,6 +7,7 @@ import type {
 } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 import type { OfferRequirements } from './offer.js'
+import type { SettlementAnnouncer } from './settlement-announcement.js'
 
 /**
  * `settlement.railReadiness` in every 402 body and in discovery: whether a paid call can succeed
@@ -68,6 +69,14 @@ export interface PaymentRail {
    * @throws {RpcUnavailableError} when the built-in facilitator's RPC failed meanwhile.
    */
   verify(payload: PaymentPayload): Promise<VerifyOutcome>
-  settle(payload: PaymentPayload): Promise<SettleOutcome>
+  /**
+   * Settles the payment. `announce` is told each settlement transaction's hash before it is
+   * sent (a settler that cannot tell it beforehand, a facilitator at a URL, never calls it); a
+   * failed announcement sends nothing and the outcome is `unreachable`.
+   */
+  settle(
+    payload: PaymentPayload,
+    options?: { announce?: SettlementAnnouncer },
+  ): Promise<SettleOutcome>
   facilitatorStatus(): FacilitatorStatus
 }

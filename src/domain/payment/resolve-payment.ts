@@ -5,6 +5,7 @@ import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-led
 import type { PaymentLogger } from './payment-logger.js'
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+import { announceSettlementTo } from './settlement-announcement.js'
 import type { ChainHead, MinedTransaction, SettlementChain } from './settlement-chain.js'
 import { type ExpectedPayment, provesPayment } from './settlement-proof.js'
 
@@ -197,12 +198,19 @@ export async function resolvePayment(
     return settlementReverted(deps, row, known.tx.hash, fail)
   }
   if (!options.resettle) return 'stillPending'
-  const outcome = await deps.rail.settle(row.payload)
+  // Announced from the settlement the row holds (one the node no longer knows): a second
+  // resolution that read the same row cannot send too.
+  const announce = announceSettlementTo(ledger, row.id, row.settlementTx)
+  const outcome = await deps.rail.settle(row.payload, { announce })
   const transaction =
     outcome.status === 'settled' || outcome.status === 'unknown' ? outcome.transaction : undefined
   if (transaction) {
     const sent = await chain.transaction(transaction)
     if (sent.state === 'mined' && provesPayment(sent.tx, expected)) return settleFrom(sent.tx)
+    // Sent again and reverted: final like any reverted settlement, never sent a third time.
+    if (sent.state === 'mined' && sent.tx.status === 'failure') {
+      return settlementReverted(deps, row, sent.tx.hash, fail)
+    }
     // Only a transaction the node holds is remembered as ours to wait for; a hash the chain
     // does not know (or that paid nothing) is a facilitator's word, never recorded.
     if (sent.state === 'pending') {
