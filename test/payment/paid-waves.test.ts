@@ -49,9 +49,12 @@ const SETTLER = privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey)
 
 beforeAll(async () => {
   devnet = await startDevnet()
-  // Each reply held 120 ms: requests sent together share a wave, a dependent one starts the
-  // next (long enough that a loaded machine's scheduling does not split a wave in two).
-  proxy = await startCountingRpc(devnet.rpcUrl, { holdMs: 120 })
+  // Each reply held 250 ms: requests sent together share a wave, a dependent one starts the
+  // next (long enough that a loaded machine's scheduling does not split a wave in two: between
+  // wave 1 and the broadcast the paid call writes the ledger three times, the settlement's
+  // announcement included, while the preflight at a moved head runs beside; at 120 ms a suite at
+  // load 12 once saw those writes outlast that preflight's replies).
+  proxy = await startCountingRpc(devnet.rpcUrl, { holdMs: 250 })
   storage = await openStorage({ kind: 'pglite', dataDir: undefined })
   chain = createPublicClient({ transport: http(devnet.rpcUrl) })
   ;[payToAtStart] = (await usdcBalances(chain, PAY_TO)) as [bigint]
