@@ -201,6 +201,32 @@ describe('the spend policy, on the simulated effects', () => {
     expect(await nonce()).toBe(before + 1)
   })
 
+  it('holds a budget across transactions: what already left counts against the window', async () => {
+    const budget = { windowMs: 86_400_000, limits: { eth: parseEther('0.1') } }
+    const { provider, checks } = guarded({ policy: { ...policy, budget } })
+    const before = await nonce()
+    await provider.nativeTransfer(friend, parseEther('0.06').toString())
+    // Each fits the per-transaction limit; together they are over the day's budget.
+    const over = await provider
+      .nativeTransfer(friend, parseEther('0.06').toString())
+      .catch((e) => e)
+    expect(over).toBeInstanceOf(SpendPolicyError)
+    expect((over as SpendPolicyError).violations).toEqual([
+      { rule: 'budget_exceeded', detail: expect.stringContaining('over the budget of') },
+    ])
+    expect(checks.at(-1)?.check.verdict).toBe('sign')
+    expect(await nonce()).toBe(before + 1)
+    // What is left still goes, to the wei.
+    await provider.nativeTransfer(friend, parseEther('0.04').toString())
+    expect(await nonce()).toBe(before + 2)
+    // Another wrapped provider (another agent) has its own budget.
+    await guarded({ policy: { ...policy, budget } }).provider.nativeTransfer(
+      friend,
+      parseEther('0.06').toString(),
+    )
+    expect(await nonce()).toBe(before + 3)
+  })
+
   it('refuses a swap whose output is paid to someone else: seen in the effects, not the calldata', async () => {
     const { provider, checks } = guarded({ policy })
     const before = await nonce()

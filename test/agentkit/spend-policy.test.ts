@@ -1,6 +1,7 @@
 import type { EffectsReport, TypedDataResult } from '@pre-send-guard/client/schemas'
 import type { Address } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { createSpendBudget } from '../../packages/agentkit/src/spend-budget.js'
 import {
   transactionViolations,
   typedDataViolations,
@@ -162,5 +163,43 @@ describe('typedDataViolations', () => {
     expect(
       typedDataViolations(policy, agent, [grant({ owner: friend, use: 'allowance' })]),
     ).toEqual([])
+  })
+})
+
+describe('the spend budget over a rolling window', () => {
+  const out = (entries: [string, bigint][]) =>
+    new Map(entries.map(([key, amount]) => [key, { amount, label: key }]))
+
+  it('counts what was held in the window, gives back what was never sent, and forgets what left it', () => {
+    let now = 1_000_000
+    const budget = createSpendBudget(
+      { windowMs: 60_000, limits: { eth: 100n, [usdc]: 10n } },
+      () => now,
+    )
+    const first = budget.hold(out([['eth', 60n]]))
+    expect(first.violations).toEqual([])
+    // Over for ETH: nothing of this transaction is held, USDC's share included.
+    const over = budget.hold(
+      out([
+        ['eth', 50n],
+        [usdc.toLowerCase(), 5n],
+      ]),
+    )
+    expect(over.violations.map((v) => v.rule)).toEqual(['budget_exceeded'])
+    expect(over.violations[0]?.detail).toContain('on top of 60 already spent')
+    expect(over.hold).toBeUndefined()
+    expect(budget.hold(out([[usdc.toLowerCase(), 10n]])).violations).toEqual([])
+    // An asset the budget does not list is left to the per-transaction limits.
+    expect(budget.hold(out([[nft.toLowerCase(), 1_000n]])).violations).toEqual([])
+    // The first send failed: its 60 come back.
+    first.hold?.giveBack()
+    expect(budget.hold(out([['eth', 100n]])).violations).toEqual([])
+    expect(budget.hold(out([['eth', 1n]])).violations.map((v) => v.rule)).toEqual([
+      'budget_exceeded',
+    ])
+    // A minute later the window holds none of it.
+    now += 60_000
+    expect(budget.hold(out([['eth', 100n]])).violations).toEqual([])
+    expect(budget.hold(out([[usdc.toLowerCase(), 10n]])).violations).toEqual([])
   })
 })

@@ -67,15 +67,13 @@ export class PreSendGuardWalletProvider extends EvmWalletProvider {
    */
   override async sendTransaction(transaction: SendParameters): Promise<Hash> {
     const call = callOf(transaction)
-    await this.#judgeCall(call)
-    return this.#inner.sendTransaction(call as SendParameters)
+    return this.#judged(call, () => this.#inner.sendTransaction(call as SendParameters))
   }
 
   /** Judged as the transaction every provider's `nativeTransfer` sends: `to`, `value`, no data. */
   override async nativeTransfer(to: string, value: string): Promise<string> {
     const call = callOf({ to, value, data: '0x' })
-    await this.#judgeCall(call)
-    return this.#inner.nativeTransfer(call.to, call.value.toString())
+    return this.#judged(call, () => this.#inner.nativeTransfer(call.to, call.value.toString()))
   }
 
   /** Judged like {@link sendTransaction}: a signed transaction is as good as a sent one. */
@@ -83,8 +81,7 @@ export class PreSendGuardWalletProvider extends EvmWalletProvider {
     transaction: Parameters<EvmWalletProvider['signTransaction']>[0],
   ): Promise<`0x${string}`> {
     const call = callOf(transaction)
-    await this.#judgeCall(call)
-    return this.#inner.signTransaction(call as SendParameters)
+    return this.#judged(call, () => this.#inner.signTransaction(call as SendParameters))
   }
 
   /**
@@ -160,14 +157,21 @@ export class PreSendGuardWalletProvider extends EvmWalletProvider {
     return from
   }
 
-  async #judgeCall(call: Call): Promise<void> {
+  /** Judges `call`, then `goes` (sends or signs exactly it); what failed to go spent nothing. */
+  async #judged<T>(call: Call, goes: () => Promise<T>): Promise<T> {
     const request: TransactionRequest = {
       from: this.#sender(),
       to: call.to,
       data: call.data,
       value: `0x${call.value.toString(16)}`,
     }
-    await this.#judge.transaction(request)
+    const check = await this.#judge.transaction(request)
+    try {
+      return await goes()
+    } catch (error) {
+      if (check) this.#judge.notSent(check)
+      throw error
+    }
   }
 }
 

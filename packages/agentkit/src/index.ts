@@ -24,6 +24,7 @@ export {
   PreSendGuardWalletProvider,
   withPreSendGuardWalletProvider,
 } from './guarded-wallet-provider.js'
+export type { SpendBudgetPolicy } from './spend-budget.js'
 export {
   type PolicyRule,
   type PolicyViolation,

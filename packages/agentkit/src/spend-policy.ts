@@ -1,4 +1,5 @@
 import type { EffectsReport, TypedDataResult } from '@pre-send-guard/client/schemas'
+import type { Outflow, SpendBudgetPolicy } from './spend-budget.js'
 
 /**
  * What an agent may do with its assets, enforced on what the guard's simulation says happens
@@ -34,6 +35,14 @@ export interface SpendPolicy {
    * `refuse`: the limits list everything the agent may spend.
    */
   unlisted?: 'refuse' | 'allow'
+  /**
+   * The most of each asset that may leave the agent over any `windowMs` (a rolling window),
+   * across transactions: what each transaction's simulation shows leaving, counted from when it
+   * is judged (a send that fails gives it back). Assets it does not list are left to `limits`.
+   * Held per wrapped wallet provider, in memory: a restart starts an empty window. Grants
+   * (allowances, permits) are not spending until used: `spenders` and `limits` hold them.
+   */
+  budget?: SpendBudgetPolicy
 }
 
 /**
@@ -55,6 +64,8 @@ export type PolicyRule =
   | 'spend_limit_exceeded'
   /** An asset without a limit leaves or is granted while `unlisted` is `refuse`. */
   | 'asset_not_allowed'
+  /** What leaves would take the agent over its budget for the window. */
+  | 'budget_exceeded'
   /** The guard could not say what the transaction moves, so the policy cannot be held. */
   | 'effects_unavailable'
 
@@ -71,7 +82,8 @@ export function hasPolicy(policy: SpendPolicy | undefined): policy is SpendPolic
     policy !== undefined &&
     (policy.recipients !== undefined ||
       policy.spenders !== undefined ||
-      policy.limits !== undefined)
+      policy.limits !== undefined ||
+      policy.budget !== undefined)
   )
 }
 
@@ -105,17 +117,7 @@ export function transactionViolations(
       }
     }
   }
-  const outgoing = new Map<string, { amount: bigint; label: string }>()
-  for (const change of effects.senderNet.changes) {
-    if (change.direction !== 'out') continue
-    const key = assetKey(change.asset.token)
-    const seen = outgoing.get(key)
-    outgoing.set(key, {
-      amount: (seen?.amount ?? 0n) + BigInt(change.amount),
-      label: change.asset.symbol ?? (change.asset.token === null ? 'ETH' : change.asset.token),
-    })
-  }
-  for (const [key, out] of outgoing) {
+  for (const [key, out] of senderOutflow(effects)) {
     violations.push(...overLimit(policy, key, out.amount, `${out.label} leaving the wallet`))
   }
   for (const approval of effects.approvalChanges) {
@@ -131,6 +133,21 @@ export function transactionViolations(
     )
   }
   return violations
+}
+
+/** What the simulation shows leaving the sender, per asset (`eth` or a lower-cased token). */
+export function senderOutflow(effects: Extract<EffectsReport, { available: true }>): Outflow {
+  const outgoing = new Map<string, { amount: bigint; label: string }>()
+  for (const change of effects.senderNet.changes) {
+    if (change.direction !== 'out') continue
+    const key = assetKey(change.asset.token)
+    const seen = outgoing.get(key)
+    outgoing.set(key, {
+      amount: (seen?.amount ?? 0n) + BigInt(change.amount),
+      label: change.asset.symbol ?? (change.asset.token === null ? 'ETH' : change.asset.token),
+    })
+  }
+  return outgoing
 }
 
 /** The ways signing typed data as `signer` breaks `policy`, from the guard's reading of its grants. */

@@ -13,9 +13,11 @@ import {
   TransactionNeedsReviewError,
 } from '@pre-send-guard/client/viem'
 import { expectAnsweredOn, type GuardNetwork } from './guard-network.js'
+import { type BudgetHold, createSpendBudget } from './spend-budget.js'
 import {
   hasPolicy,
   type SpendPolicy,
+  senderOutflow,
   transactionViolations,
   typedDataViolations,
 } from './spend-policy.js'
@@ -59,6 +61,11 @@ export interface WalletJudge {
   readonly guard: GuardClient
   /** Judges a transaction; resolves the check, or undefined when going ahead blind (fail-open). */
   transaction(transaction: TransactionRequest): Promise<WalletCheck | undefined>
+  /**
+   * Gives back to the budget what a judged transaction held, when it was never sent (its send
+   * or signature failed).
+   */
+  notSent(check: WalletCheck): void
   /** Judges typed data `signer` would sign; as {@link WalletJudge.transaction}. */
   typedData(signer: `0x${string}`, typedData: TypedDataJson): Promise<WalletCheck | undefined>
 }
@@ -78,6 +85,8 @@ export function createWalletJudge(
       ? createGuardClient({ baseUrl: options.guard })
       : options.guard
   const failClosed = options.failClosed ?? true
+  const budget = options.policy?.budget ? createSpendBudget(options.policy.budget) : undefined
+  const holds = new WeakMap<WalletCheck, BudgetHold>()
 
   /** The guard's answer; undefined when it is down and the builder opted to go ahead blind. */
   async function obtain<R extends { chainId: string; network: string; environment: string }>(
@@ -132,7 +141,13 @@ export function createWalletJudge(
     async transaction(transaction) {
       const result = await obtain(() => guard.preflight(transaction))
       if (result === undefined) return undefined
-      return act({
+      const violations = transactionViolations(options.policy, transaction.from, result.effects)
+      // The budget last, and only for what may go: a refused transaction holds nothing.
+      const held =
+        budget && violations.length === 0 && result.effects.available
+          ? budget.hold(senderOutflow(result.effects))
+          : undefined
+      const walletCheck: WalletCheck = {
         kind: 'transaction',
         check: {
           mode: 'read-only',
@@ -141,8 +156,20 @@ export function createWalletJudge(
           findings: result.findings,
           result,
         },
-        violations: transactionViolations(options.policy, transaction.from, result.effects),
-      })
+        violations: [...violations, ...(held?.violations ?? [])],
+      }
+      try {
+        await act(walletCheck)
+      } catch (error) {
+        held?.hold?.giveBack()
+        throw error
+      }
+      if (held?.hold) holds.set(walletCheck, held.hold)
+      return walletCheck
+    },
+    notSent(check) {
+      holds.get(check)?.giveBack()
+      holds.delete(check)
     },
     async typedData(signer, typedData) {
       const result = await obtain(() => guard.typedDataPreflight({ signer, typedData }))
