@@ -216,6 +216,8 @@ interface Point {
   p50: number
   p99: number
   errors: number
+  /** 503 answers (admission control's `overloaded` past MAX_PREFLIGHTS_IN_FLIGHT), not errors. */
+  shed: number
   firstError: string
   /** CPU ms per answered request: [this target's process, its anvil (if any), this driver]. */
   cpu: [number, number, number]
@@ -234,6 +236,7 @@ async function drive(
 ): Promise<Point> {
   const latencies: number[] = []
   let errors = 0
+  let shed = 0
   let firstError = ''
   const cpu0 = [cpuMs(pids[0]), pids[1] ? cpuMs(pids[1]) : 0, ownCpuMs()]
   const main0 = mainThreadCpuMs(pids[0])
@@ -246,6 +249,7 @@ async function drive(
         try {
           const { status } = await one()
           if (status === expected) latencies.push(performance.now() - t)
+          else if (status === 503 && expected === 200) shed++
           else {
             errors++
             firstError ||= `HTTP ${status}`
@@ -264,6 +268,7 @@ async function drive(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     errors,
+    shed,
     firstError,
     cpu: [
       (cpuMs(pids[0]) - (cpu0[0] ?? 0)) / n,
@@ -506,9 +511,10 @@ try {
     console.log(`${name}: throughput (min/median/max over rounds)`)
     for (const [concurrency, list] of points) {
       const errors = list.reduce((a, p) => a + p.errors, 0)
+      const shed = list.reduce((a, p) => a + p.shed, 0)
       const first = list.find((p) => p.firstError)?.firstError
       console.log(
-        `  c=${String(concurrency).padStart(3)}  ${stat(list.map((p) => p.rate)).padStart(17)} preflights/s  p50 ${stat(list.map((p) => p.p50)).padStart(16)} ms  p99 ${stat(list.map((p) => p.p99)).padStart(18)} ms  errors=${errors}${first ? ` (first: ${first})` : ''}`,
+        `  c=${String(concurrency).padStart(3)}  ${stat(list.map((p) => p.rate)).padStart(17)} preflights/s  p50 ${stat(list.map((p) => p.p50)).padStart(16)} ms  p99 ${stat(list.map((p) => p.p99)).padStart(18)} ms  errors=${errors}${first ? ` (first: ${first})` : ''}${shed ? ` 503=${shed}` : ''}`,
       )
     }
     console.log(

@@ -126,6 +126,7 @@ describe('the served OpenAPI document', () => {
     expect(free['503'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual([
       'rpc_unavailable',
       'service_starting',
+      'overloaded',
     ])
     const paid = doc.paths['/simulate/transaction-preflight'].post.responses
     expect(paid['503'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual([
@@ -134,6 +135,7 @@ describe('the served OpenAPI document', () => {
       'payment_in_progress',
       'ledger_unavailable',
       'service_starting',
+      'overloaded',
     ])
     // /readyz's 503 has its own body, and not_ready is its one code.
     expect(doc.paths['/readyz'].get.responses['503'].content['application/json'].schema).toEqual({

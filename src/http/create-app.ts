@@ -43,6 +43,12 @@ import { registerReceipts } from '../routes/receipts.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../secrets.js'
 import { createErrorRenderer } from './errors.js'
 import { mcpOriginAllowed } from './mcp-origins.js'
+import {
+  admitPreflight,
+  createPreflightAdmission,
+  DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT,
+  overloaded,
+} from './preflight-admission.js'
 import { rateLimit } from './rate-limit.js'
 import { securityHeaders } from './security-headers.js'
 
@@ -56,6 +62,13 @@ export interface AppDeps {
   redactor?: Redactor
   environment: 'devnet' | 'mainnet'
   maxBodyBytes: number
+  /**
+   * MAX_PREFLIGHTS_IN_FLIGHT: most preflights running at once (the free preflight routes and
+   * the paid route's). A free preflight past it is shed with 503 `overloaded`, as is a paid call
+   * that does not hold a payment yet; a paid call holding one waits its turn. Default:
+   * `DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT`.
+   */
+  maxPreflightsInFlight?: number
   preflight: PreflightDeps
   /** Fetches public pages as markdown for the evidence route. */
   reader: PageReader
@@ -260,6 +273,21 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     )
   }
 
+  // Admission control: the preflights in flight on this instance, bounded.
+  const admission = createPreflightAdmission(
+    deps.maxPreflightsInFlight ?? DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT,
+    (inFlight, waiting) => {
+      metrics.preflightsInFlight.set(inFlight)
+      metrics.preflightsWaiting.set(waiting)
+    },
+  )
+  const shed = (route: string) => () => metrics.preflightsShed.inc({ route })
+  const freePreflight = (route: string) => ({
+    maxBodyBytes: deps.maxBodyBytes,
+    preflight: () => deps.preflight,
+    admit: admitPreflight(admission, shed(route)),
+  })
+
   const payments = deps.payments
   let lastRailDetail: string | undefined
   registerOperations(app, {
@@ -304,26 +332,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     },
   })
 
-  registerBaseTransactionPreflight(app, {
-    maxBodyBytes: deps.maxBodyBytes,
-    preflight: () => deps.preflight,
-  })
-  registerBaseTypedDataPreflight(app, {
-    maxBodyBytes: deps.maxBodyBytes,
-    preflight: () => deps.preflight,
-  })
-  registerBaseBundlePreflight(app, {
-    maxBodyBytes: deps.maxBodyBytes,
-    preflight: () => deps.preflight,
-  })
-  registerBaseAuthorizationPreflight(app, {
-    maxBodyBytes: deps.maxBodyBytes,
-    preflight: () => deps.preflight,
-  })
-  registerBaseUserOperationPreflight(app, {
-    maxBodyBytes: deps.maxBodyBytes,
-    preflight: () => deps.preflight,
-  })
+  registerBaseTransactionPreflight(app, freePreflight(ROUTES.transactionPreflight))
+  registerBaseTypedDataPreflight(app, freePreflight(ROUTES.typedDataPreflight))
+  registerBaseBundlePreflight(app, freePreflight(ROUTES.bundlePreflight))
+  registerBaseAuthorizationPreflight(app, freePreflight(ROUTES.authorizationPreflight))
+  registerBaseUserOperationPreflight(app, freePreflight(ROUTES.userOperationPreflight))
   const reader = observedReader(deps.reader, (outcome) => metrics.readerOutcomes.inc({ outcome }))
   registerPublicPageEvidence(app, {
     maxBodyBytes: deps.maxBodyBytes,
@@ -333,7 +346,15 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   if (payments) {
     const paid: PaidPreflightDeps = {
       ...payments,
-      runPreflight: (tx) => runPreflightAtTrackedHead(deps.preflight, tx),
+      // The call holds its payment by now: it waits for a slot, never shed.
+      runPreflight: async (tx) => {
+        const release = await admission.enter()
+        try {
+          return await runPreflightAtTrackedHead(deps.preflight, tx)
+        } finally {
+          release()
+        }
+      },
     }
     registerPaidTransactionPreflight(app, {
       maxBodyBytes: deps.maxBodyBytes,
@@ -345,6 +366,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
           paidTransactionPreflightExtensions(payments),
         ),
       redactor,
+      shedPaid: () => {
+        if (!admission.saturated()) return undefined
+        shed(ROUTES.paidTransactionPreflight)()
+        return overloaded(admission)
+      },
       onOutcome: (outcome, reason, settleMs) => {
         metrics.payments.inc({ outcome, reason: reason ?? '' })
         if (settleMs !== undefined) metrics.settlementDuration.observe(settleMs / 1000)

@@ -73,6 +73,8 @@ export function statusForCode(
     case 'ledger_unavailable':
     // `/readyz`: a dependency (RPC, ledger, payment rail) is not usable right now.
     case 'not_ready':
+    // Every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT): shed at once.
+    case 'overloaded':
       return 503
     case 'internal_error':
       return 500

@@ -10,8 +10,8 @@ import {
   runAuthorizationPreflight,
 } from '../domain/delegation/run-authorization-preflight.js'
 import { checksummed } from '../domain/evm/checksummed.js'
-import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toWord } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -40,7 +40,7 @@ export function baseAuthorizationPreflightRoute(maxBodyBytes: number) {
       ...errorResponses({
         422: 'Invalid input: `invalid_request` (body shape, addresses, hex quantities, a partial signature, chainId other than 0x2105), or the body is not JSON, not an object or too large.',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
-        503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
       }),
     },
   })
@@ -68,13 +68,16 @@ export function toAuthorizationInput(body: AuthorizationRequest): AuthorizationI
 /** Mounts the read-only EIP-7702 authorization preflight. */
 export function registerBaseAuthorizationPreflight(
   app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+  deps: FreePreflightRouteDeps,
 ): void {
-  app.openapi(baseAuthorizationPreflightRoute(deps.maxBodyBytes), async (c) => {
-    const result = await runAuthorizationPreflight(
-      deps.preflight(),
-      toAuthorizationInput(c.req.valid('json')),
-    )
-    return c.json(result, 200)
-  })
+  app.openapi(
+    withAdmission(baseAuthorizationPreflightRoute(deps.maxBodyBytes), deps.admit),
+    async (c) => {
+      const result = await runAuthorizationPreflight(
+        deps.preflight(),
+        toAuthorizationInput(c.req.valid('json')),
+      )
+      return c.json(result, 200)
+    },
+  )
 }

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import { BundleResultSchema, OPENAPI_REQUEST_BODIES } from '@pre-send-guard/client/schemas'
 import { REQUEST_LIMITS, ROUTES } from '@pre-send-guard/client/types'
-import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
+import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toSignedAuthorization, toStateOverrides, toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -36,18 +36,15 @@ export function baseBundlePreflightRoute(maxBodyBytes: number) {
         422: 'Invalid bundle (bad transaction, more than 8, overrides beyond the bounds), or the node refused to simulate it as a whole (`simulation_refused`).',
         502: 'The Base RPC does not offer eth_simulateV1, which bundles need (`simulation_unavailable`).',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
-        503: 'The Base RPC is temporarily unavailable. Retry-After is set.',
+        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable; `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
       }),
     },
   })
 }
 
 /** Mounts the read-only bundle preflight. */
-export function registerBaseBundlePreflight(
-  app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
-): void {
-  app.openapi(baseBundlePreflightRoute(deps.maxBodyBytes), async (c) => {
+export function registerBaseBundlePreflight(app: OpenAPIHono, deps: FreePreflightRouteDeps): void {
+  app.openapi(withAdmission(baseBundlePreflightRoute(deps.maxBodyBytes), deps.admit), async (c) => {
     const body = c.req.valid('json')
     const overrides = toStateOverrides(body.stateOverrides)
     if (overrides !== undefined && 'duplicate' in overrides) {

@@ -1,8 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import { OPENAPI_REQUEST_BODIES, PreflightResultSchema } from '@pre-send-guard/client/schemas'
 import { ROUTES } from '@pre-send-guard/client/types'
-import { type PreflightDeps, runPreflight } from '../domain/preflight/run-preflight.js'
+import { runPreflight } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -30,7 +31,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
       },
       ...errorResponses({
         422: 'Invalid transaction input (body not JSON, not an object, too large, bad field, extra property, chainId other than 0x2105).',
-        503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
       }),
     },
@@ -40,11 +41,14 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
 /** Mounts the read-only preflight. */
 export function registerBaseTransactionPreflight(
   app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+  deps: FreePreflightRouteDeps,
 ): void {
-  app.openapi(baseTransactionPreflightRoute(deps.maxBodyBytes), async (c) => {
-    const input = toTransactionInput(c.req.valid('json'))
-    const result = await runPreflight(deps.preflight(), input)
-    return c.json(result, 200)
-  })
+  app.openapi(
+    withAdmission(baseTransactionPreflightRoute(deps.maxBodyBytes), deps.admit),
+    async (c) => {
+      const input = toTransactionInput(c.req.valid('json'))
+      const result = await runPreflight(deps.preflight(), input)
+      return c.json(result, 200)
+    },
+  )
 }

@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import { OPENAPI_REQUEST_BODIES, TypedDataResultSchema } from '@pre-send-guard/client/schemas'
 import { ROUTES } from '@pre-send-guard/client/types'
-import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { runTypedDataPreflight } from '../domain/typed-data/run-typed-data-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toTypedDataInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -32,7 +32,7 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
       ...errorResponses({
         422: 'Invalid input: `invalid_request` (body shape, signer, chainId other than 0x2105) or `invalid_typed_data` (types, values or bounds a strict wallet would refuse; `issues` names the path), or the body is not JSON, not an object or too large.',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
-        503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
       }),
     },
   })
@@ -41,13 +41,16 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
 /** Mounts the read-only typed-data preflight. */
 export function registerBaseTypedDataPreflight(
   app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+  deps: FreePreflightRouteDeps,
 ): void {
-  app.openapi(baseTypedDataPreflightRoute(deps.maxBodyBytes), async (c) => {
-    const result = await runTypedDataPreflight(
-      deps.preflight(),
-      toTypedDataInput(c.req.valid('json')),
-    )
-    return c.json(result, 200)
-  })
+  app.openapi(
+    withAdmission(baseTypedDataPreflightRoute(deps.maxBodyBytes), deps.admit),
+    async (c) => {
+      const result = await runTypedDataPreflight(
+        deps.preflight(),
+        toTypedDataInput(c.req.valid('json')),
+      )
+      return c.json(result, 200)
+    },
+  )
 }

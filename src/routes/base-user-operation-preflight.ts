@@ -12,9 +12,9 @@ import {
   type UserOperationInput,
 } from '../domain/account-abstraction/user-operation.js'
 import { checksummed } from '../domain/evm/checksummed.js'
-import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
+import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toWord } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
@@ -55,7 +55,7 @@ export function baseUserOperationPreflightRoute(maxBodyBytes: number) {
         422: 'Invalid input: `invalid_request` (body shape, fields of another EntryPoint version, chainId other than 0x2105) or `unsupported_entry_point` (not a canonical v0.6/v0.7/v0.8 EntryPoint), or the body is not JSON, not an object or too large.',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         502: '`simulation_unavailable`: the Base RPC lacks `eth_simulateV1`, which simulating an operation needs; `simulation_refused`: the node refused the simulation as a whole.',
-        503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
+        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
       }),
     },
   })
@@ -152,13 +152,16 @@ export function toUserOperationInput(body: UserOperationRequest): UserOperationI
 /** Mounts the read-only user-operation preflight. */
 export function registerBaseUserOperationPreflight(
   app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+  deps: FreePreflightRouteDeps,
 ): void {
-  app.openapi(baseUserOperationPreflightRoute(deps.maxBodyBytes), async (c) => {
-    const result = await runUserOperationPreflight(
-      deps.preflight(),
-      toUserOperationInput(c.req.valid('json')),
-    )
-    return c.json(result, 200)
-  })
+  app.openapi(
+    withAdmission(baseUserOperationPreflightRoute(deps.maxBodyBytes), deps.admit),
+    async (c) => {
+      const result = await runUserOperationPreflight(
+        deps.preflight(),
+        toUserOperationInput(c.req.valid('json')),
+      )
+      return c.json(result, 200)
+    },
+  )
 }

@@ -43,6 +43,13 @@ export interface PaidTransactionPreflightDeps {
   /** Scrubs the facilitator's quoted words in a 402 body (the app's one redactor). */
   redactor: Redactor
   /**
+   * Admission control at the door, for a call carrying a payment: the error that sheds it
+   * (503 `overloaded`) before it claims anything, or undefined to go on. Once it holds its
+   * payment its preflight waits for a slot instead (`runPreflight`). An unpaid call (the 402)
+   * runs no preflight and is never shed.
+   */
+  shedPaid?: () => AppError | undefined
+  /**
    * Told how each paid call ended (metrics): `paid`, `replayed`, `payment_required` with its
    * reason, or the error code; with the settle time when settle ran.
    */
@@ -113,7 +120,7 @@ export function paidTransactionPreflightRoute(maxBodyBytes: number) {
         429: "Too many requests from this client (the free routes' rate limit; a call carrying PAYMENT-SIGNATURE counts too, until its payment verified: then its token is given back, so paid calls never throttle their payer). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.",
         431: '`headers_too_large`: PAYMENT-SIGNATURE over 16 KiB (or headers over 64 KiB).',
         502: '`facilitator_unavailable`: the payment facilitator is unavailable (nothing was charged), or it reported a settlement the chain does not show (no receipt; the payment stays pending: retry with the same PAYMENT-SIGNATURE).',
-        503: 'Retry with the same PAYMENT-SIGNATURE (Retry-After is set; never charged twice): `rpc_unavailable` (nothing charged), `ledger_unavailable` (the payment ledger is down), `payment_in_progress` (a living request holds this payment until its lease, named in the message, runs out; then a retry takes it over and finishes it from the chain), `settlement_pending` (the settlement outcome is being resolved from the chain).',
+        503: 'Retry with the same PAYMENT-SIGNATURE (Retry-After is set; never charged twice): `overloaded` (every preflight slot of the instance was taken when the call arrived: it was refused before its payment was looked at, nothing charged; a call that already holds its payment waits for a slot instead), `rpc_unavailable` (nothing charged), `ledger_unavailable` (the payment ledger is down), `payment_in_progress` (a living request holds this payment until its lease, named in the message, runs out; then a retry takes it over and finishes it from the chain), `settlement_pending` (the settlement outcome is being resolved from the chain).',
       }),
     },
   })
@@ -137,6 +144,10 @@ export function registerPaidTransactionPreflight(
     const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
     if (header === undefined && c.req.header('x-payment') !== undefined) {
       return challenge(c, deps, paid, baseUrl, { reason: 'unsupported_x402_version' })
+    }
+    if (header !== undefined) {
+      const shed = deps.shedPaid?.()
+      if (shed) throw shed
     }
     let outcome: PaidPreflightOutcome
     try {

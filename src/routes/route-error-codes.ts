@@ -37,8 +37,14 @@ const READS_CHAIN = ['rpc_unavailable'] as const satisfies ErrorCode[]
 /** A free POST route (and the paid route's unpaid calls): the per-client rate limit. */
 const RATE_LIMITED = ['rate_limited'] as const satisfies ErrorCode[]
 
-/** A free preflight: a JSON body judged against the chain, rate limited. */
-const FREE_PREFLIGHT = [...JSON_BODY, ...READS_CHAIN, ...RATE_LIMITED, ...STARTING]
+/**
+ * A route that runs a preflight: shed with 503 `overloaded` when every slot of the instance is
+ * taken (`src/http/preflight-admission.ts`).
+ */
+const ADMITTED = ['overloaded'] as const satisfies ErrorCode[]
+
+/** A free preflight: a JSON body judged against the chain, rate limited, admitted. */
+const FREE_PREFLIGHT = [...JSON_BODY, ...READS_CHAIN, ...RATE_LIMITED, ...STARTING, ...ADMITTED]
 
 /** A route that reads the payment ledger. */
 const READS_LEDGER = ['ledger_unavailable'] as const satisfies ErrorCode[]
@@ -77,6 +83,7 @@ const OPERATION_CODES: Readonly<Record<string, readonly ErrorCode[]>> = {
     ...RATE_LIMITED,
     ...STARTING,
     ...READS_LEDGER,
+    ...ADMITTED,
     'invalid_payment_identifier',
     'payment_identifier_required',
     'payment_identifier_conflict',

@@ -34,6 +34,7 @@ export function buildApp(
     redactor,
     environment,
     maxBodyBytes: config.MAX_BODY_BYTES,
+    maxPreflightsInFlight: config.MAX_PREFLIGHTS_IN_FLIGHT,
     preflight: {
       chain: chain.reader,
       chainId: chain.chainId,

@@ -105,7 +105,10 @@ export async function paidApp(options: {
     >
   >
   /** Operator settings of the app (rate limits, metrics, readiness). */
-  operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'metricsToken' | 'readyMaxBlockAgeSeconds'>
+  operations?: Pick<
+    AppDeps,
+    'rateLimits' | 'metrics' | 'metricsToken' | 'readyMaxBlockAgeSeconds' | 'maxPreflightsInFlight'
+  >
   /** Sees every RPC request of the preflight's chain reader (metrics). */
   observeRpc?: RpcObserver
   /** The evidence route's reader (default: one on a dead port). */

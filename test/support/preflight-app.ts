@@ -24,7 +24,10 @@ export function preflightApp(
     screen?: ScreenConfig
     reader?: PageReader
     /** Operator settings of the app (rate limits, metrics, readiness). */
-    operations?: Pick<AppDeps, 'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds'>
+    operations?: Pick<
+      AppDeps,
+      'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds' | 'maxPreflightsInFlight'
+    >
     /** Check every answer against the app's OpenAPI document (default true). */
     contractChecked?: boolean
     /** Mounts `POST /devnet/faucet` over this faucet. */

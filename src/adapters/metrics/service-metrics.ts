@@ -74,6 +74,22 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
       help: 'Settlement transactions that reverted on chain (each cost gas and moved nothing; its payer is refused for a while).',
       registers,
     }),
+    preflightsInFlight: new Gauge({
+      name: 'preflights_in_flight',
+      help: 'Preflights running now (each holds one of MAX_PREFLIGHTS_IN_FLIGHT slots).',
+      registers,
+    }),
+    preflightsWaiting: new Gauge({
+      name: 'preflights_waiting',
+      help: 'Paid calls holding a payment that wait for a preflight slot (never shed).',
+      registers,
+    }),
+    preflightsShed: new Counter({
+      name: 'preflights_shed_total',
+      help: 'Requests refused with 503 overloaded because every preflight slot was taken, by route pattern.',
+      labelNames: ['route'] as const,
+      registers,
+    }),
     rateLimitStoreErrors: new Counter({
       name: 'rate_limit_store_errors_total',
       help: 'Rate-limit takes that failed (Redis unreachable); those requests were let through.',

@@ -154,11 +154,12 @@ function ridingReads(
   calldataTokens: readonly Address[],
   probes: readonly PositionProbe[],
   sell: SellProbePlan | undefined,
+  everyday: boolean,
 ) {
   // The tokens swaps buy ride too (their metadata is wanted once received), after the others
   // so that the book's order does not change.
   const bought = sell === undefined ? [] : [...sell.candidates.values()].flat().map((c) => c.token)
-  const tokens = unique([...calldataTokens, ...EVERYDAY_TOKENS, ...bought])
+  const tokens = unique([...calldataTokens, ...(everyday ? EVERYDAY_TOKENS : []), ...bought])
   const metadata = metadataCalls(tokens)
   const l1 = l1FeeParamCalls()
   const positions = probes.map((p) => p.call)
@@ -333,8 +334,36 @@ function planReads(
     early,
     tokenCodeTargets,
     sell,
-    riding: ridingReads(early, positionProbes(txs, decoded), sell),
+    riding: ridingReads(early, positionProbes(txs, decoded), sell, txs.some(mayMoveEverydayTokens)),
   }
+}
+
+/**
+ * ERC-20's own calls (transfer, approve, transferFrom, increaseAllowance, decreaseAllowance):
+ * they move or approve the token they are sent to, which the calldata names already.
+ */
+const TOKEN_STANDARD_CALLS = new Set([
+  '0xa9059cbb',
+  '0x095ea7b3',
+  '0x23b872dd',
+  '0x39509351',
+  '0xa457c2d7',
+])
+
+/**
+ * Whether the transaction is one of the everyday actions that move USDC or WETH without naming
+ * them (a protocol call), so their metadata is worth its place in the first wave. Not a plain
+ * value transfer (unless to WETH or USDC themselves) nor an ERC-20 call: those pay for no reads
+ * they do not need. What execution reveals anyway is read in a second wave, so the answer is the
+ * same either way; only the wave count differs.
+ */
+function mayMoveEverydayTokens(tx: TransactionInput): boolean {
+  if (tx.to === undefined) return true
+  if (tx.data.length <= 2) {
+    const to = lowerHex(tx.to)
+    return EVERYDAY_TOKENS.some((token) => lowerHex(token) === to)
+  }
+  return !TOKEN_STANDARD_CALLS.has(tx.data.slice(0, 10).toLowerCase())
 }
 
 /** What the first wave read. */

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@pre-send-guard/client/schemas'
-import { type Address, decodeFunctionData, type Hex, parseAbi } from 'viem'
+import { type Address, decodeFunctionData, type Hex, parseAbi, toFunctionSelector } from 'viem'
 import { owner, receiver } from './beneficiary-args.js'
 import type { TransferEffect } from './declared-effects.js'
 import { addr, big, list, obj, str } from './decoded-args.js'
@@ -68,6 +68,11 @@ const FEE_ON_TRANSFER_SWAPS = parseAbi([
   'function swapExactETHForTokensSupportingFeeOnTransferTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline)',
   'function swapExactTokensForETHSupportingFeeOnTransferTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline)',
 ])
+
+/** The selectors of {@link FEE_ON_TRANSFER_SWAPS}, computed once. */
+const FEE_ON_TRANSFER_SELECTORS = new Set<string>(
+  FEE_ON_TRANSFER_SWAPS.map((f) => toFunctionSelector(f)),
+)
 
 /** Uniswap routers' recipient placeholder for their caller (`Constants.MSG_SENDER`). */
 const MSG_SENDER = '0x0000000000000000000000000000000000000001'
@@ -222,6 +227,9 @@ export const UNISWAP = {
   },
   poolSwapEvents: SWAP_EVENTS,
   undecodedSwapHops: (data: Hex) => {
+    // Most calldata is none of them: a thrown viem error (and every signature hashed) is not
+    // what an ETH transfer should pay for.
+    if (!FEE_ON_TRANSFER_SELECTORS.has(data.slice(0, 10).toLowerCase())) return []
     try {
       const { args } = decodeFunctionData({ abi: FEE_ON_TRANSFER_SWAPS, data })
       const path = args.find((x) => Array.isArray(x))

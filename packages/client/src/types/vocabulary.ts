@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'ledger_unavailable',
   'service_starting',
   'rate_limited',
+  'overloaded',
   'not_ready',
   'unauthorized',
   'origin_not_allowed',

@@ -31,6 +31,20 @@ function describe(
  * that the calldata does not show (`hidden-approval`), judged alike and located at the top level.
  */
 function approvals(ctx: ScreenContext, sites: readonly CallSite[]) {
+  // Four rules (five evaluations) judge the same approvals of one screen: derived once.
+  const memo = APPROVALS.get(sites)
+  if (memo !== undefined && memo.ctx === ctx) return memo.list
+  const list = approvalsOf(ctx, sites)
+  APPROVALS.set(sites, { ctx, list })
+  return list
+}
+
+type Approvals = { site: CallSite; effect: ApprovalEffect }[]
+
+/** {@link approvals} of a screen's sites, by the sites' array (one per screened transaction). */
+const APPROVALS = new WeakMap<readonly CallSite[], { ctx: ScreenContext; list: Approvals }>()
+
+function approvalsOf(ctx: ScreenContext, sites: readonly CallSite[]): Approvals {
   const root = sites[0]
   const hidden =
     root === undefined

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { createPreflightAdmission } from '../../src/http/preflight-admission.js'
+
+describe('createPreflightAdmission', () => {
+  it('takes slots up to its limit, then sheds; a release frees one once', () => {
+    const seen: [number, number][] = []
+    const admission = createPreflightAdmission(2, (inFlight, waiting) =>
+      seen.push([inFlight, waiting]),
+    )
+    const a = admission.tryEnter()
+    const b = admission.tryEnter()
+    expect(a && b).toBeTruthy()
+    expect(admission.saturated()).toBe(true)
+    expect(admission.tryEnter()).toBeUndefined()
+    a?.()
+    a?.()
+    expect(admission.inFlight).toBe(1)
+    expect(admission.tryEnter()).toBeTruthy()
+    expect(seen).toEqual([
+      [1, 0],
+      [2, 0],
+      [1, 0],
+      [2, 0],
+    ])
+  })
+
+  it('gives a freed slot to the waiters first, in order, before any new free preflight', async () => {
+    const admission = createPreflightAdmission(1)
+    const first = admission.tryEnter()
+    const order: string[] = []
+    const w1 = admission.enter().then((release) => {
+      order.push('w1')
+      return release
+    })
+    const w2 = admission.enter().then((release) => {
+      order.push('w2')
+      return release
+    })
+    expect(admission.waiting).toBe(2)
+    first?.()
+    // The slot went to w1, not to a free preflight arriving now.
+    expect(admission.tryEnter()).toBeUndefined()
+    const r1 = await w1
+    expect(order).toEqual(['w1'])
+    expect(admission.inFlight).toBe(1)
+    r1()
+    const r2 = await w2
+    expect(order).toEqual(['w1', 'w2'])
+    expect(admission.saturated()).toBe(true)
+    r2()
+    expect(admission.inFlight).toBe(0)
+    expect(admission.saturated()).toBe(false)
+  })
+
+  it('refuses a limit below one', () => {
+    expect(() => createPreflightAdmission(0)).toThrow()
+  })
+})
