@@ -306,11 +306,13 @@ describe('honest payers', () => {
     ])
     expect(remaining(paid.headers)).toBe(FREE.capacity)
     // Verify ran to its end (the wallet's code, its isValidSignature, then the transfer's
-    // simulation) before the preflight's first read (the block it pins).
+    // simulation) before the preflight's wave (marked by its eth_simulateV1, which the
+    // facilitator never sends: its own fee refresh reads blocks too, and rides verify's wave
+    // whenever its fee cache ran out on a slow machine).
     const waveOf = (method: string) => proxy.calls.find((c) => c.method === method)?.wave
     expect(waveOf(PAYER_CODE)).toBe(1)
     const simulated = waveOf('eth_estimateGas')
-    const preflightStart = waveOf('eth_getBlockByNumber')
+    const preflightStart = waveOf('eth_simulateV1')
     expect(simulated).toBeDefined()
     expect(preflightStart, JSON.stringify(proxy.calls)).toBeGreaterThan(simulated!)
 
