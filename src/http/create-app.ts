@@ -13,6 +13,7 @@ import { createServiceMetrics, type ServiceMetrics } from '../adapters/metrics/s
 import type { DevnetDescription } from '../domain/discovery/discovery-document.js'
 import type { PageReader } from '../domain/evidence/page-reader.js'
 import type { PhishingList } from '../domain/evidence/phishing-hosts.js'
+import { BASE_MAINNET, type NetworkProfile } from '../domain/network/network-profile.js'
 import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflightAtTrackedHead } from '../domain/preflight/run-preflight.js'
@@ -55,6 +56,8 @@ export interface AppDeps {
    */
   redactor?: Redactor
   environment: 'devnet' | 'mainnet'
+  /** The served network (`NETWORK`): request chain ids, the offer, discovery; Base mainnet when absent. */
+  network?: NetworkProfile
   maxBodyBytes: number
   preflight: PreflightDeps
   /** Fetches public pages as markdown for the evidence route. */
@@ -178,6 +181,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   }
   // One redactor for every error body and the paid route's quoted facilitator words.
   const redactor = deps.redactor ?? DEFAULT_REDACTOR
+  const network = deps.network ?? BASE_MAINNET
   const errors = createErrorRenderer(redactor)
   const app = new OpenAPIHono({ defaultHook: errors.validationHook })
   // Without a rail the pages still explain the flow; the example pays the devnet payTo.
@@ -294,7 +298,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
               return {
                 ready: false,
                 problem: rail.receiptSigner.configured
-                  ? 'the facilitator does not list exact on eip155:8453 (x402 v2), or its last /supported check failed'
+                  ? `the facilitator does not list exact on ${network.id} (x402 v2), or its last /supported check failed`
                   : 'no receipt key is configured',
                 ...(detail === undefined ? {} : { detail }),
               }
@@ -306,22 +310,27 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 
   registerBaseTransactionPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
+    network,
     preflight: () => deps.preflight,
   })
   registerBaseTypedDataPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
+    network,
     preflight: () => deps.preflight,
   })
   registerBaseBundlePreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
+    network,
     preflight: () => deps.preflight,
   })
   registerBaseAuthorizationPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
+    network,
     preflight: () => deps.preflight,
   })
   registerBaseUserOperationPreflight(app, {
     maxBodyBytes: deps.maxBodyBytes,
+    network,
     preflight: () => deps.preflight,
   })
   const reader = observedReader(deps.reader, (outcome) => metrics.readerOutcomes.inc({ outcome }))
@@ -337,12 +346,13 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     }
     registerPaidTransactionPreflight(app, {
       maxBodyBytes: deps.maxBodyBytes,
+      network,
       publicBaseUrl: deps.publicBaseUrl,
       paid: () => paid,
       paymentRequiredHeader:
         deps.paymentRequiredHeaders ??
         createPaymentRequiredHeaders(payments.rail, () =>
-          paidTransactionPreflightExtensions(payments),
+          paidTransactionPreflightExtensions(payments, network),
         ),
       redactor,
       onOutcome: (outcome, reason, settleMs) => {
@@ -356,6 +366,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     })
     registerDiscovery(app, {
       publicBaseUrl: deps.publicBaseUrl,
+      network,
       environment: deps.environment,
       rail: payments.rail,
       receiptSigner: payments.receiptSigner,

@@ -1,6 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { BundleResultSchema, OPENAPI_REQUEST_BODIES } from '@pre-send-guard/client/schemas'
-import { REQUEST_LIMITS, ROUTES } from '@pre-send-guard/client/types'
+import { BundleResultSchema, requestBodiesOn } from '@pre-send-guard/client/schemas'
+import {
+  DEFAULT_NETWORK,
+  type NetworkFacts,
+  REQUEST_LIMITS,
+  ROUTES,
+} from '@pre-send-guard/client/types'
 import type { PreflightDeps } from '../domain/preflight/preflight-sequence.js'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
@@ -12,7 +17,10 @@ import { errorResponses } from './schemas/error-body.js'
 const OVERRIDE_LIMITS = REQUEST_LIMITS.overrides
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseBundlePreflightRoute(maxBodyBytes: number) {
+export function baseBundlePreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.bundlePreflight,
@@ -24,7 +32,7 @@ export function baseBundlePreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.bundle } },
+        content: { 'application/json': { schema: requestBodiesOn(network).bundle } },
       },
     },
     responses: {
@@ -45,9 +53,9 @@ export function baseBundlePreflightRoute(maxBodyBytes: number) {
 /** Mounts the read-only bundle preflight. */
 export function registerBaseBundlePreflight(
   app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+  deps: { maxBodyBytes: number; network?: NetworkFacts; preflight: () => PreflightDeps },
 ): void {
-  app.openapi(baseBundlePreflightRoute(deps.maxBodyBytes), async (c) => {
+  app.openapi(baseBundlePreflightRoute(deps.maxBodyBytes, deps.network), async (c) => {
     const body = c.req.valid('json')
     const overrides = toStateOverrides(body.stateOverrides)
     if (overrides !== undefined && 'duplicate' in overrides) {

@@ -1,13 +1,16 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { OPENAPI_REQUEST_BODIES, PreflightResultSchema } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { PreflightResultSchema, requestBodiesOn } from '@pre-send-guard/client/schemas'
+import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import { type PreflightDeps, runPreflight } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
 import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseTransactionPreflightRoute(maxBodyBytes: number) {
+export function baseTransactionPreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.transactionPreflight,
@@ -20,7 +23,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.transaction } },
+        content: { 'application/json': { schema: requestBodiesOn(network).transaction } },
       },
     },
     responses: {
@@ -29,7 +32,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: PreflightResultSchema } },
       },
       ...errorResponses({
-        422: 'Invalid transaction input (body not JSON, not an object, too large, bad field, extra property, chainId other than 0x2105).',
+        422: `Invalid transaction input (body not JSON, not an object, too large, bad field, extra property, chainId other than ${network.chainIdHex}).`,
         503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
       }),
@@ -40,9 +43,9 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
 /** Mounts the read-only preflight. */
 export function registerBaseTransactionPreflight(
   app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+  deps: { maxBodyBytes: number; network?: NetworkFacts; preflight: () => PreflightDeps },
 ): void {
-  app.openapi(baseTransactionPreflightRoute(deps.maxBodyBytes), async (c) => {
+  app.openapi(baseTransactionPreflightRoute(deps.maxBodyBytes, deps.network), async (c) => {
     const input = toTransactionInput(c.req.valid('json'))
     const result = await runPreflight(deps.preflight(), input)
     return c.json(result, 200)

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { OPENAPI_REQUEST_BODIES, TypedDataResultSchema } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { requestBodiesOn, TypedDataResultSchema } from '@pre-send-guard/client/schemas'
+import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 import { runTypedDataPreflight } from '../domain/typed-data/run-typed-data-preflight.js'
 import { jsonBody } from '../http/json-body.js'
@@ -8,7 +8,10 @@ import { toTypedDataInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
+export function baseTypedDataPreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.typedDataPreflight,
@@ -21,7 +24,7 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.typedData } },
+        content: { 'application/json': { schema: requestBodiesOn(network).typedData } },
       },
     },
     responses: {
@@ -30,7 +33,7 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: TypedDataResultSchema } },
       },
       ...errorResponses({
-        422: 'Invalid input: `invalid_request` (body shape, signer, chainId other than 0x2105) or `invalid_typed_data` (types, values or bounds a strict wallet would refuse; `issues` names the path), or the body is not JSON, not an object or too large.',
+        422: `Invalid input: \`invalid_request\` (body shape, signer, chainId other than ${network.chainIdHex}) or \`invalid_typed_data\` (types, values or bounds a strict wallet would refuse; \`issues\` names the path), or the body is not JSON, not an object or too large.`,
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         503: 'The Base RPC is temporarily unavailable (unreachable, timing out or answering garbage). Retry-After is set.',
       }),
@@ -41,9 +44,9 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
 /** Mounts the read-only typed-data preflight. */
 export function registerBaseTypedDataPreflight(
   app: OpenAPIHono,
-  deps: { maxBodyBytes: number; preflight: () => PreflightDeps },
+  deps: { maxBodyBytes: number; network?: NetworkFacts; preflight: () => PreflightDeps },
 ): void {
-  app.openapi(baseTypedDataPreflightRoute(deps.maxBodyBytes), async (c) => {
+  app.openapi(baseTypedDataPreflightRoute(deps.maxBodyBytes, deps.network), async (c) => {
     const result = await runTypedDataPreflight(
       deps.preflight(),
       toTypedDataInput(c.req.valid('json')),

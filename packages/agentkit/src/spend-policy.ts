@@ -1,4 +1,5 @@
 import type { EffectsReport, TypedDataResult } from '@pre-send-guard/client/schemas'
+import { NETWORKS } from '@pre-send-guard/client/types'
 
 /**
  * What an agent may do with its assets, enforced on what the guard's simulation says happens
@@ -41,7 +42,7 @@ export interface SpendPolicy {
  * to whoever the effects then show receiving it) and the zero address (burns).
  */
 const NOT_PAYEES = new Set([
-  '0x4200000000000000000000000000000000000006',
+  ...Object.values(NETWORKS).map((n) => n.weth.toLowerCase()),
   '0x0000000000000000000000000000000000000000',
 ])
 

@@ -16,6 +16,7 @@ import gasPriceOracleArtifact from '../../../contracts/artifacts/GasPriceOracle.
   type: 'json',
 }
 import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' with { type: 'json' }
+import { BASE_MAINNET } from '../../domain/network/network-profile.js'
 import { deployCanonicalAccountAbstraction } from './account-abstraction.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 
@@ -25,7 +26,7 @@ export { mintDevnetUsdc, USDC_ADDRESS }
 /** Canonical Multicall3 address (same on Base mainnet). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 /** OP-stack GasPriceOracle predeploy. */
-export const GAS_PRICE_ORACLE_ADDRESS: Address = '0x420000000000000000000000000000000000000F'
+export const GAS_PRICE_ORACLE_ADDRESS: Address = BASE_MAINNET.predeploys.gasPriceOracle
 /** Storage slot of DevnetUSDC's minter; must equal `MINTER_SLOT` in contracts/DevnetUSDC.sol. */
 export const DEVNET_USDC_MINTER_SLOT: Hex = keccak256(
   stringToBytes('pre-send-guard.devnet-usdc.minter'),

@@ -12,11 +12,12 @@ import {
   toHex,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { BASE_MAINNET } from '../../domain/network/network-profile.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 import { devnetRpc } from './rpc.js'
 
 /** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
-export const USDC_ADDRESS: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+export const USDC_ADDRESS: Address = BASE_MAINNET.usdc.address
 
 const fiatTokenAbi = parseAbi([
   'function masterMinter() view returns (address)',

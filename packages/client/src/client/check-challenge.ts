@@ -1,3 +1,4 @@
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import {
   ChallengeBodySchema,
   type Discovery,
@@ -7,7 +8,7 @@ import {
 import { sameAddress } from './same-address.js'
 
 /** USDC on Base (the devnet places its USDC at the same address). */
-export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+export const BASE_USDC = DEFAULT_NETWORK.usdc.address
 /** The default spending cap per paid call: $0.01 in USDC atomic units (6 decimals). */
 export const DEFAULT_MAX_PAYMENT = 10_000n
 /**
