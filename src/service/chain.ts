@@ -57,7 +57,7 @@ export async function connectChain(
     try {
       // Loaded only for the devnet: mainnet needs neither anvil's adapter nor viem's test client.
       const { prepareAnvil } = await import('../adapters/devnet/devnet.js')
-      devnet = await prepareAnvil(await node.anvil)
+      devnet = await prepareAnvil(await node.anvil, config.network)
     } catch (error) {
       logStartupFailure(
         logger,

@@ -1,4 +1,4 @@
-import { DEFAULT_NETWORK } from '../types/networks.js'
+import { DEFAULT_NETWORK, networkById } from '../types/networks.js'
 import {
   ChallengeBodySchema,
   type Discovery,
@@ -209,7 +209,7 @@ export function checkChallenge(
   add(
     'price_matches_amount',
     priceAtomic !== undefined &&
-      sameAddress(discovery.asset, BASE_USDC) &&
+      sameAddress(discovery.asset, networkById(discovery.network)?.usdc.address ?? BASE_USDC) &&
       discovery.amount === priceAtomic.toString(),
     `discovery price ${show(discovery.price)} is ${priceAtomic === undefined ? 'not a dollar amount' : `${priceAtomic} USDC units`}; discovery amount ${show(discovery.amount)} of ${show(discovery.asset)}`,
   )
