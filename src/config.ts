@@ -1,8 +1,10 @@
 import { addressOf, bytes32Of } from '@pre-send-guard/client/schemas'
+import { NETWORK_NAMES } from '@pre-send-guard/client/types'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import { z } from 'zod'
 import { DEVNET_ACCOUNTS, publicTestAccountIndex } from './adapters/devnet/accounts.js'
+import { NETWORK_PROFILES, type NetworkProfile } from './domain/network/network-profile.js'
 import {
   DEFAULT_SETTLEMENT_GAS_CEILING,
   DEFAULT_SETTLEMENT_REVERT_COOLDOWN_MS,
@@ -66,6 +68,8 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: positiveInt(30_000, MAX_TIMEOUT_MS),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000, MAX_TIMEOUT_MS),
 
+  /** Which network the service serves (`NETWORK_PROFILES`): Base mainnet or Base Sepolia. */
+  NETWORK: z.enum(NETWORK_NAMES).default('base'),
   BASE_RPC_URL: optionalUrl,
   /** Devnet only: anvil forks this RPC (a Base RPC) instead of loading the built devnet state. */
   DEVNET_FORK_URL: optionalUrl,
@@ -188,6 +192,7 @@ export interface PaymentConfig {
 
 /** Variables that {@link Config} holds arranged (as `environment`, `payment`, `screen`), not flat. */
 type ArrangedVariables =
+  | 'NETWORK'
   | 'BASE_RPC_URL'
   | 'DEVNET_FORK_URL'
   | 'DEVNET_PORT'
@@ -205,6 +210,8 @@ type ArrangedVariables =
 
 /** What both environments share. */
 interface CommonConfig extends Omit<Env, ArrangedVariables> {
+  /** `NETWORK`: the served network's profile (chain id, USDC, predeploys, receipt domain). */
+  network: NetworkProfile
   payment: PaymentConfig
   /** The screen thresholds the operator set; the others are the rule catalogue's defaults. */
   screen: Partial<ScreenConfig>
@@ -374,6 +381,7 @@ function addressOfKey(key: string | undefined): string | undefined {
  */
 function arrange(env: Env, secrets: readonly string[]): Config {
   const {
+    NETWORK,
     BASE_RPC_URL,
     DEVNET_FORK_URL,
     DEVNET_PORT,
@@ -418,6 +426,7 @@ function arrange(env: Env, secrets: readonly string[]): Config {
           }
   const common: CommonConfig = {
     ...rest,
+    network: NETWORK_PROFILES[NETWORK],
     payment: {
       payTo: orDevnet(PAY_TO_ADDRESS, DEVNET_ACCOUNTS.payTo.address, 'PAY_TO_ADDRESS'),
       receiptPrivateKey: orDevnet(

@@ -44,7 +44,12 @@ async function main(): Promise<void> {
           devnet: config.devnet,
           anvil: clock.time(
             'anvil',
-            startEmbeddedAnvil(lifecycle, config.devnet, (message) => logger.info(message)),
+            startEmbeddedAnvil(
+              lifecycle,
+              config.devnet,
+              (message) => logger.info(message),
+              config.network,
+            ),
           ),
         }
       : { environment: 'mainnet', rpcUrl: config.rpcUrl }

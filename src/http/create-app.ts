@@ -13,6 +13,7 @@ import { createServiceMetrics, type ServiceMetrics } from '../adapters/metrics/s
 import type { DevnetDescription } from '../domain/discovery/discovery-document.js'
 import type { PageReader } from '../domain/evidence/page-reader.js'
 import type { PhishingList } from '../domain/evidence/phishing-hosts.js'
+import { BASE_MAINNET, type NetworkProfile } from '../domain/network/network-profile.js'
 import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import { type PreflightDeps, runPreflightAtTrackedHead } from '../domain/preflight/run-preflight.js'
@@ -61,6 +62,8 @@ export interface AppDeps {
    */
   redactor?: Redactor
   environment: 'devnet' | 'mainnet'
+  /** The served network (`NETWORK`): request chain ids, the offer, discovery; Base mainnet when absent. */
+  network?: NetworkProfile
   maxBodyBytes: number
   /**
    * MAX_PREFLIGHTS_IN_FLIGHT: most preflights running at once (the free preflight routes and
@@ -191,6 +194,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   }
   // One redactor for every error body and the paid route's quoted facilitator words.
   const redactor = deps.redactor ?? DEFAULT_REDACTOR
+  const network = deps.network ?? BASE_MAINNET
   const errors = createErrorRenderer(redactor)
   const app = new OpenAPIHono({ defaultHook: errors.validationHook })
   // Without a rail the pages still explain the flow; the example pays the devnet payTo.
@@ -284,6 +288,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const shed = (route: string) => () => metrics.preflightsShed.inc({ route })
   const freePreflight = (route: string) => ({
     maxBodyBytes: deps.maxBodyBytes,
+    network,
     preflight: () => deps.preflight,
     admit: admitPreflight(admission, shed(route)),
   })
@@ -322,7 +327,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
               return {
                 ready: false,
                 problem: rail.receiptSigner.configured
-                  ? 'the facilitator does not list exact on eip155:8453 (x402 v2), or its last /supported check failed'
+                  ? `the facilitator does not list exact on ${network.id} (x402 v2), or its last /supported check failed`
                   : 'no receipt key is configured',
                 ...(detail === undefined ? {} : { detail }),
               }
@@ -358,12 +363,13 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     }
     registerPaidTransactionPreflight(app, {
       maxBodyBytes: deps.maxBodyBytes,
+      network,
       publicBaseUrl: deps.publicBaseUrl,
       paid: () => paid,
       paymentRequiredHeader:
         deps.paymentRequiredHeaders ??
         createPaymentRequiredHeaders(payments.rail, () =>
-          paidTransactionPreflightExtensions(payments),
+          paidTransactionPreflightExtensions(payments, network),
         ),
       redactor,
       shedPaid: () => {
@@ -382,6 +388,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     })
     registerDiscovery(app, {
       publicBaseUrl: deps.publicBaseUrl,
+      network,
       environment: deps.environment,
       rail: payments.rail,
       receiptSigner: payments.receiptSigner,

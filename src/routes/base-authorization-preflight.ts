@@ -2,9 +2,9 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import {
   type AuthorizationRequest,
   AuthorizationResultSchema,
-  OPENAPI_REQUEST_BODIES,
+  requestBodiesOn,
 } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import {
   type AuthorizationInput,
   runAuthorizationPreflight,
@@ -16,7 +16,10 @@ import { toWord } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseAuthorizationPreflightRoute(maxBodyBytes: number) {
+export function baseAuthorizationPreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.authorizationPreflight,
@@ -29,7 +32,7 @@ export function baseAuthorizationPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.authorization } },
+        content: { 'application/json': { schema: requestBodiesOn(network).authorization } },
       },
     },
     responses: {
@@ -38,7 +41,7 @@ export function baseAuthorizationPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: AuthorizationResultSchema } },
       },
       ...errorResponses({
-        422: 'Invalid input: `invalid_request` (body shape, addresses, hex quantities, a partial signature, chainId other than 0x2105), or the body is not JSON, not an object or too large.',
+        422: `Invalid input: \`invalid_request\` (body shape, addresses, hex quantities, a partial signature, chainId other than ${network.chainIdHex}), or the body is not JSON, not an object or too large.`,
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
       }),
@@ -71,7 +74,7 @@ export function registerBaseAuthorizationPreflight(
   deps: FreePreflightRouteDeps,
 ): void {
   app.openapi(
-    withAdmission(baseAuthorizationPreflightRoute(deps.maxBodyBytes), deps.admit),
+    withAdmission(baseAuthorizationPreflightRoute(deps.maxBodyBytes, deps.network), deps.admit),
     async (c) => {
       const result = await runAuthorizationPreflight(
         deps.preflight(),

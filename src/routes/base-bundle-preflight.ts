@@ -1,6 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { BundleResultSchema, OPENAPI_REQUEST_BODIES } from '@pre-send-guard/client/schemas'
-import { REQUEST_LIMITS, ROUTES } from '@pre-send-guard/client/types'
+import { BundleResultSchema, requestBodiesOn } from '@pre-send-guard/client/schemas'
+import {
+  DEFAULT_NETWORK,
+  type NetworkFacts,
+  REQUEST_LIMITS,
+  ROUTES,
+} from '@pre-send-guard/client/types'
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
@@ -12,7 +17,10 @@ import { errorResponses } from './schemas/error-body.js'
 const OVERRIDE_LIMITS = REQUEST_LIMITS.overrides
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseBundlePreflightRoute(maxBodyBytes: number) {
+export function baseBundlePreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.bundlePreflight,
@@ -24,7 +32,7 @@ export function baseBundlePreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.bundle } },
+        content: { 'application/json': { schema: requestBodiesOn(network).bundle } },
       },
     },
     responses: {
@@ -44,22 +52,25 @@ export function baseBundlePreflightRoute(maxBodyBytes: number) {
 
 /** Mounts the read-only bundle preflight. */
 export function registerBaseBundlePreflight(app: OpenAPIHono, deps: FreePreflightRouteDeps): void {
-  app.openapi(withAdmission(baseBundlePreflightRoute(deps.maxBodyBytes), deps.admit), async (c) => {
-    const body = c.req.valid('json')
-    const overrides = toStateOverrides(body.stateOverrides)
-    if (overrides !== undefined && 'duplicate' in overrides) {
-      throw new AppError('invalid_request', 'an address is overridden twice', {
-        issues: [{ path: `stateOverrides.${overrides.duplicate}`, message: 'given twice' }],
-      })
-    }
-    const txs = body.transactions.map((t) => {
-      const tx = toTransactionInput(t)
-      if (t.authorizationList !== undefined) {
-        tx.authorizationList = t.authorizationList.map(toSignedAuthorization)
+  app.openapi(
+    withAdmission(baseBundlePreflightRoute(deps.maxBodyBytes, deps.network), deps.admit),
+    async (c) => {
+      const body = c.req.valid('json')
+      const overrides = toStateOverrides(body.stateOverrides)
+      if (overrides !== undefined && 'duplicate' in overrides) {
+        throw new AppError('invalid_request', 'an address is overridden twice', {
+          issues: [{ path: `stateOverrides.${overrides.duplicate}`, message: 'given twice' }],
+        })
       }
-      return tx
-    })
-    const result = await runBundlePreflight(deps.preflight(), txs, overrides)
-    return c.json(result, 200)
-  })
+      const txs = body.transactions.map((t) => {
+        const tx = toTransactionInput(t)
+        if (t.authorizationList !== undefined) {
+          tx.authorizationList = t.authorizationList.map(toSignedAuthorization)
+        }
+        return tx
+      })
+      const result = await runBundlePreflight(deps.preflight(), txs, overrides)
+      return c.json(result, 200)
+    },
+  )
 }

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { OPENAPI_REQUEST_BODIES, PreflightResultSchema } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { PreflightResultSchema, requestBodiesOn } from '@pre-send-guard/client/schemas'
+import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import { runPreflight } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
 import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
@@ -8,7 +8,10 @@ import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseTransactionPreflightRoute(maxBodyBytes: number) {
+export function baseTransactionPreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.transactionPreflight,
@@ -21,7 +24,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.transaction } },
+        content: { 'application/json': { schema: requestBodiesOn(network).transaction } },
       },
     },
     responses: {
@@ -30,7 +33,7 @@ export function baseTransactionPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: PreflightResultSchema } },
       },
       ...errorResponses({
-        422: 'Invalid transaction input (body not JSON, not an object, too large, bad field, extra property, chainId other than 0x2105).',
+        422: `Invalid transaction input (body not JSON, not an object, too large, bad field, extra property, chainId other than ${network.chainIdHex}).`,
         503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
       }),
@@ -44,7 +47,7 @@ export function registerBaseTransactionPreflight(
   deps: FreePreflightRouteDeps,
 ): void {
   app.openapi(
-    withAdmission(baseTransactionPreflightRoute(deps.maxBodyBytes), deps.admit),
+    withAdmission(baseTransactionPreflightRoute(deps.maxBodyBytes, deps.network), deps.admit),
     async (c) => {
       const input = toTransactionInput(c.req.valid('json'))
       const result = await runPreflight(deps.preflight(), input)

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
-import { OPENAPI_REQUEST_BODIES, TypedDataResultSchema } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { requestBodiesOn, TypedDataResultSchema } from '@pre-send-guard/client/schemas'
+import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import { runTypedDataPreflight } from '../domain/typed-data/run-typed-data-preflight.js'
 import { jsonBody } from '../http/json-body.js'
 import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
@@ -8,7 +8,10 @@ import { toTypedDataInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
+export function baseTypedDataPreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.typedDataPreflight,
@@ -21,7 +24,7 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.typedData } },
+        content: { 'application/json': { schema: requestBodiesOn(network).typedData } },
       },
     },
     responses: {
@@ -30,7 +33,7 @@ export function baseTypedDataPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: TypedDataResultSchema } },
       },
       ...errorResponses({
-        422: 'Invalid input: `invalid_request` (body shape, signer, chainId other than 0x2105) or `invalid_typed_data` (types, values or bounds a strict wallet would refuse; `issues` names the path), or the body is not JSON, not an object or too large.',
+        422: `Invalid input: \`invalid_request\` (body shape, signer, chainId other than ${network.chainIdHex}) or \`invalid_typed_data\` (types, values or bounds a strict wallet would refuse; \`issues\` names the path), or the body is not JSON, not an object or too large.`,
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
       }),
@@ -44,7 +47,7 @@ export function registerBaseTypedDataPreflight(
   deps: FreePreflightRouteDeps,
 ): void {
   app.openapi(
-    withAdmission(baseTypedDataPreflightRoute(deps.maxBodyBytes), deps.admit),
+    withAdmission(baseTypedDataPreflightRoute(deps.maxBodyBytes, deps.network), deps.admit),
     async (c) => {
       const result = await runTypedDataPreflight(
         deps.preflight(),

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi'
 import {
-  OPENAPI_REQUEST_BODIES,
+  requestBodiesOn,
   type UserOperationRequest,
   UserOperationResultSchema,
 } from '@pre-send-guard/client/schemas'
-import { lowerHex, ROUTES } from '@pre-send-guard/client/types'
+import { DEFAULT_NETWORK, lowerHex, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import { entryPointVersion } from '../domain/account-abstraction/entry-points.js'
 import { runUserOperationPreflight } from '../domain/account-abstraction/run-user-operation-preflight.js'
 import {
@@ -30,7 +30,10 @@ const V07_ONLY = [
 ] as const
 
 /** Builds the route definition; `maxBodyBytes` guards the body before validation. */
-export function baseUserOperationPreflightRoute(maxBodyBytes: number) {
+export function baseUserOperationPreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.userOperationPreflight,
@@ -43,7 +46,7 @@ export function baseUserOperationPreflightRoute(maxBodyBytes: number) {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.userOperation } },
+        content: { 'application/json': { schema: requestBodiesOn(network).userOperation } },
       },
     },
     responses: {
@@ -52,7 +55,7 @@ export function baseUserOperationPreflightRoute(maxBodyBytes: number) {
         content: { 'application/json': { schema: UserOperationResultSchema } },
       },
       ...errorResponses({
-        422: 'Invalid input: `invalid_request` (body shape, fields of another EntryPoint version, chainId other than 0x2105) or `unsupported_entry_point` (not a canonical v0.6/v0.7/v0.8 EntryPoint), or the body is not JSON, not an object or too large.',
+        422: `Invalid input: \`invalid_request\` (body shape, fields of another EntryPoint version, chainId other than ${network.chainIdHex}) or \`unsupported_entry_point\` (not a canonical v0.6/v0.7/v0.8 EntryPoint), or the body is not JSON, not an object or too large.`,
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
         502: '`simulation_unavailable`: the Base RPC lacks `eth_simulateV1`, which simulating an operation needs; `simulation_refused`: the node refused the simulation as a whole.',
         503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT), answered at once. Retry-After is set.',
@@ -155,7 +158,7 @@ export function registerBaseUserOperationPreflight(
   deps: FreePreflightRouteDeps,
 ): void {
   app.openapi(
-    withAdmission(baseUserOperationPreflightRoute(deps.maxBodyBytes), deps.admit),
+    withAdmission(baseUserOperationPreflightRoute(deps.maxBodyBytes, deps.network), deps.admit),
     async (c) => {
       const result = await runUserOperationPreflight(
         deps.preflight(),

@@ -3,6 +3,7 @@ import { DiscoverySchema } from '@pre-send-guard/client/schemas'
 import { ROUTES } from '@pre-send-guard/client/types'
 import type { DevnetDescription } from '../domain/discovery/discovery-document.js'
 import { discoveryDocument } from '../domain/discovery/discovery-document.js'
+import type { NetworkProfile } from '../domain/network/network-profile.js'
 import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaymentRail } from '../domain/payment/payment-rail.js'
 import { type ReceiptSigner, receiptVerification } from '../domain/receipt/receipt.js'
@@ -14,6 +15,8 @@ export function registerDiscovery(
   deps: {
     publicBaseUrl: string | undefined
     environment: 'devnet' | 'mainnet'
+    /** The served network (the receipts' EIP-712 domain); Base mainnet when absent. */
+    network?: NetworkProfile
     rail: PaymentRail
     receiptSigner: ReceiptSigner
     devnet: DevnetDescription | undefined
@@ -41,7 +44,7 @@ export function registerDiscovery(
       environment: deps.environment,
       requirements: deps.rail.requirements,
       readiness: railReadiness({ rail: deps.rail, receiptSigner: signer }),
-      receipts: receiptVerification(signer),
+      receipts: receiptVerification(signer, deps.network),
       ...(deps.devnet ? { devnet: deps.devnet } : {}),
     })
     c.header('Cache-Control', 'no-store')

@@ -1,9 +1,12 @@
+import type { NetworkFacts } from '@pre-send-guard/client/types'
 import type { MiddlewareHandler } from 'hono'
 import type { PreflightDeps } from '../domain/preflight/run-preflight.js'
 
 /** What a free preflight route needs. */
 export interface FreePreflightRouteDeps {
   maxBodyBytes: number
+  /** The network the routes serve (its chain id, in the request schemas); default Base. */
+  network?: NetworkFacts
   preflight: () => PreflightDeps
   /**
    * Admission control (`src/http/preflight-admission.ts`): runs once the body is read and

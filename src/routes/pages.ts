@@ -7,6 +7,7 @@ import type { Context } from 'hono'
 import { html, raw } from 'hono/html'
 import type { HtmlEscapedString } from 'hono/utils/html'
 import type { Address } from 'viem'
+import { servedProfile } from '../domain/protocols/network.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { CHECKER_SCRIPT_PATH, registerBrowserChecker } from './browser-checker.js'
 import { renderMarkdown, tableOfContents } from './markdown.js'
@@ -114,7 +115,7 @@ export function examplePayload(payTo: string) {
     to: payTo,
     data: '0x',
     value: '0x0',
-    chainId: '0x2105',
+    chainId: servedProfile().chainIdHex,
   }
 }
 
@@ -186,7 +187,7 @@ function layout(
 ): Html {
   const banner =
     environment === 'devnet'
-      ? html`<p class="devnet"><strong>DEVNET.</strong> This instance runs on a local anvil chain shaped like Base mainnet (chain id 8453). Nothing here is real money.</p>`
+      ? html`<p class="devnet"><strong>DEVNET.</strong> This instance runs on a local anvil chain shaped like ${servedProfile().label} (chain id ${servedProfile().chainId}). Nothing here is real money.</p>`
       : ''
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -228,7 +229,7 @@ const pages: Record<
 <div class="table-wrap"><table><thead><tr><th>route</th><th>what it does</th><th>cost</th></tr></thead><tbody>
 ${START_HERE_ROUTES.map(
   (r) =>
-    html`<tr><td><code>${r.method} ${r.path}</code></td><td>${r.what}${r.link ? html` (<a href="${r.link}">open</a>)` : ''}</td><td>${r.path === ROUTES.paidTransactionPreflight ? html`$0.01 USDC on <code>eip155:8453</code>, paid to <code>${deps.payTo}</code>` : 'free'}</td></tr>`,
+    html`<tr><td><code>${r.method} ${r.path}</code></td><td>${r.what}${r.link ? html` (<a href="${r.link}">open</a>)` : ''}</td><td>${r.path === ROUTES.paidTransactionPreflight ? html`$0.01 USDC on <code>${servedProfile().id}</code>, paid to <code>${deps.payTo}</code>` : 'free'}</td></tr>`,
 )}
 </tbody></table></div>
 <p>Every request and answer shape is in <a href="${ROUTES.openapi}">the OpenAPI 3.1 document</a>.</p>
@@ -240,7 +241,7 @@ ${PAGE_PATHS.filter((p) => p !== '/start-here').map((p) => html`<li><a href="${p
 <h2 id="background">Background</h2>
 <ul>
 <li><a href="https://www.x402.org/">x402</a>: HTTP 402 payments, the protocol the paid route speaks (v2).</li>
-<li><a href="https://docs.base.org/">Base</a>: the Ethereum L2 the guard simulates against (chain id 8453).</li>
+<li><a href="https://docs.base.org/">Base</a>: the Ethereum L2 the guard simulates against (chain id ${servedProfile().chainId}).</li>
 <li><a href="https://modelcontextprotocol.io/">Model Context Protocol</a>: how agents call the guard's tools at <code>POST /mcp</code>.</li>
 <li><a href="https://viem.sh/">viem</a>: the TypeScript Ethereum library the buyer kit's wallet guard wraps.</li>
 </ul>`,
@@ -257,7 +258,7 @@ ${PAGE_PATHS.filter((p) => p !== '/start-here').map((p) => html`<li><a href="${p
     'Quickstart',
     html`<h2>1. Discovery</h2><pre>curl -s ${base}${ROUTES.discovery}</pre>
 <h2>2. The unpaid challenge</h2><pre>${curl(base, deps.payTo)}</pre>
-<p>Expect <code>HTTP/1.1 402</code>, a <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2) and a body with <code>"error":"payment_required"</code>, <code>"price":"$0.01"</code>, <code>"network":"eip155:8453"</code>.</p>
+<p>Expect <code>HTTP/1.1 402</code>, a <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2) and a body with <code>"error":"payment_required"</code>, <code>"price":"$0.01"</code>, <code>"network":"${servedProfile().id}"</code>.</p>
 <h2>3. One paid call (TypeScript, @x402/fetch + viem)</h2>
 <p>In a new folder: <code>npm install ${QUICKSTART_PACKAGES.join(' ')}</code>, then save this as <code>${QUICKSTART_FILE}</code> (<code>.mts</code>: an ES module, it uses top-level await). The answer types come from <code>@pre-send-guard/client</code> (the buyer kit); tsx runs the file without it.</p>
 <pre class="ts" data-file="${QUICKSTART_FILE}">import { wrapFetchWithPayment, x402Client } from '@x402/fetch'

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
-import { TransactionRequestSchema } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { transactionRequestOn } from '@pre-send-guard/client/schemas'
+import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import {
   bazaarResourceServerExtension,
   type DiscoveryExtension,
@@ -14,22 +14,27 @@ import {
 const POST_CONTEXT = { method: 'POST', adapter: { getPath: () => ROUTES.paidTransactionPreflight } }
 
 /** What a model reads about each body field (the zod schema holds the patterns). */
-const FIELD_DESCRIPTIONS: Record<string, string> = {
-  chainId: 'Base mainnet chain id in hex; the only accepted value is 0x2105. Optional.',
+const fieldDescriptions = (network: NetworkFacts): Record<string, string> => ({
+  chainId: `${network.label} chain id in hex; the only accepted value is ${network.chainIdHex}. Optional.`,
   from: 'Sender the transaction is simulated from (0x-prefixed 20-byte hex address).',
   to: 'Destination address.',
   data: 'Calldata, 0x-prefixed hex; 0x alone means empty calldata.',
   value: 'Value in wei as 0x-prefixed hex (at most 256 bits). Optional, default 0x0.',
+})
+
+/** A body that pays nobody on `network`: a 0-value transfer (the answer is a `sign` verdict). */
+export function bazaarInputExample(network: NetworkFacts) {
+  return {
+    chainId: network.chainIdHex,
+    from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    to: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+    data: '0x',
+    value: '0x0',
+  } as const
 }
 
-/** A body that pays nobody: a 0-value transfer (the answer is a `sign` verdict). */
-export const BAZAAR_INPUT_EXAMPLE = {
-  chainId: '0x2105',
-  from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  to: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
-  data: '0x',
-  value: '0x0',
-} as const
+/** The example body on Base mainnet. */
+export const BAZAAR_INPUT_EXAMPLE = bazaarInputExample(DEFAULT_NETWORK)
 
 /**
  * The shape of the answer's top level, kept small on purpose: the whole declaration rides in
@@ -64,13 +69,13 @@ const OUTPUT_SCHEMA = {
 }
 
 /** An abridged answer for the example above (a real answer has every field of the schema). */
-const OUTPUT_EXAMPLE = {
+const outputExample = (network: NetworkFacts) => ({
   result: {
     verdict: 'sign',
     findings: [],
     environment: 'mainnet',
-    chainId: '0x2105',
-    network: 'eip155:8453',
+    chainId: network.chainIdHex,
+    network: network.id,
     call: { success: true, returnData: '0x' },
     gas: { success: true, estimate: '21000' },
   },
@@ -79,18 +84,21 @@ const OUTPUT_EXAMPLE = {
     id: 'rcpt_3f2a9c0d4b8e47a1a2b3c4d5e6f70812',
     verdict: 'sign',
     amount: '10000',
-    network: 'eip155:8453',
+    network: network.id,
     signature: '0x…',
   },
-}
+})
 
 /**
  * The body's JSON Schema (2020-12), derived from the route's own zod schema (the shared one: the
  * route's copy carries an OpenAPI component id, which would make the root a bare `$ref`), with
  * descriptions.
  */
-export function paidRouteInputSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(TransactionRequestSchema, {
+export function paidRouteInputSchema(
+  network: NetworkFacts = DEFAULT_NETWORK,
+): Record<string, unknown> {
+  const descriptions = fieldDescriptions(network)
+  const schema = z.toJSONSchema(transactionRequestOn(network), {
     target: 'draft-2020-12',
     io: 'input',
   }) as { properties?: Record<string, Record<string, unknown>> } & Record<string, unknown>
@@ -98,7 +106,7 @@ export function paidRouteInputSchema(): Record<string, unknown> {
   const properties = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([name, property]) => [
       name,
-      FIELD_DESCRIPTIONS[name] ? { ...property, description: FIELD_DESCRIPTIONS[name] } : property,
+      descriptions[name] ? { ...property, description: descriptions[name] } : property,
     ]),
   )
   return { ...rest, properties }
@@ -110,12 +118,14 @@ export function paidRouteInputSchema(): Record<string, unknown> {
  * indexer can use the route without reading any other document. It asks the buyer to sign
  * nothing; a client echoes it in its payment and the payment is judged without it.
  */
-export function paidRouteBazaar(): { bazaar: DiscoveryExtension } {
+export function paidRouteBazaar(network: NetworkFacts = DEFAULT_NETWORK): {
+  bazaar: DiscoveryExtension
+} {
   const declared = declareDiscoveryExtension({
     bodyType: 'json',
-    input: { ...BAZAAR_INPUT_EXAMPLE },
-    inputSchema: paidRouteInputSchema(),
-    output: { example: OUTPUT_EXAMPLE, schema: OUTPUT_SCHEMA },
+    input: { ...bazaarInputExample(network) },
+    inputSchema: paidRouteInputSchema(network),
+    output: { example: outputExample(network), schema: OUTPUT_SCHEMA },
   })
   // x402's HTTP resource server stamps the request's method at 402 time with the extension's
   // own hook; the route takes POST only, so it is stamped once here, the same way.

@@ -1,14 +1,19 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
 import {
-  OPENAPI_REQUEST_BODIES,
   PaidPreflightResponseSchema,
   PaymentChallengeSchema,
+  requestBodiesOn,
 } from '@pre-send-guard/client/schemas'
-import { type PaymentReason, ROUTES } from '@pre-send-guard/client/types'
+import {
+  DEFAULT_NETWORK,
+  type NetworkFacts,
+  type PaymentReason,
+  ROUTES,
+} from '@pre-send-guard/client/types'
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { Context } from 'hono'
 import { paidChallengeBody } from '../domain/payment/challenge.js'
-import { PAYMENT_NETWORK, PRICE, paidResource } from '../domain/payment/offer.js'
+import { PRICE, paidResource } from '../domain/payment/offer.js'
 import { handlePaidPreflight, type PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import type {
   ErrorOutcome,
@@ -32,6 +37,8 @@ import { errorResponses } from './schemas/error-body.js'
 /** What the paid route needs beyond the preflight itself. */
 export interface PaidTransactionPreflightDeps {
   maxBodyBytes: number
+  /** The served network (the body's chain id, the payment's network); Base mainnet when absent. */
+  network?: NetworkFacts
   /** Origin for absolute URLs in the challenge; the request's origin when unset. */
   publicBaseUrl: string | undefined
   paid: () => PaidPreflightDeps
@@ -60,26 +67,36 @@ export interface PaidTransactionPreflightDeps {
  * The paid operation's `x-payment-info` in the OpenAPI document: a fixed price in USD, paid
  * over x402 (the 402's PAYMENT-REQUIRED carries the exact offer: USDC on eip155:8453).
  */
-const PAYMENT_INFO = {
-  price: { mode: 'fixed', currency: 'USD', amount: PRICE.replace(/^\$/, '') },
-  protocols: [{ x402: { network: PAYMENT_NETWORK, x402Version: 2 } }],
-} as const
+const paymentInfo = (network: NetworkFacts) =>
+  ({
+    price: { mode: 'fixed', currency: 'USD', amount: PRICE.replace(/^\$/, '') },
+    protocols: [{ x402: { network: network.id, x402Version: 2 } }],
+  }) as const
 
-/** The paid route's bazaar declaration (built once: it never changes). */
-const BAZAAR = paidRouteBazaar()
+/** The paid route's bazaar declaration per network (built once each: it never changes). */
+const bazaarOn = new Map<string, ReturnType<typeof paidRouteBazaar>>()
 
 /** The x402 extensions every 402 of the paid route declares: bazaar and payment-identifier. */
 export function paidTransactionPreflightExtensions(
   paid: Pick<PaidPreflightDeps, 'paymentIdentifierRequired'>,
+  network: NetworkFacts = DEFAULT_NETWORK,
 ): Record<string, unknown> {
+  let bazaar = bazaarOn.get(network.id)
+  if (!bazaar) {
+    bazaar = paidRouteBazaar(network)
+    bazaarOn.set(network.id, bazaar)
+  }
   return {
-    ...BAZAAR,
+    ...bazaar,
     [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration(paid.paymentIdentifierRequired ?? false),
   }
 }
 
 /** Builds the paid route's definition. */
-export function paidTransactionPreflightRoute(maxBodyBytes: number) {
+export function paidTransactionPreflightRoute(
+  maxBodyBytes: number,
+  network: NetworkFacts = DEFAULT_NETWORK,
+) {
   return createRoute({
     method: 'post',
     path: ROUTES.paidTransactionPreflight,
@@ -90,7 +107,7 @@ export function paidTransactionPreflightRoute(maxBodyBytes: number) {
       'Simulates the transaction (never broadcasts) like the read-only preflight and returns the result with an EIP-712 signed receipt. Without payment: 402 with the x402 v2 PAYMENT-REQUIRED header. Order: body validated (422), payment decoded and verified (402), preflight run (503 if the RPC is down: nothing charged), payment settled (402 if the facilitator refuses it before sending anything: no result; 503 settlement_pending when the outcome is unknown), 200 with PAYMENT-RESPONSE. Retrying with the same PAYMENT-SIGNATURE returns the stored answer and is never charged twice.',
     middleware: jsonBody(maxBodyBytes),
     // What OpenAPI-reading x402 indexers (x402scan) look for on a paid operation.
-    'x-payment-info': PAYMENT_INFO,
+    'x-payment-info': paymentInfo(network),
     request: {
       headers: z.object({
         'payment-signature': z.string().optional().openapi({
@@ -99,7 +116,7 @@ export function paidTransactionPreflightRoute(maxBodyBytes: number) {
       }),
       body: {
         required: true,
-        content: { 'application/json': { schema: OPENAPI_REQUEST_BODIES.transaction } },
+        content: { 'application/json': { schema: requestBodiesOn(network).transaction } },
       },
     },
     responses: {
@@ -131,7 +148,10 @@ export function registerPaidTransactionPreflight(
   app: OpenAPIHono,
   deps: PaidTransactionPreflightDeps,
 ): void {
-  const { middleware, ...documented } = paidTransactionPreflightRoute(deps.maxBodyBytes)
+  const { middleware, ...documented } = paidTransactionPreflightRoute(
+    deps.maxBodyBytes,
+    deps.network,
+  )
   // PAYMENT-SIGNATURE is documented, not validated: an optional string header cannot fail, and
   // hono's header validator copies every request header into a new object on every call (the
   // unpaid 402's path, bench/unpaid-402.ts). The handler reads the header itself.

@@ -1,6 +1,6 @@
 import { ROUTES } from '@pre-send-guard/client/types'
 import { type Address, encodeFunctionData, maxUint256, parseAbi, parseEther } from 'viem'
-import { USDC_BASE } from '../domain/payment/offer.js'
+import { servedProfile } from '../domain/protocols/network.js'
 
 /** Path of the playground page and of its script (a same-origin file, so a strict CSP allows it). */
 export const PLAYGROUND_PATH = '/playground'
@@ -44,7 +44,7 @@ export function playgroundExamples(payTo: Address): PlaygroundExample[] {
       label: 'ERC-20 transfer (1 USDC)',
       transaction: {
         from: EXAMPLE_SENDER,
-        to: USDC_BASE,
+        to: servedProfile().usdc.address,
         value: '0x0',
         data: encodeFunctionData({
           abi: erc20,
@@ -58,7 +58,7 @@ export function playgroundExamples(payTo: Address): PlaygroundExample[] {
       label: 'USDC transfer beyond the balance (reverts)',
       transaction: {
         from: EXAMPLE_SENDER,
-        to: USDC_BASE,
+        to: servedProfile().usdc.address,
         value: '0x0',
         data: encodeFunctionData({
           abi: erc20,
@@ -73,7 +73,7 @@ export function playgroundExamples(payTo: Address): PlaygroundExample[] {
       label: 'Unlimited USDC approval to an address without code',
       transaction: {
         from: EXAMPLE_SENDER,
-        to: USDC_BASE,
+        to: servedProfile().usdc.address,
         value: '0x0',
         data: encodeFunctionData({
           abi: erc20,

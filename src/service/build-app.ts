@@ -5,6 +5,7 @@ import { createPaymentRequiredHeaders } from '../adapters/facilitator/payment-re
 import { lazyMetaMaskPhishingList } from '../adapters/phishing/metamask-phishing-list.js'
 import { createJinaReader } from '../adapters/reader/jina-reader.js'
 import type { Config } from '../config.js'
+import { serveNetwork } from '../domain/protocols/network.js'
 import type { ScreenConfig } from '../domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
 import { createApp } from '../http/create-app.js'
@@ -29,10 +30,13 @@ export function buildApp(
   redactor: Redactor,
 ): OpenAPIHono {
   const { devnet, environment } = chain
+  // One process serves one network: the protocol knowledge's lookups read it from here on.
+  serveNetwork(config.network.id)
   return createApp({
     logger,
     redactor,
     environment,
+    network: config.network,
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxPreflightsInFlight: config.MAX_PREFLIGHTS_IN_FLIGHT,
     preflight: {
@@ -51,7 +55,7 @@ export function buildApp(
     payments: payments.payments,
     // The paid route's PAYMENT-REQUIRED headers, kept by the adapter: one cache per app.
     paymentRequiredHeaders: createPaymentRequiredHeaders(payments.payments.rail, () =>
-      paidTransactionPreflightExtensions(payments.payments),
+      paidTransactionPreflightExtensions(payments.payments, config.network),
     ),
     metrics: operations.metrics,
     ...(operations.rateLimits ? { rateLimits: operations.rateLimits } : {}),

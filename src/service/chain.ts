@@ -13,8 +13,6 @@ import type { Lifecycle } from './lifecycle.js'
 import type { StartupWait } from './starting.js'
 import { logStartupFailure } from './startup-failure.js'
 
-const BASE_CHAIN_ID = 8453
-
 /**
  * Where the chain comes from: the embedded devnet's anvil (being started since start-up
  * began), or Base mainnet's RPC.
@@ -36,7 +34,7 @@ export interface ChainConnection {
 /**
  * Start-up's chain step: prepares the embedded devnet on the devnet (its anvil, started by
  * `startEmbeddedAnvil` at the very beginning), then checks that the
- * RPC answers as Base mainnet (chain id 8453). A devnet that fails, or an RPC that answers
+ * RPC answers as the configured network (`NETWORK`: chain id 8453 on Base mainnet). A devnet that fails, or an RPC that answers
  * another chain, stops the process (exit 1) with one fatal line; a mainnet RPC that does not
  * answer yet is retried while the instance reports that it is starting ({@link StartupWait}).
  */
@@ -59,7 +57,7 @@ export async function connectChain(
     try {
       // Loaded only for the devnet: mainnet needs neither anvil's adapter nor viem's test client.
       const { prepareAnvil } = await import('../adapters/devnet/devnet.js')
-      devnet = await prepareAnvil(await node.anvil)
+      devnet = await prepareAnvil(await node.anvil, config.network)
     } catch (error) {
       logStartupFailure(
         logger,
@@ -88,7 +86,7 @@ export async function connectChain(
             ? `fork of ${publicOrigin(devnet.origin.url)}`
             : devnet.origin.kind,
       },
-      'embedded devnet started (anvil, chain id 8453)',
+      `embedded devnet started (anvil, chain id ${config.network.chainId})`,
     )
     devnet.onExit((info) => {
       if (lifecycle.stopping || info.expected) return
@@ -125,11 +123,12 @@ export async function connectChain(
         () => reader.chainId(),
         () => true,
       )
-  if (chainId !== BASE_CHAIN_ID) {
+  const { network } = config
+  if (chainId !== network.chainId) {
     if (chainId !== undefined) {
       logger.fatal(
-        { chainId: `0x${chainId.toString(16)}`, expected: '0x2105' },
-        'BASE_RPC_URL is not Base mainnet (eth_chainId must be 0x2105); refusing to start',
+        { chainId: `0x${chainId.toString(16)}`, expected: network.chainIdHex },
+        `BASE_RPC_URL is not ${network.label} (eth_chainId must be ${network.chainIdHex}); refusing to start`,
       )
     }
     return lifecycle.exit(1)

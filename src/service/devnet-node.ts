@@ -1,5 +1,6 @@
 import { type AnvilInstance, startAnvil } from '../adapters/devnet/anvil.js'
 import type { DevnetConfig } from '../config.js'
+import { BASE_MAINNET, type NetworkProfile } from '../domain/network/network-profile.js'
 import type { Lifecycle } from './lifecycle.js'
 
 /**
@@ -14,13 +15,19 @@ export function startEmbeddedAnvil(
   lifecycle: Lifecycle,
   settings: DevnetConfig['devnet'],
   log: (message: string) => void,
+  /** The network the devnet is shaped like: Base mainnet loads the built state file. */
+  network: NetworkProfile = BASE_MAINNET,
 ): Promise<AnvilInstance> {
   const starting = (async () => {
     const { forkUrl, port } = settings
-    const loadStatePath = forkUrl
-      ? undefined
-      : await (await import('../adapters/devnet/devnet-state.js')).ensureDevnetState(log)
+    // The state file holds Base mainnet's world; another network starts empty and is prepared
+    // with its own USDC and the infrastructure it shares (prepare.ts).
+    const loadStatePath =
+      forkUrl || network.id !== BASE_MAINNET.id
+        ? undefined
+        : await (await import('../adapters/devnet/devnet-state.js')).ensureDevnetState(log)
     return startAnvil({
+      chainId: network.chainId,
       ...(port !== undefined ? { port } : {}),
       ...(forkUrl ? { forkUrl } : {}),
       ...(loadStatePath ? { loadStatePath } : {}),

@@ -56,16 +56,16 @@ export function listen(
           {
             environment: 'devnet',
             rpcUrl: devnet.rpcUrl,
-            chainId: '0x2105',
+            chainId: config.network.chainIdHex,
             anvilPid: devnet.pid,
             accounts: devnetAccountList(devnet),
           },
-          `DEVNET: this is a LOCAL anvil chain shaped like Base mainnet (chain id 8453), NOT Base mainnet. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for mainnet. Try the whole paid flow: npm run demo`,
+          `DEVNET: this is a LOCAL anvil chain shaped like ${config.network.label} (chain id ${config.network.chainId}), NOT ${config.network.label}. Devnet RPC ${devnet.rpcUrl}. No real money moves. Set BASE_RPC_URL for ${config.network.name === 'base' ? 'mainnet' : config.network.label}. Try the whole paid flow: npm run demo`,
         )
       } else {
         logger.info(
           { environment: 'mainnet', rpcUrl: publicOrigin(chain.rpcUrl) },
-          'connected to Base mainnet',
+          `connected to ${config.network.label}`,
         )
       }
       logger.info(

@@ -14,6 +14,7 @@ import { createViemSettlementChain } from '../adapters/facilitator/settlement-ch
 import { createX402PaymentRail } from '../adapters/facilitator/x402-payment-rail.js'
 import { openStorage, type Storage, type StorageSetup } from '../adapters/storage/open-storage.js'
 import { holdSettlerLease, type SettlerLease } from '../adapters/storage/settler-lease.js'
+import type { NetworkProfile } from '../domain/network/network-profile.js'
 import { createInFlightTracker } from '../domain/payment/in-flight.js'
 import type { PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import { DEFAULT_PAYMENT_LEASE_MS } from '../domain/payment/payment-ledger.js'
@@ -25,6 +26,8 @@ import type { Redactor } from '../secrets.js'
 /** Everything the paid route runs on, resolved from configuration by `main.ts`. */
 export interface PaymentServicesOptions {
   facilitator: FacilitatorSetup
+  /** The network payments are taken on; Base mainnet when absent. */
+  network?: NetworkProfile
   payTo: Address
   receiptPrivateKey: Hex
   /** Where the ledger lives, or the ledger already opened (start-up opens it early). */
@@ -126,6 +129,7 @@ export async function startPaymentServices(
     kind: facilitator.kind,
     ...(facilitator.url ? { url: facilitator.url } : {}),
     client,
+    ...(options.network ? { network: options.network.id } : {}),
     redactor: options.redactor,
   })
   readiness.start()
@@ -133,6 +137,7 @@ export async function startPaymentServices(
     facilitator: client,
     payTo: options.payTo,
     facilitatorStatus: readiness.status,
+    ...(options.network ? { network: options.network } : {}),
     redactor: options.redactor,
   })
   const receiptSigner = privateKeyToAccount(options.receiptPrivateKey)

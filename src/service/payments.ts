@@ -83,7 +83,7 @@ export async function startPayments(
         persistent: config.DATABASE_URL !== undefined || config.environment === 'mainnet',
       },
     },
-    'paid route: x402 v2, $0.01 USDC on eip155:8453',
+    `paid route: x402 v2, $0.01 USDC on ${config.network.id}`,
   )
   return services
 }
@@ -104,6 +104,7 @@ function paymentOptions(
     payment.facilitator.kind === 'builtin'
       ? {
           ...payment.facilitator,
+          network: config.network,
           rpcUrl: chain.rpcUrl,
           rpcTimeoutMs: config.RPC_TIMEOUT_MS,
           confirmationTimeoutMs: timeoutMs,
@@ -116,6 +117,7 @@ function paymentOptions(
       : { ...payment.facilitator, timeoutMs }
   return {
     facilitator,
+    network: config.network,
     payTo: getAddress(payment.payTo.toLowerCase()),
     receiptPrivateKey: payment.receiptPrivateKey,
     storage,

@@ -44,7 +44,7 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
       listened = resolve
     })
     server = startHttpServer({
-      fetch: (request) => starting(request, waitingFor),
+      fetch: (request) => starting(request, waitingFor, config.network.chainId),
       port: config.PORT,
       hostname: config.HOST,
       limits: {
@@ -111,15 +111,12 @@ export function startupWait(config: Config, logger: Logger, lifecycle: Lifecycle
  * process lives), `/readyz` 503 `not_ready` with a `startup` check naming what it waits for,
  * anything else 503 `service_starting`; both with `Retry-After`.
  */
-function starting(request: Request, waitingFor: string): Response {
+function starting(request: Request, waitingFor: string, chainId: number): Response {
   const path = new URL(request.url).pathname
   // Every answer, as the app's: never sniffed as something else (src/http/security-headers.ts).
   const nosniff = { 'X-Content-Type-Options': 'nosniff' }
   if (path === '/healthz') {
-    return Response.json(
-      { status: 'ok', environment: 'mainnet', chainId: 8453 },
-      { headers: nosniff },
-    )
+    return Response.json({ status: 'ok', environment: 'mainnet', chainId }, { headers: nosniff })
   }
   const problem = `waiting for ${waitingFor}`
   const headers = { 'Retry-After': '5', ...nosniff }

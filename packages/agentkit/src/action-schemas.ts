@@ -1,6 +1,6 @@
 // AgentKit's actions take zod 3 schemas (its extensions turn them into Vercel AI SDK and
 // LangChain tools with zod 3 converters); zod 4 ships the zod 3 API as `zod/v3`.
-import { isAddressText, isBytesText } from '@pre-send-guard/client/types'
+import { DEFAULT_NETWORK, isAddressText, isBytesText } from '@pre-send-guard/client/types'
 import { z } from 'zod/v3'
 
 // The shapes a model fills in. They are deliberately looser than the guard's request schemas
@@ -98,7 +98,9 @@ export const PreflightAuthorizationSchema = z
         address: address('The delegate whose code the account would run; the zero address clears.'),
         chainId: z
           .string()
-          .describe('Chain id as 0x-hex ("0x2105" for Base; "0x0" = every chain).'),
+          .describe(
+            `Chain id as 0x-hex ("${DEFAULT_NETWORK.chainIdHex}" for Base; "0x0" = every chain).`,
+          ),
         nonce: z.string().describe("The authority's nonce the authorization is for, 0x-hex."),
         yParity: z.string().optional().describe('Signature y parity, if signed.'),
         r: z.string().optional().describe('Signature r, if signed.'),

@@ -1,10 +1,19 @@
 import type { Network } from '@coinbase/agentkit'
+import { NETWORKS } from '@pre-send-guard/client/types'
 import { PreSendGuardError } from '@pre-send-guard/client/viem'
 
 /** The AgentKit networks the guard can judge for: Base mainnet and Base Sepolia. */
 export const GUARD_NETWORKS = {
-  'base-mainnet': { networkId: 'base-mainnet', chainId: 8453, caip2: 'eip155:8453' },
-  'base-sepolia': { networkId: 'base-sepolia', chainId: 84532, caip2: 'eip155:84532' },
+  'base-mainnet': {
+    networkId: 'base-mainnet',
+    chainId: NETWORKS.base.chainId,
+    caip2: NETWORKS.base.id,
+  },
+  'base-sepolia': {
+    networkId: 'base-sepolia',
+    chainId: NETWORKS['base-sepolia'].chainId,
+    caip2: NETWORKS['base-sepolia'].id,
+  },
 } as const
 
 /** One of {@link GUARD_NETWORKS}. */

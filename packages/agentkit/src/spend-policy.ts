@@ -1,4 +1,5 @@
 import type { EffectsReport, TypedDataResult } from '@pre-send-guard/client/schemas'
+import { NETWORKS } from '@pre-send-guard/client/types'
 import type { Outflow, SpendBudgetPolicy } from './spend-budget.js'
 
 /**
@@ -50,7 +51,7 @@ export interface SpendPolicy {
  * to whoever the effects then show receiving it) and the zero address (burns).
  */
 const NOT_PAYEES = new Set([
-  '0x4200000000000000000000000000000000000006',
+  ...Object.values(NETWORKS).map((n) => n.weth.toLowerCase()),
   '0x0000000000000000000000000000000000000000',
 ])
 

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import type { Socket } from 'node:net'
 import { createServer } from 'node:net'
+import { BASE_MAINNET } from '../../domain/network/network-profile.js'
 
 /** Structural logger (pino's `info(obj, msg)` shape) so this adapter needs no logging library. */
 export type DevnetLogger = {
@@ -67,7 +68,7 @@ export class AnvilStartError extends Error {
 /** The well-known anvil/hardhat test mnemonic; anvil's default accounts derive from it. */
 export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk'
 
-const DEFAULT_CHAIN_ID = 8453
+const DEFAULT_CHAIN_ID = BASE_MAINNET.chainId
 const DEFAULT_READY_TIMEOUT_MS = 10_000
 /** A fork first asks its upstream for the chain head: a slow provider takes its time. */
 const FORK_READY_TIMEOUT_MS = 60_000

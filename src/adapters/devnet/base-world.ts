@@ -15,6 +15,7 @@ import {
   toHex,
   zeroAddress,
 } from 'viem'
+import { BASE_MAINNET } from '../../domain/network/network-profile.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 import {
   BUYER_INITIAL_USDC,
@@ -35,7 +36,7 @@ import { fundUsdc } from './usdc.js'
  */
 export const BASE_CONTRACTS = {
   /** WETH9 predeploy (`canonical-weth@1.4.0`, Dapphub WETH9 as on Base). */
-  weth9: '0x4200000000000000000000000000000000000006',
+  weth9: BASE_MAINNET.weth,
   /** OP-stack predeploys (`@eth-optimism/contracts-bedrock@0.17.3`), each behind the bedrock Proxy. */
   l2CrossDomainMessenger: '0x4200000000000000000000000000000000000007',
   l2StandardBridge: '0x4200000000000000000000000000000000000010',

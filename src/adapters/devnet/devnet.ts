@@ -1,3 +1,4 @@
+import type { NetworkProfile } from '../../domain/network/network-profile.js'
 import { type AnvilExit, type AnvilInstance, type StartAnvilOptions, startAnvil } from './anvil.js'
 import { ensureDevnetState } from './devnet-state.js'
 import { DEVNET_ACCOUNTS, prepareDevnet } from './prepare.js'
@@ -49,13 +50,17 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
  * infrastructure its upstream lacks (seconds: placed, not loaded); an empty one the minimal
  * preparation.
  */
-export async function prepareAnvil(anvil: AnvilInstance): Promise<Devnet> {
+export async function prepareAnvil(
+  anvil: AnvilInstance,
+  /** The network an empty anvil is shaped like (its USDC); Base mainnet when absent. */
+  network?: NetworkProfile,
+): Promise<Devnet> {
   try {
     if (anvil.origin.kind === 'fork') {
       const { buildBaseWorld } = await import('./base-world.js')
       await buildBaseWorld(anvil.rpcUrl, { keepExisting: true })
     } else if (anvil.origin.kind === 'empty') {
-      await prepareDevnet(anvil.rpcUrl)
+      await prepareDevnet(anvil.rpcUrl, network ? { network } : {})
     }
   } catch (error) {
     // A half-prepared node is worse than none: stop it so no caller ends up using it.

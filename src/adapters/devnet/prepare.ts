@@ -11,11 +11,15 @@ import {
   publicActions,
   stringToBytes,
 } from 'viem'
+import sepoliaUsdcArtifact from '../../../contracts/artifacts/DevnetSepoliaUSDC.json' with {
+  type: 'json',
+}
 import usdcArtifact from '../../../contracts/artifacts/DevnetUSDC.json' with { type: 'json' }
 import gasPriceOracleArtifact from '../../../contracts/artifacts/GasPriceOracle.json' with {
   type: 'json',
 }
 import multicall3Artifact from '../../../contracts/artifacts/Multicall3.json' with { type: 'json' }
+import { BASE_MAINNET, type NetworkProfile } from '../../domain/network/network-profile.js'
 import { deployCanonicalAccountAbstraction } from './account-abstraction.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 
@@ -25,7 +29,7 @@ export { mintDevnetUsdc, USDC_ADDRESS }
 /** Canonical Multicall3 address (same on Base mainnet). */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 /** OP-stack GasPriceOracle predeploy. */
-export const GAS_PRICE_ORACLE_ADDRESS: Address = '0x420000000000000000000000000000000000000F'
+export const GAS_PRICE_ORACLE_ADDRESS: Address = BASE_MAINNET.predeploys.gasPriceOracle
 /** Storage slot of DevnetUSDC's minter; must equal `MINTER_SLOT` in contracts/DevnetUSDC.sol. */
 export const DEVNET_USDC_MINTER_SLOT: Hex = keccak256(
   stringToBytes('pre-send-guard.devnet-usdc.minter'),
@@ -58,6 +62,11 @@ export interface PrepareDevnetOptions {
    * real ones): then a kept USDC gets no minter and the buyer no USDC here (see usdc.ts).
    */
   keepExisting?: boolean
+  /**
+   * The network the devnet is shaped like: its USDC (address and EIP-712 name) is placed.
+   * Base mainnet when absent.
+   */
+  network?: NetworkProfile
 }
 
 /**
@@ -73,6 +82,13 @@ export async function prepareDevnet(
   options: PrepareDevnetOptions = {},
 ): Promise<void> {
   const { test } = clients(rpcUrl)
+  const network = options.network ?? BASE_MAINNET
+  const usdc = network.usdc.address
+  // DevnetUSDC signs under mainnet's EIP-712 name ("USD Coin"); its Sepolia twin under "USDC".
+  const usdcCode =
+    network.usdc.name === BASE_MAINNET.usdc.name
+      ? expectBytes(usdcArtifact.deployedBytecode, 'DevnetUSDC.json')
+      : expectBytes(sepoliaUsdcArtifact.deployedBytecode, 'DevnetSepoliaUSDC.json')
   const place = async (address: Address, bytecode: Hex): Promise<boolean> => {
     if (options.keepExisting) {
       const code = await test.getCode({ address })
@@ -82,7 +98,7 @@ export async function prepareDevnet(
     return true
   }
   const [usdcPlaced] = await Promise.all([
-    place(USDC_ADDRESS, expectBytes(usdcArtifact.deployedBytecode, 'DevnetUSDC.json')),
+    place(usdc, usdcCode),
     place(MULTICALL3_ADDRESS, expectBytes(multicall3Artifact.deployedBytecode, 'Multicall3.json')),
     place(
       GAS_PRICE_ORACLE_ADDRESS,
@@ -95,17 +111,17 @@ export async function prepareDevnet(
   await deployCanonicalAccountAbstraction(test)
   if (!usdcPlaced) return
   await test.setStorageAt({
-    address: USDC_ADDRESS,
+    address: usdc,
     index: DEVNET_USDC_MINTER_SLOT,
     value: pad(DEVNET_ACCOUNTS.usdcMinter.address),
   })
   const balance = await test.readContract({
-    address: USDC_ADDRESS,
+    address: usdc,
     abi: mintAbi,
     functionName: 'balanceOf',
     args: [DEVNET_ACCOUNTS.buyer.address],
   })
   if (balance < BUYER_INITIAL_USDC) {
-    await mintDevnetUsdc(rpcUrl, DEVNET_ACCOUNTS.buyer.address, BUYER_INITIAL_USDC - balance)
+    await mintDevnetUsdc(rpcUrl, DEVNET_ACCOUNTS.buyer.address, BUYER_INITIAL_USDC - balance, usdc)
   }
 }

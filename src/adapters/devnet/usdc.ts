@@ -12,11 +12,12 @@ import {
   toHex,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { BASE_MAINNET } from '../../domain/network/network-profile.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 import { devnetRpc } from './rpc.js'
 
 /** USDC on Base mainnet; the devnet places DevnetUSDC's runtime code here. */
-export const USDC_ADDRESS: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+export const USDC_ADDRESS: Address = BASE_MAINNET.usdc.address
 
 const fiatTokenAbi = parseAbi([
   'function masterMinter() view returns (address)',
@@ -82,7 +83,13 @@ const mintAbi = parseAbi(['function mint(address to, uint256 amount) returns (bo
  * Mints DevnetUSDC (atomic units) to `to` from the devnet minter and waits for the receipt.
  * Needs the devnet's USDC in place (`prepareDevnet`).
  */
-export async function mintDevnetUsdc(rpcUrl: string, to: Address, amount: bigint): Promise<Hash> {
+export async function mintDevnetUsdc(
+  rpcUrl: string,
+  to: Address,
+  amount: bigint,
+  /** Where the DevnetUSDC is (the network's USDC address); Base mainnet's when absent. */
+  usdc: Address = USDC_ADDRESS,
+): Promise<Hash> {
   // Anvil mines each transaction on submission; poll fast instead of viem's multi-second default.
   const transport = http(rpcUrl, { retryCount: 0 })
   const test = createTestClient({ mode: 'anvil', transport, pollingInterval: 50 }).extend(
@@ -95,7 +102,7 @@ export async function mintDevnetUsdc(rpcUrl: string, to: Address, amount: bigint
   })
   const hash = await minter.writeContract({
     chain: null,
-    address: USDC_ADDRESS,
+    address: usdc,
     abi: mintAbi,
     functionName: 'mint',
     args: [to, amount],

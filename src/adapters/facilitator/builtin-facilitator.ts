@@ -19,8 +19,7 @@ import {
   parseSignature,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { base } from 'viem/chains'
-import { PAYMENT_NETWORK } from '../../domain/payment/offer.js'
+import { BASE_MAINNET, type NetworkProfile } from '../../domain/network/network-profile.js'
 import type { SettlementSimulation } from '../../domain/payment/resolve-payment.js'
 import { DEFAULT_SETTLEMENT_GAS_CEILING } from '../../domain/payment/settlement-cost.js'
 import { proveSignature } from '../../domain/payment/signature-proof.js'
@@ -44,6 +43,8 @@ import { createSettlerAccount, type SettlerCall, type SettlerFees } from './sett
 
 /** Options for {@link createBuiltinFacilitator}. */
 export interface BuiltinFacilitatorOptions {
+  /** The network payments are taken on (its CAIP-2 id, USDC, chain); Base mainnet when absent. */
+  network?: NetworkProfile
   /** Key of the account that submits settlement transactions and pays their gas. */
   settlementPrivateKey: Hex
   /** Base RPC (the devnet's on the devnet). */
@@ -86,7 +87,7 @@ export interface BuiltinFacilitator {
 
 /**
  * Our own x402 facilitator: `@x402/core`'s x402Facilitator with `@x402/evm`'s exact scheme
- * (facilitator side), for eip155:8453 only. It submits EIP-3009 `transferWithAuthorization`
+ * (facilitator side), for its network only (Base mainnet, or Base Sepolia). It submits EIP-3009 `transferWithAuthorization`
  * itself, so no third party is involved.
  *
  * `@x402/evm` keeps every verification rule (signature, amount, asset, payTo, time window,
@@ -121,11 +122,12 @@ export interface BuiltinFacilitator {
  */
 export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): BuiltinFacilitator {
   const account = privateKeyToAccount(options.settlementPrivateKey)
+  const network = options.network ?? BASE_MAINNET
   const pollingIntervalMs = options.pollingIntervalMs ?? 250
   const redactor = options.redactor ?? DEFAULT_REDACTOR
   const settler = createSettlerAccount({
     account,
-    chainId: base.id,
+    chainId: network.chainId,
     rpcUrl: options.rpcUrl,
     rpcTimeoutMs: options.rpcTimeoutMs,
     pollingIntervalMs,
@@ -139,7 +141,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
   const trouble = createRpcTroubleScope()
   const watch = trouble.watch
   const reads = createPublicClient({
-    chain: base,
+    chain: network.chain,
     transport: boundedHttp(options.rpcUrl, { retryCount: 0, timeoutMs: options.rpcTimeoutMs }),
   })
   const ceiling = options.settlementGasCeiling ?? DEFAULT_SETTLEMENT_GAS_CEILING
@@ -335,7 +337,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
     },
     { confirmationTimeoutMs: options.confirmationTimeoutMs },
   )
-  const facilitator = new x402Facilitator().register(PAYMENT_NETWORK, new ExactEvmScheme(signer))
+  const facilitator = new x402Facilitator().register(network.id, new ExactEvmScheme(signer))
 
   return {
     settlerAddress: account.address,
@@ -368,7 +370,7 @@ export function createBuiltinFacilitator(options: BuiltinFacilitatorOptions): Bu
             // out beside the prefetched ones, so no extra wave, and a positive answer is cached
             // by the library, which then skips its own read.
             if (isAddress(requirements.asset)) {
-              await startAssetContractCheck(signer, PAYMENT_NETWORK, requirements.asset).await()
+              await startAssetContractCheck(signer, network.id, requirements.asset).await()
             }
             const result = await facilitator.verify(payload, requirements)
             // The library reports only that its simulation failed: say why, when it was gas.

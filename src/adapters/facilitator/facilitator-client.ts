@@ -1,5 +1,6 @@
 import { type FacilitatorClient, HTTPFacilitatorClient } from '@x402/core/server'
 import type { Address, Hex } from 'viem'
+import type { NetworkProfile } from '../../domain/network/network-profile.js'
 import type { FacilitatorKind } from '../../domain/payment/payment-rail.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../../secrets.js'
 import { splitUrlCredentials } from '../fetch/url-credentials.js'
@@ -12,6 +13,8 @@ export type FacilitatorSetup =
   | {
       kind: 'builtin'
       settlementPrivateKey: Hex
+      /** The network it settles on; Base mainnet when absent. */
+      network?: NetworkProfile
       rpcUrl: string
       rpcTimeoutMs: number
       confirmationTimeoutMs: number

@@ -9,6 +9,8 @@ export interface FacilitatorReadinessOptions {
   /** The facilitator's URL; only its origin is ever reported (keys live in paths and userinfo). */
   url?: string
   client: Pick<FacilitatorClient, 'getSupported'>
+  /** The CAIP-2 id payments are taken on; Base mainnet's when absent. */
+  network?: string
   /** Re-check interval while the facilitator answers well (ms). */
   refreshMs?: number
   /** Re-check interval after a failed check (ms). */
@@ -31,7 +33,7 @@ export interface FacilitatorReadiness {
 }
 
 /**
- * Tracks whether the facilitator lists the exact scheme on eip155:8453 for x402 v2. The 402
+ * Tracks whether the facilitator lists the exact scheme on the network for x402 v2. The 402
  * body reports this snapshot, so a challenge never blocks on the facilitator.
  */
 export function createFacilitatorReadiness(
@@ -40,6 +42,7 @@ export function createFacilitatorReadiness(
   const refreshMs = options.refreshMs ?? 60_000
   const retryMs = options.retryMs ?? 10_000
   const redactor = options.redactor ?? DEFAULT_REDACTOR
+  const network = options.network ?? PAYMENT_NETWORK
   // The status is published in every 402 and in discovery: the origin only, never the URL.
   const identity = {
     kind: options.kind,
@@ -58,13 +61,13 @@ export function createFacilitatorReadiness(
         (kind) =>
           kind.x402Version === 2 &&
           kind.scheme === 'exact' &&
-          (kind.network === PAYMENT_NETWORK || kind.network === 'eip155:*'),
+          (kind.network === network || kind.network === 'eip155:*'),
       )
       current = {
         ...identity,
         supportsExactBase: ok,
         checkedAt: new Date().toISOString(),
-        ...(ok ? {} : { error: 'the facilitator does not list exact on eip155:8453 (x402 v2)' }),
+        ...(ok ? {} : { error: `the facilitator does not list exact on ${network} (x402 v2)` }),
       }
     } catch (error) {
       current = {

@@ -9,7 +9,8 @@ import {
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import type { Address, Hex } from 'viem'
-import { PAYMENT_NETWORK, paymentRequirements } from '../../domain/payment/offer.js'
+import { BASE_MAINNET, type NetworkProfile } from '../../domain/network/network-profile.js'
+import { paymentRequirements } from '../../domain/payment/offer.js'
 import type {
   FacilitatorStatus,
   PaymentRail,
@@ -73,6 +74,8 @@ export const PRE_SEND_SETTLE_FAILURES: ReadonlySet<string> = new Set([
 /** Options for {@link createX402PaymentRail}. */
 export interface X402PaymentRailOptions {
   facilitator: FacilitatorClient
+  /** The network payments are taken on (its CAIP-2 id, USDC, chain); Base mainnet when absent. */
+  network?: NetworkProfile
   payTo: Address
   facilitatorStatus: () => FacilitatorStatus
   /**
@@ -111,8 +114,9 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
       }
     },
   }
-  const server = new x402ResourceServer(facilitator).register(PAYMENT_NETWORK, new ExactEvmScheme())
-  const requirements = paymentRequirements(options.payTo)
+  const network = options.network ?? BASE_MAINNET
+  const server = new x402ResourceServer(facilitator).register(network.id, new ExactEvmScheme())
+  const requirements = paymentRequirements(options.payTo, network)
   const match = (payload: PaymentPayload): PaymentRequirements | undefined =>
     server.findMatchingRequirements([requirements], payload)
 
@@ -164,7 +168,7 @@ export function createX402PaymentRail(options: X402PaymentRailOptions): PaymentR
                 errorReason: error.errorReason ?? 'settlement_failed',
                 ...(error.errorMessage ? { errorMessage: error.errorMessage } : {}),
                 transaction: error.transaction ?? '',
-                network: PAYMENT_NETWORK,
+                network: network.id,
               },
               redactor,
             )

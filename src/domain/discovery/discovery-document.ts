@@ -1,9 +1,9 @@
 import type { DiscoveryDocument } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { DEFAULT_NETWORK, networkById, ROUTES } from '@pre-send-guard/client/types'
 import type { PaymentRequirements } from '@x402/core/types'
 import type { Address } from 'viem'
 import { onboardingUrls } from '../payment/challenge.js'
-import { PAYMENT_NETWORK, PRICE, PRODUCT, paidResource } from '../payment/offer.js'
+import { PRICE, PRODUCT, paidResource } from '../payment/offer.js'
 import type { RailReadiness } from '../payment/payment-rail.js'
 import type { ReceiptVerification } from '../receipt/receipt.js'
 
@@ -35,6 +35,7 @@ export interface DiscoveryInputs {
  */
 export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
   const { baseUrl } = input
+  const network = networkById(input.requirements.network) ?? DEFAULT_NETWORK
   const urls = onboardingUrls(baseUrl)
   return {
     version: 1,
@@ -48,7 +49,7 @@ export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
     method: 'POST',
     url: `${baseUrl}${ROUTES.paidTransactionPreflight}`,
     price: PRICE,
-    network: PAYMENT_NETWORK,
+    network: input.requirements.network,
     asset: input.requirements.asset,
     amount: input.requirements.amount,
     payTo: input.requirements.payTo,
@@ -108,10 +109,9 @@ export function discoveryDocument(input: DiscoveryInputs): DiscoveryDocument {
     ...(input.devnet
       ? {
           devnet: {
-            warning:
-              'DEVNET: a local anvil chain shaped like Base mainnet (chain id 8453). Not Base mainnet; nothing here is real money.',
+            warning: `DEVNET: a local anvil chain shaped like ${network.label} (chain id ${network.chainId}). Not ${network.label}; nothing here is real money.`,
             rpcUrl: input.devnet.rpcUrl,
-            chainId: '0x2105',
+            chainId: network.chainIdHex,
             // Picked field by field: whatever a caller passes, no key ever reaches the document.
             accounts: Object.fromEntries(
               Object.entries(input.devnet.accounts).map(([role, { index, address }]) => [

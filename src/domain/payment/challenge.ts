@@ -1,8 +1,8 @@
 import type { PaymentChallenge as ChallengeBody } from '@pre-send-guard/client/schemas'
 import type { Address } from 'viem'
-import { PAYMENT_NETWORK, PRICE, PRODUCT } from './offer.js'
+import { PRICE, PRODUCT } from './offer.js'
 import type { PaymentRail, RailReadiness } from './payment-rail.js'
-import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+import { networkMismatchMessage, PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
 
 /** Paths of the pages the challenge points a newcomer to (served on the same host). */
 export const FIRST_CHECK_PATH = '/first-unpaid-402'
@@ -30,12 +30,15 @@ export function challengeBody(params: {
   facilitatorReason?: string
   requestId?: string
 }): ChallengeBody {
-  const base = PAYMENT_REASONS[params.reason]
+  const base =
+    params.reason === 'network_mismatch'
+      ? networkMismatchMessage(params.readiness.network)
+      : PAYMENT_REASONS[params.reason]
   return {
     error: 'payment_required',
     product: PRODUCT,
     price: PRICE,
-    network: PAYMENT_NETWORK,
+    network: params.readiness.network,
     ...onboardingUrls(params.baseUrl),
     settlement: { railReadiness: params.readiness },
     reason: params.reason,

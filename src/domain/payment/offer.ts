@@ -1,19 +1,25 @@
 import { ROUTES } from '@pre-send-guard/client/types'
 import type { PaymentRequirements, ResourceInfo } from '@x402/core/types'
 import type { Address } from 'viem'
+import { BASE_MAINNET, type NetworkProfile } from '../network/network-profile.js'
 
 /** The product sold on the paid route (the 402 body's `product`). */
 export const PRODUCT = 'evm-transaction-preflight'
 /** Price per call, as the 402 body and discovery advertise it. */
 export const PRICE = '$0.01'
-/** CAIP-2 id of Base mainnet: the only network payments are taken on. */
-export const PAYMENT_NETWORK = 'eip155:8453'
+/** CAIP-2 id of Base mainnet, the default network (a service takes payments on its own). */
+export const PAYMENT_NETWORK = BASE_MAINNET.id
 /** USDC on Base mainnet (the devnet places its EIP-3009 token at the same address). */
-export const USDC_BASE: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+export const USDC_BASE: Address = BASE_MAINNET.usdc.address
 /** $0.01 in USDC atomic units (6 decimals). */
 export const PRICE_ATOMIC = '10000'
-/** EIP-712 domain of USDC on Base, which the buyer signs its EIP-3009 authorization under. */
-export const USDC_EIP712 = { name: 'USD Coin', version: '2' } as const
+/** EIP-712 domain of USDC on `network`, which the buyer signs its EIP-3009 authorization under. */
+export function usdcEip712(network: NetworkProfile): { name: string; version: string } {
+  return { name: network.usdc.name, version: network.usdc.version }
+}
+
+/** EIP-712 domain of USDC on Base mainnet. */
+export const USDC_EIP712 = usdcEip712(BASE_MAINNET)
 /**
  * How long an authorization must stay valid for us: long enough for verify, the preflight and
  * settlement with confirmation. x402's default, so stock clients sign compatible payments.
@@ -23,19 +29,22 @@ export const MAX_TIMEOUT_SECONDS = 300
 export type OfferRequirements = PaymentRequirements & { asset: Address; payTo: Address }
 
 /**
- * The one x402 v2 offer of the paid route: exact scheme, Base USDC, $0.01, to `payTo`.
- * Equal to what `@x402/evm`'s ExactEvmScheme derives from `$0.01` on eip155:8453 (a test holds
+ * The one x402 v2 offer of the paid route: exact scheme, the network's USDC, $0.01, to `payTo`.
+ * Equal to what `@x402/evm`'s ExactEvmScheme derives from `$0.01` on the network (a test holds
  * them together); built here so the challenge never depends on the facilitator answering.
  */
-export function paymentRequirements(payTo: Address): OfferRequirements {
+export function paymentRequirements(
+  payTo: Address,
+  network: NetworkProfile = BASE_MAINNET,
+): OfferRequirements {
   return {
     scheme: 'exact',
-    network: PAYMENT_NETWORK,
-    asset: USDC_BASE,
+    network: network.id,
+    asset: network.usdc.address,
     amount: PRICE_ATOMIC,
     payTo,
     maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-    extra: { ...USDC_EIP712 },
+    extra: usdcEip712(network),
   }
 }
 

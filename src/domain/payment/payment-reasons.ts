@@ -1,4 +1,9 @@
-import type { PaymentReason } from '@pre-send-guard/client/types'
+import { DEFAULT_NETWORK, networkById, type PaymentReason } from '@pre-send-guard/client/types'
+
+/** `network_mismatch`'s message on the network whose CAIP-2 id the offer names. */
+export function networkMismatchMessage(network: string): string {
+  return `The payment is not on ${network} (${networkById(network)?.label ?? network}).`
+}
 
 /**
  * Stable reason codes carried by every 402 of the paid route (`reason` in the body, `error` in
@@ -11,7 +16,7 @@ export const PAYMENT_REASONS = {
     'PAYMENT-SIGNATURE decodes, but is not an x402 v2 exact/EVM payment (EIP-3009 authorization and signature).',
   unsupported_x402_version: 'Only x402 version 2 (PAYMENT-SIGNATURE) is accepted.',
   scheme_mismatch: 'The payment is not for the exact scheme offered.',
-  network_mismatch: 'The payment is not on eip155:8453 (Base mainnet).',
+  network_mismatch: networkMismatchMessage(DEFAULT_NETWORK.id),
   asset_mismatch: 'The payment is not in Base USDC.',
   amount_mismatch: 'The payment amount is not the price offered (10000 = $0.01 USDC).',
   pay_to_mismatch: 'The payment is not to the payTo address offered.',

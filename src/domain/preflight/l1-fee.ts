@@ -8,10 +8,11 @@ import {
   parseAbi,
   toRlp,
 } from 'viem'
+import { BASE_MAINNET } from '../network/network-profile.js'
 import type { CallRequest, SimulatedCall } from './chain-reader.js'
 
-/** OP-stack GasPriceOracle predeploy (same address on Base). */
-export const GAS_PRICE_ORACLE: Address = '0x420000000000000000000000000000000000000F'
+/** OP-stack GasPriceOracle predeploy (one address on every Base network, from viem's chains). */
+export const GAS_PRICE_ORACLE: Address = BASE_MAINNET.predeploys.gasPriceOracle
 
 /** The GasPriceOracle parameters the Fjord L1 data fee is computed from, at one block. */
 export interface L1FeeParams {

@@ -11,6 +11,7 @@ import {
 } from '../effects/execution-effects.js'
 import type { TokenMetadata } from '../effects/token-amount.js'
 import { recogniseCode, walletDelegateAt } from '../protocols/known-code.js'
+import { servedProfile } from '../protocols/network.js'
 import {
   ADDRESSES_OF_INTEREST_LIMIT,
   addressesOfInterest,
@@ -59,7 +60,6 @@ import {
 import { type PositionProbe, positionChanges, positionProbes } from './position-reads.js'
 import { probeTokenStandards } from './probe-token-standards.js'
 import {
-  EVERYDAY_TOKENS,
   metadataCalls,
   metadataFromResults,
   readTokenMetadata,
@@ -159,7 +159,11 @@ function ridingReads(
   // The tokens swaps buy ride too (their metadata is wanted once received), after the others
   // so that the book's order does not change.
   const bought = sell === undefined ? [] : [...sell.candidates.values()].flat().map((c) => c.token)
-  const tokens = unique([...calldataTokens, ...(everyday ? EVERYDAY_TOKENS : []), ...bought])
+  const tokens = unique([
+    ...calldataTokens,
+    ...(everyday ? servedProfile().everydayTokens : []),
+    ...bought,
+  ])
   const metadata = metadataCalls(tokens)
   const l1 = l1FeeParamCalls()
   const positions = probes.map((p) => p.call)
@@ -361,7 +365,7 @@ function mayMoveEverydayTokens(tx: TransactionInput): boolean {
   if (tx.to === undefined) return true
   if (tx.data.length <= 2) {
     const to = lowerHex(tx.to)
-    return EVERYDAY_TOKENS.some((token) => lowerHex(token) === to)
+    return servedProfile().everydayTokens.some((token) => lowerHex(token) === to)
   }
   return !TOKEN_STANDARD_CALLS.has(tx.data.slice(0, 10).toLowerCase())
 }

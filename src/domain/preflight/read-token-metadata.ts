@@ -17,17 +17,6 @@ import type { BlockRef, CallRequest, ChainReader, SimulatedCall } from './chain-
  */
 export const TOKEN_METADATA_LIMIT = 16
 
-/**
- * Base's USDC and WETH (the OP-stack predeploy): the tokens everyday actions move most often
- * without naming them in calldata. The preflight reads their metadata in its first wave for a
- * transaction that may move them unnamed (a contract call other than ERC-20's own calls; a value
- * transfer to one of them); any other transaction reads them only if execution moves them.
- */
-export const EVERYDAY_TOKENS: readonly Address[] = [
-  '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-  '0x4200000000000000000000000000000000000006',
-]
-
 const ABI = parseAbi([
   'function symbol() view returns (string)',
   'function name() view returns (string)',

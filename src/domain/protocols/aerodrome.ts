@@ -3,7 +3,7 @@ import { type Address, parseAbi } from 'viem'
 import { owner, receiver } from './beneficiary-args.js'
 import type { TransferEffect } from './declared-effects.js'
 import { addr, list, obj, str } from './decoded-args.js'
-import { type ByNetwork, onBase, onServedNetwork } from './network.js'
+import { type ByNetwork, onBase, onBaseOnly, onServedNetwork } from './network.js'
 import type {
   CallReader,
   CatalogueRow,
@@ -56,9 +56,7 @@ const SWAP_EVENT = parseAbi([
 ])
 
 /** Aerodrome's PoolFactory: the factory of a route that names none. */
-const POOL_FACTORY: ByNetwork<Address> = {
-  'eip155:8453': '0x420DD381b31aEf6683db6B902084cB0FFECe40Da',
-}
+const POOL_FACTORY: ByNetwork<Address> = onBaseOnly('0x420DD381b31aEf6683db6B902084cB0FFECe40Da')
 
 const ROUTER = 'Aerodrome Router'
 const POOL = 'Aerodrome Pool (or Uniswap v2 pair)'

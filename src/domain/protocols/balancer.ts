@@ -2,7 +2,7 @@ import type { JsonValue } from '@pre-send-guard/client/schemas'
 import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, parseAbi } from 'viem'
 import { operator, position, receiver } from './beneficiary-args.js'
 import { addr, big, list, obj } from './decoded-args.js'
-import { onBase } from './network.js'
+import { onBase, servedProfile } from './network.js'
 import type {
   CallReader,
   CatalogueRow,
@@ -44,8 +44,6 @@ const SWAP_EVENT = parseAbi([
   'event Swap(bytes32 indexed poolId, address indexed tokenIn, address indexed tokenOut, uint256 amountIn, uint256 amountOut)',
 ])
 
-/** Base's WETH9: the Vault keeps ETH (asset address zero) as WETH. */
-const WETH: Address = '0x4200000000000000000000000000000000000006'
 const ZERO: Address = '0x0000000000000000000000000000000000000000'
 
 const VAULT = 'Balancer v2 Vault'
@@ -156,7 +154,7 @@ function internalPositions(
   return assets.flatMap((value) => {
     const asset = addr(value)
     if (asset === undefined) return []
-    const token = asset === ZERO ? WETH : asset
+    const token = asset === ZERO ? servedProfile().weth : asset
     return [
       {
         protocol: VAULT,

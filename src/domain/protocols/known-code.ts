@@ -1,5 +1,6 @@
 import { type Address, type Hex, keccak256 } from 'viem'
-import { onServedNetwork } from './network.js'
+import { BASE_MAINNET } from '../network/network-profile.js'
+import { type NetworkId, servedNetwork } from './network.js'
 import type { KnownCodeHash, KnownKind } from './protocol-module.js'
 import { PROTOCOL_MODULES } from './protocol-modules.js'
 
@@ -21,23 +22,41 @@ export interface KnownCode {
   codes: readonly KnownCodeHash[]
 }
 
+/** Every protocol module's contracts, with their addresses on `network`. */
+function knownCodeOn(network: NetworkId): readonly KnownCode[] {
+  return PROTOCOL_MODULES.flatMap((module) =>
+    (module.contracts ?? []).map((c) => ({
+      id: c.id,
+      name: c.name,
+      kind: c.kind,
+      addresses: c.deployments[network] ?? [],
+      codes: c.codes,
+    })),
+  )
+}
+
 /**
  * Known infrastructure and protocols (every protocol module's contracts), with their addresses on
- * the served network (`network.ts`).
+ * Base mainnet, the catalogue's reference network (`network.ts`). Lookups by address use the
+ * served network's ({@link recogniseCode}, {@link walletDelegateAt}).
  */
-export const KNOWN_CODE: readonly KnownCode[] = PROTOCOL_MODULES.flatMap((module) =>
-  (module.contracts ?? []).map((c) => ({
-    id: c.id,
-    name: c.name,
-    kind: c.kind,
-    addresses: onServedNetwork(c.deployments) ?? [],
-    codes: c.codes,
-  })),
-)
+export const KNOWN_CODE: readonly KnownCode[] = knownCodeOn(BASE_MAINNET.id)
 
-const BY_ADDRESS: ReadonlyMap<string, KnownCode> = new Map(
-  KNOWN_CODE.flatMap((k) => k.addresses.map((a) => [a.toLowerCase(), k] as const)),
-)
+/** The known codes by lower-case canonical address, per network, built on first use. */
+const byAddressOn = new Map<NetworkId, ReadonlyMap<string, KnownCode>>()
+
+/** The known codes by address on the served network. */
+function byAddress(): ReadonlyMap<string, KnownCode> {
+  const network = servedNetwork()
+  let map = byAddressOn.get(network)
+  if (!map) {
+    map = new Map(
+      knownCodeOn(network).flatMap((k) => k.addresses.map((a) => [a.toLowerCase(), k] as const)),
+    )
+    byAddressOn.set(network, map)
+  }
+  return map
+}
 
 /** Known codes of one immutable layout, by hash. */
 interface Layout {
@@ -63,7 +82,7 @@ const BY_LAYOUT: ReadonlyMap<string, Layout> = (() => {
 const recognised = new Map<string, KnownCode | null>()
 
 /**
- * What the code at `address` is, if we know it: by its canonical Base address (with code), or
+ * What the code at `address` is, if we know it: by its canonical address on the served network (with code), or
  * by its runtime code hash with immutables zeroed (a copy elsewhere). `code` is what the
  * preflight read at the pinned block; `0x` or unread is never recognised.
  *
@@ -71,8 +90,8 @@ const recognised = new Map<string, KnownCode | null>()
  */
 export function recogniseCode(address: string, code: Hex | undefined): KnownCode | undefined {
   if (code === undefined || code === '0x') return undefined
-  const byAddress = BY_ADDRESS.get(address.toLowerCase())
-  if (byAddress) return byAddress
+  const atAddress = byAddress().get(address.toLowerCase())
+  if (atAddress) return atAddress
   if (BY_LAYOUT.size === 0) return undefined
   const cached = recognised.get(code)
   if (cached !== undefined) return cached ?? undefined
@@ -91,7 +110,7 @@ export function recogniseCode(address: string, code: Hex | undefined): KnownCode
  * address holds the named code; a devnet places the same code there).
  */
 export function walletDelegateAt(address: string): KnownCode | undefined {
-  const known = BY_ADDRESS.get(address.toLowerCase())
+  const known = byAddress().get(address.toLowerCase())
   return known?.kind === 'wallet-delegate' ? known : undefined
 }
 

@@ -3,7 +3,7 @@ import { type Address, decodeFunctionData, type Hex, parseAbi, toFunctionSelecto
 import { owner, receiver } from './beneficiary-args.js'
 import type { TransferEffect } from './declared-effects.js'
 import { addr, big, list, obj, str } from './decoded-args.js'
-import { type ByNetwork, onBase, onServedNetwork } from './network.js'
+import { type ByNetwork, onBase, onBaseOnly, onServedNetwork } from './network.js'
 import type {
   CallReader,
   CatalogueRow,
@@ -95,12 +95,10 @@ const SWAP_EVENTS = parseAbi([
 ])
 
 /** Uniswap's factories, where the sell probe finds a swap's pool (the devnet places them alike). */
-const FACTORIES: ByNetwork<{ v2: Address; v3: Address }> = {
-  'eip155:8453': {
-    v2: '0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6',
-    v3: '0x33128a8fC17869897dcE68Ed026d694621f6FDfD',
-  },
-}
+const FACTORIES: ByNetwork<{ v2: Address; v3: Address }> = onBaseOnly({
+  v2: '0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6',
+  v3: '0x33128a8fC17869897dcE68Ed026d694621f6FDfD',
+})
 
 const NPM = 'Uniswap v3 NonfungiblePositionManager'
 const V2 = 'Uniswap v2 Router02'

@@ -1,5 +1,5 @@
 import { parseAbi } from 'viem'
-import { onBaseAndSepolia } from './network.js'
+import { onEveryNetwork } from './network.js'
 import type { ProtocolModule } from './protocol-module.js'
 
 /** WETH9: wrapping mints and unwrapping burns without a `Transfer` (its own events say so). */
@@ -14,7 +14,7 @@ export const WETH = {
       id: 'weth9',
       name: 'WETH9 (OP-stack predeploy)',
       kind: 'weth',
-      deployments: onBaseAndSepolia('0x4200000000000000000000000000000000000006'),
+      deployments: onEveryNetwork((network) => [network.weth]),
       codes: [
         {
           hash: '0xb603564c85581d9f3165facdbd3edebd05417b132ec760ce26eba226ca210458',

@@ -1,14 +1,24 @@
 import type { Receipt } from '@pre-send-guard/client/schemas'
 import type { Address, LocalAccount } from 'viem'
+import { BASE_MAINNET, type NetworkProfile } from '../network/network-profile.js'
 
 /** The receipt's name: its `type` field and its EIP-712 primary type. */
 export const RECEIPT_TYPE = 'PRE_SEND_PROOF_RECEIPT'
 
 /**
- * EIP-712 domain every receipt is signed under. No `verifyingContract`: receipts are verified
- * off-chain against the signer address the service publishes in discovery.
+ * EIP-712 domain of a receipt: its network's (`NetworkProfile.receiptDomain`, the chain id the
+ * receipt is about). No `verifyingContract`: receipts are verified off-chain against the signer
+ * address the service publishes in discovery.
  */
-export const RECEIPT_DOMAIN = { name: 'Pre-Send Guard', version: '1', chainId: 8453 } as const
+export type ReceiptDomain = NetworkProfile['receiptDomain']
+
+/** The receipt domain on Base mainnet, the default network. */
+export const RECEIPT_DOMAIN: ReceiptDomain = BASE_MAINNET.receiptDomain
+
+/** The receipt domain of the network whose chain id a receipt names. */
+function receiptDomainOf(chainId: string): ReceiptDomain {
+  return { ...RECEIPT_DOMAIN, chainId: Number(chainId) }
+}
 
 /** EIP-712 types of a receipt. Field order is part of the signature: never reorder. */
 export const RECEIPT_TYPES = {
@@ -46,7 +56,7 @@ export type ReceiptFields = Omit<Receipt, 'type' | 'signer' | 'signature' | 'eip
 export interface ReceiptVerification {
   signer: Address
   eip712: {
-    domain: typeof RECEIPT_DOMAIN
+    domain: ReceiptDomain
     primaryType: typeof RECEIPT_TYPE
     types: typeof RECEIPT_TYPES
   }
@@ -59,10 +69,13 @@ export type ReceiptSigner = Pick<LocalAccount, 'address' | 'signTypedData'>
  * The signer address and typed-data definition to publish (discovery), so that
  * `verifyTypedData({ address: signer, ...eip712, message: receipt, signature })` checks a receipt.
  */
-export function receiptVerification(signer: Address): ReceiptVerification {
+export function receiptVerification(
+  signer: Address,
+  network: NetworkProfile = BASE_MAINNET,
+): ReceiptVerification {
   return {
     signer,
-    eip712: { domain: RECEIPT_DOMAIN, primaryType: RECEIPT_TYPE, types: RECEIPT_TYPES },
+    eip712: { domain: network.receiptDomain, primaryType: RECEIPT_TYPE, types: RECEIPT_TYPES },
   }
 }
 
@@ -89,8 +102,9 @@ export function receiptFields(value: ReceiptFields): ReceiptFields {
 /** Signs the fields with the receipt key. Pure computation: no I/O. */
 export async function signReceipt(signer: ReceiptSigner, fields: ReceiptFields): Promise<Receipt> {
   const message = receiptFields(fields)
+  const domain = receiptDomainOf(message.chainId)
   const signature = await signer.signTypedData({
-    domain: RECEIPT_DOMAIN,
+    domain,
     types: RECEIPT_TYPES,
     primaryType: RECEIPT_TYPE,
     message: {
@@ -106,7 +120,7 @@ export async function signReceipt(signer: ReceiptSigner, fields: ReceiptFields):
     ...message,
     signer: signer.address,
     signature,
-    eip712: receiptVerification(signer.address).eip712,
+    eip712: { domain, primaryType: RECEIPT_TYPE, types: RECEIPT_TYPES },
   }
 }
 

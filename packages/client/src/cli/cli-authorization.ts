@@ -3,6 +3,7 @@ import type { GuardClient } from '../client/guard-client.js'
 import type { AuthorizationResult } from '../client/guard-responses.js'
 import type { AuthorizationTuple } from '../schemas/requests.js'
 import { isHexNumberText } from '../types/hex.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { type CliValues, required } from './cli-args.js'
 import { EXIT, type Printer, UsageError } from './cli-output.js'
 
@@ -20,7 +21,7 @@ export async function checkAuthorizationCommand(
   const delegate = addressOption(values.delegate, 'check-authorization --delegate')
   const authorization: AuthorizationTuple = {
     address: delegate,
-    chainId: quantityOption(values['chain-id'] ?? '0x2105', '--chain-id'),
+    chainId: quantityOption(values['chain-id'] ?? DEFAULT_NETWORK.chainIdHex, '--chain-id'),
     // No default: the nonce decides which transaction the authorization fits, and the CLI has
     // no chain to read it from.
     nonce: quantityOption(required(values.nonce, 'check-authorization --nonce'), '--nonce'),
@@ -39,7 +40,11 @@ export async function checkAuthorizationCommand(
     authorization.s = signature.s
     authorization.yParity = signature.yParity === 1 ? '0x1' : '0x0'
   }
-  const result = await guard.authorizationPreflight({ chainId: '0x2105', authority, authorization })
+  const result = await guard.authorizationPreflight({
+    chainId: DEFAULT_NETWORK.chainIdHex,
+    authority,
+    authorization,
+  })
   print.result(result, () => describeAuthorization(result))
   return result.verdict === 'sign'
     ? EXIT.ok
@@ -78,5 +83,7 @@ function addressOption(value: string | undefined, what: string): Address {
 function quantityOption(value: string, what: string): string {
   if (/^[0-9]+$/.test(value)) return toHex(BigInt(value))
   if (isHexNumberText(value)) return toHex(BigInt(value))
-  throw new UsageError(`${what} must be an integer, hex (0x2105) or decimal (8453)`)
+  throw new UsageError(
+    `${what} must be an integer, hex (${DEFAULT_NETWORK.chainIdHex}) or decimal (${DEFAULT_NETWORK.chainId})`,
+  )
 }

@@ -1,5 +1,6 @@
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
 import type { Discovery } from '../client/guard-responses.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { redactUrls, shortMessage, UsageError } from './cli-output.js'
 
 /** viem's default public Base RPC, used for balances when BASE_RPC_URL is unset (mainnet). */
@@ -39,8 +40,10 @@ export async function chainReader(
       `the RPC for balances (${label}) does not answer, nothing was paid: ${shortMessage(error)}`,
     )
   }
-  if (chainId !== 8453) {
-    throw new UsageError(`the RPC for balances (${label}) is chain ${chainId}, not Base (8453)`)
+  if (chainId !== DEFAULT_NETWORK.chainId) {
+    throw new UsageError(
+      `the RPC for balances (${label}) is chain ${chainId}, not Base (${DEFAULT_NETWORK.chainId})`,
+    )
   }
   return { client, label }
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { isAddress } from 'viem'
 import type { GuardClient, TypedDataJson } from '../client/guard-client.js'
 import type { TypedDataResult } from '../client/guard-responses.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { type CliValues, required } from './cli-args.js'
 import { EXIT, type Printer, UsageError } from './cli-output.js'
 
@@ -39,7 +40,7 @@ export async function checkTypedCommand(
       'check-typed --signer (a 0x address) is required unless the file names the signer',
     )
   const result = await guard.typedDataPreflight({
-    chainId: '0x2105',
+    chainId: DEFAULT_NETWORK.chainIdHex,
     signer,
     typedData,
   })

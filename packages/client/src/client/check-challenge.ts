@@ -1,3 +1,4 @@
+import { DEFAULT_NETWORK, networkById } from '../types/networks.js'
 import {
   ChallengeBodySchema,
   type Discovery,
@@ -7,7 +8,7 @@ import {
 import { sameAddress } from './same-address.js'
 
 /** USDC on Base (the devnet places its USDC at the same address). */
-export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+export const BASE_USDC = DEFAULT_NETWORK.usdc.address
 /** The default spending cap per paid call: $0.01 in USDC atomic units (6 decimals). */
 export const DEFAULT_MAX_PAYMENT = 10_000n
 /**
@@ -208,7 +209,7 @@ export function checkChallenge(
   add(
     'price_matches_amount',
     priceAtomic !== undefined &&
-      sameAddress(discovery.asset, BASE_USDC) &&
+      sameAddress(discovery.asset, networkById(discovery.network)?.usdc.address ?? BASE_USDC) &&
       discovery.amount === priceAtomic.toString(),
     `discovery price ${show(discovery.price)} is ${priceAtomic === undefined ? 'not a dollar amount' : `${priceAtomic} USDC units`}; discovery amount ${show(discovery.amount)} of ${show(discovery.asset)}`,
   )

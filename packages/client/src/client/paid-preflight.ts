@@ -5,6 +5,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Address } from 'viem'
 import { isAddressText } from '../types/hex.js'
+import { DEFAULT_NETWORK, networkById } from '../types/networks.js'
 import { type ChallengeChecks, checkChallenge } from './check-challenge.js'
 import { GuardError } from './guard-error.js'
 import { decodeOffer, errorMessage, errorOf, parseBody, unreachable } from './guard-replies.js'
@@ -18,7 +19,7 @@ import type {
 } from './guard-types.js'
 
 /** CAIP-2 id of Base: the only network the buyer kit pays on. */
-export const BASE_NETWORK = 'eip155:8453'
+export const BASE_NETWORK = DEFAULT_NETWORK.id
 
 /** What a paid call needs of the client that makes it. */
 export interface PaidPreflightContext {
@@ -91,8 +92,11 @@ export async function paidPreflight(
     signTypedData: (message: Parameters<GuardPayer['account']['signTypedData']>[0]) =>
       payer.account.signTypedData(message),
   }
+  // The service's network, as its discovery names it (a challenge on another is refused by
+  // checkChallenge); a network the kit does not know is paid as Base mainnet, i.e. not at all.
+  const network = networkById(discovery.network)?.id ?? BASE_NETWORK
   const x402 = new x402Client()
-    .register(BASE_NETWORK, new ExactEvmScheme(toClientEvmSigner(signer, payer.publicClient)))
+    .register(network, new ExactEvmScheme(toClientEvmSigner(signer, payer.publicClient)))
     .onBeforePaymentCreation(async ({ paymentRequired }) => {
       checks = judge(paymentRequired)
       if (checks.ok) return

@@ -9,6 +9,7 @@ import {
   TypedDataRequestSchema,
   UserOperationRequestSchema,
 } from '../schemas/requests.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { ROUTES } from '../types/routes.js'
 
 // The one MCP tool set of Pre-Send Guard. Both MCP servers register exactly these tools, with
@@ -68,8 +69,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
     {
       name: 'preflight_transaction',
       title: 'Preflight a Base transaction before signing it (free)',
-      description:
-        'Before signing an EVM transaction on Base (chain id 0x2105): simulates it at the latest block (never broadcasts) and answers whether it reverts (with the decoded reason), the gas and the total cost in wei (L2 execution + L1 data fee), what it does to balances and approvals (effects), and a verdict: sign, review or block, with findings that explain each risk. Input: from, to, data (0x-hex calldata; "0x" for none), optional value (hex wei) and chainId ("0x2105"). No other fields are accepted. Do not sign when the verdict is block; ask a person when it is review.',
+      description: `Before signing an EVM transaction on Base (chain id ${DEFAULT_NETWORK.chainIdHex}): simulates it at the latest block (never broadcasts) and answers whether it reverts (with the decoded reason), the gas and the total cost in wei (L2 execution + L1 data fee), what it does to balances and approvals (effects), and a verdict: sign, review or block, with findings that explain each risk. Input: from, to, data (0x-hex calldata; "0x" for none), optional value (hex wei) and chainId ("${DEFAULT_NETWORK.chainIdHex}"). No other fields are accepted. Do not sign when the verdict is block; ask a person when it is review.`,
       inputSchema: TransactionRequestSchema,
       annotations: readOnly,
       path: ROUTES.transactionPreflight,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_NETWORK, NETWORK_NAMES, NETWORKS } from '../types/networks.js'
 import { ENVIRONMENTS, PAYMENT_REASON_CODES, RECEIPT_TYPE } from '../types/vocabulary.js'
 import { ErrorIssueSchema } from './error-body.js'
 import { address, addressText, decimal } from './primitives.js'
@@ -38,8 +39,7 @@ export const RailReadinessSchema = z
   })
   .meta({
     id: 'RailReadiness',
-    description:
-      '`ready` = the facilitator listed exact on eip155:8453 at its last (cached, background-refreshed) /supported check, and a receipt key is configured.',
+    description: `\`ready\` = the facilitator listed exact on ${DEFAULT_NETWORK.id} at its last (cached, background-refreshed) /supported check, and a receipt key is configured.`,
   })
 export type RailReadiness = z.output<typeof RailReadinessSchema>
 
@@ -56,7 +56,7 @@ export const DiscoverySchema = z
     method: z.literal('POST'),
     url: z.url(),
     price: z.string().meta({ example: '$0.01' }),
-    network: z.string().meta({ example: 'eip155:8453' }),
+    network: z.string().meta({ example: DEFAULT_NETWORK.id }),
     asset: addressText,
     amount: decimal,
     payTo: addressText,
@@ -84,7 +84,7 @@ export const DiscoverySchema = z
       .object({
         warning: z.string(),
         rpcUrl: z.url(),
-        chainId: z.literal('0x2105'),
+        chainId: z.enum(NETWORK_NAMES.map((name) => NETWORKS[name].chainIdHex)),
         accounts: z.record(z.string(), z.object({ index: z.number().int(), address })),
       })
       .optional()
@@ -99,7 +99,7 @@ export const PaymentChallengeSchema = z
     error: z.literal('payment_required'),
     product: z.string(),
     price: z.string().meta({ example: '$0.01' }),
-    network: z.string().meta({ example: 'eip155:8453' }),
+    network: z.string().meta({ example: DEFAULT_NETWORK.id }),
     firstCheckUrl: z.url(),
     quickstartUrl: z.url(),
     browserDemoUrl: z.url(),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { ENVIRONMENTS, OWNER_POWERS, SEVERITIES, VERDICTS } from '../types/vocabulary.js'
 import { DecodedCallSchema, RevertSchema } from './calldata.js'
 import { address, decimal, hex, PinnedBlockSchema, wei } from './primitives.js'
@@ -244,8 +245,8 @@ export const chainFields = {
   environment: z.enum(ENVIRONMENTS).meta({
     description: '`devnet` means the embedded local chain, NOT Base mainnet.',
   }),
-  chainId: hex.meta({ example: '0x2105' }),
-  network: z.string().meta({ example: 'eip155:8453' }),
+  chainId: hex.meta({ example: DEFAULT_NETWORK.chainIdHex }),
+  network: z.string().meta({ example: DEFAULT_NETWORK.id }),
   block: PinnedBlockSchema,
 }
 

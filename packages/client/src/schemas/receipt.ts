@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { RECEIPT_TYPE } from '../types/vocabulary.js'
 import { address, bytes32, decimal, hex } from './primitives.js'
 
@@ -25,7 +26,7 @@ export const ReceiptSchema = z
       description: 'keccak256 of the returned `result` as canonical JSON (RFC 8785).',
     }),
     verdict: z.string().meta({ example: 'sign' }),
-    chainId: decimal.meta({ example: '8453' }),
+    chainId: decimal.meta({ example: String(DEFAULT_NETWORK.chainId) }),
     blockNumber: decimal.meta({ description: 'Block the simulation was pinned to.' }),
     blockHash: bytes32,
     settlementTx: bytes32.meta({ description: 'Transaction that settled the payment.' }),
@@ -36,7 +37,7 @@ export const ReceiptSchema = z
       example: '10000',
       description: 'Atomic USDC units (10000 = $0.01).',
     }),
-    network: z.string().meta({ example: 'eip155:8453' }),
+    network: z.string().meta({ example: DEFAULT_NETWORK.id }),
     issuedAt: decimal.meta({ description: 'Unix seconds.' }),
     signer: address.meta({ description: 'Receipt key address; compare with discovery.' }),
     signature: hex,

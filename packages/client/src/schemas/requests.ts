@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { HEX_NUMBER_PATTERN, WORD_PATTERN } from '../types/hex.js'
+import { DEFAULT_NETWORK, type NetworkFacts } from '../types/networks.js'
 import { REQUEST_LIMITS } from '../types/vocabulary.js'
 import {
   address,
@@ -27,10 +28,16 @@ const addressField = (description: string) =>
     example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
   })
 
-const chainId = z
-  .literal('0x2105', { error: 'only Base mainnet (0x2105) is supported' })
-  .optional()
-  .meta({ description: 'Base mainnet chain id in hex; the only accepted value is 0x2105.' })
+/** The request's `chainId` on `network`: optional, and then only that network's. */
+function chainIdOn(network: NetworkFacts) {
+  const { label, chainIdHex } = network
+  return z
+    .literal(chainIdHex, { error: `only ${label} (${chainIdHex}) is supported` })
+    .optional()
+    .meta({ description: `${label} chain id in hex; the only accepted value is ${chainIdHex}.` })
+}
+
+const chainId = chainIdOn(DEFAULT_NETWORK)
 
 /** Fields of one transaction, shared by the transaction and bundle routes. */
 export const transactionFields = {
@@ -283,4 +290,32 @@ export const OPENAPI_REQUEST_BODIES = {
   evidence: EvidenceRequestSchema.meta({ id: 'PublicPageEvidenceRequest' }),
   authorization: AuthorizationRequestSchema,
   userOperation: UserOperationRequestSchema,
+}
+
+/** The transaction body on `network`: {@link TransactionRequestSchema} itself on Base mainnet. */
+export function transactionRequestOn(network: NetworkFacts): typeof TransactionRequestSchema {
+  if (network.chainIdHex === DEFAULT_NETWORK.chainIdHex) return TransactionRequestSchema
+  // Typed as mainnet's: only the literal chain id differs, and nothing reads its type.
+  return TransactionRequestSchema.extend({
+    chainId: chainIdOn(network),
+  }) as unknown as typeof TransactionRequestSchema
+}
+
+/**
+ * The request bodies as a service on `network` declares them: {@link OPENAPI_REQUEST_BODIES}
+ * itself on Base mainnet, the default; elsewhere the same bodies whose `chainId` accepts that
+ * network's chain id only (a mainnet chain id is then refused, as a Sepolia one is on mainnet).
+ */
+export function requestBodiesOn(network: NetworkFacts): typeof OPENAPI_REQUEST_BODIES {
+  if (network.chainIdHex === DEFAULT_NETWORK.chainIdHex) return OPENAPI_REQUEST_BODIES
+  const chainId = chainIdOn(network)
+  // Typed as mainnet's bodies: only the literal chain id differs, and nothing reads its type.
+  return {
+    transaction: transactionRequestOn(network).meta({ id: 'TransactionPreflightRequest' }),
+    bundle: BundleRequestSchema.extend({ chainId }).meta({ id: 'BundlePreflightRequest' }),
+    typedData: TypedDataRequestSchema.extend({ chainId }).meta({ id: 'TypedDataRequest' }),
+    evidence: OPENAPI_REQUEST_BODIES.evidence,
+    authorization: AuthorizationRequestSchema.extend({ chainId }),
+    userOperation: UserOperationRequestSchema.extend({ chainId }),
+  } as unknown as typeof OPENAPI_REQUEST_BODIES
 }

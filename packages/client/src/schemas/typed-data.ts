@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { ENVIRONMENTS, TYPED_DATA_KINDS, VERDICTS } from '../types/vocabulary.js'
 import { FindingSchema } from './preflight.js'
 import { address, decimal, hex, PinnedBlockSchema } from './primitives.js'
@@ -15,7 +16,7 @@ export const TypedDataResultSchema = z
     verdict: z.enum(VERDICTS),
     findings: z.array(FindingSchema),
     environment: z.enum(ENVIRONMENTS),
-    chainId: hex.meta({ example: '0x2105' }),
+    chainId: hex.meta({ example: DEFAULT_NETWORK.chainIdHex }),
     network: z.string(),
     block: PinnedBlockSchema,
     signer: address,

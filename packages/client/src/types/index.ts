@@ -32,6 +32,16 @@ export {
   WORD_PATTERN,
 } from './hex.js'
 export {
+  DEFAULT_NETWORK,
+  NETWORK_NAMES,
+  NETWORKS,
+  type NetworkFacts,
+  type NetworkId,
+  type NetworkName,
+  networkByChainId,
+  networkById,
+} from './networks.js'
+export {
   FREE_ROUTES_PREFIX,
   ROUTES,
   type RouteParams,

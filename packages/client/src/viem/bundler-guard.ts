@@ -10,6 +10,7 @@ import {
 import { createGuardClient, type GuardClient } from '../client/guard-client.js'
 import { GuardError } from '../client/guard-error.js'
 import type { UserOperationRequest } from '../schemas/requests.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import type { UserOperationCheck } from './guard-checks.js'
 import type { RequestArguments, RequestFn } from './guarded-request.js'
 import {
@@ -187,7 +188,8 @@ export function withPreSendGuardBundler<client extends AnyBundlerClient>(
   /** The route judges Base only: the operation's hash and its authorization bind a chain id. */
   async function assertBase(): Promise<void> {
     const id = original.chain?.id ?? Number(await inner({ method: 'eth_chainId' }))
-    if (id !== 8453) throw notCheckable(`a user operation on chain ${id} (not Base, 8453)`)
+    if (id !== DEFAULT_NETWORK.chainId)
+      throw notCheckable(`a user operation on chain ${id} (not Base, ${DEFAULT_NETWORK.chainId})`)
   }
 
   const request: RequestFn = async (args: RequestArguments, requestOptions?: unknown) => {

@@ -10,13 +10,14 @@ import {
   toHex,
 } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import type { AnyWalletClient } from './any-wallet-client.js'
 import { type AuthorizationToJudge, authorizationsToJudge } from './authorizations-to-judge.js'
 import { isPlainObject } from './is-plain-object.js'
 import { TransactionNotCheckableError } from './pre-send-guard-errors.js'
 
 /** The only chain the guard checks: Base (the devnet is Base-shaped, chain id 8453 too). */
-const BASE_CHAIN_ID = 8453
+const BASE_CHAIN_ID: number = DEFAULT_NETWORK.chainId
 
 /**
  * What a send asks of the guard: the transaction for the transaction route (without its
@@ -58,7 +59,7 @@ export async function toGuardRequest(
     parameters.dataSuffix ?? (typeof clientSuffix === 'string' ? clientSuffix : clientSuffix?.value)
   const data = parameters.data ?? '0x'
   return {
-    chainId: '0x2105',
+    chainId: DEFAULT_NETWORK.chainIdHex,
     from: typeof account === 'string' ? account : account.address,
     to,
     data: suffix ? concat([data, suffix]) : data,
@@ -102,7 +103,7 @@ export async function objectToGuardRequest(
   await assertBase(
     typeof claimed === 'string' && isHex(claimed) ? hexToNumber(claimed) : await chainId(),
   )
-  return { chainId: '0x2105', from, to, data: calldata, value: toHex(wei) }
+  return { chainId: DEFAULT_NETWORK.chainIdHex, from, to, data: calldata, value: toHex(wei) }
 }
 
 /** The guard's questions for an already signed transaction (type 4: its list's signers recovered). */
@@ -124,7 +125,7 @@ export async function rawToGuardedSend(serialized: unknown): Promise<GuardedSend
   await assertBase(tx.chainId)
   return {
     transaction: {
-      chainId: '0x2105',
+      chainId: DEFAULT_NETWORK.chainIdHex,
       from: from as TransactionRequest['from'],
       to: tx.to,
       data: tx.data ?? '0x',
@@ -139,7 +140,7 @@ export async function rawToGuardedSend(serialized: unknown): Promise<GuardedSend
 async function assertBase(chainId: number | undefined): Promise<void> {
   if (chainId !== BASE_CHAIN_ID) {
     throw new TransactionNotCheckableError(
-      `chain ${chainId ?? '(unknown)'}: the guard checks Base (chain id 8453) only`,
+      `chain ${chainId ?? '(unknown)'}: the guard checks Base (chain id ${BASE_CHAIN_ID}) only`,
     )
   }
 }

@@ -1,5 +1,6 @@
 import { hexToNumber, isAddress, isHex } from 'viem'
 import { type UserOperationRequest, UserOperationRequestSchema } from '../schemas/requests.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import { isPlainObject } from './is-plain-object.js'
 import { notCheckable } from './pre-send-guard-errors.js'
 
@@ -20,7 +21,7 @@ export function toUserOperationRequest(
     throw notCheckable('a user operation without an EntryPoint address')
   }
   const body = {
-    chainId: '0x2105',
+    chainId: DEFAULT_NETWORK.chainIdHex,
     entryPoint,
     userOperation: withMinimalYParity(userOperation),
   }

@@ -1,6 +1,7 @@
 import { toHex } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { canonicalJsonHash } from '../client/verify-receipt.js'
+import { DEFAULT_NETWORK } from '../types/networks.js'
 import type { AuthorizationToJudge } from './authorizations-to-judge.js'
 
 /**
@@ -14,7 +15,7 @@ export function transactionKey(
   authorizations: readonly AuthorizationToJudge[] = [],
 ): string {
   return canonicalJsonHash({
-    chainId: '0x2105',
+    chainId: DEFAULT_NETWORK.chainIdHex,
     from: transaction.from.toLowerCase(),
     to: transaction.to.toLowerCase(),
     data: transaction.data.toLowerCase(),

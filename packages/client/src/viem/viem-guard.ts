@@ -48,6 +48,8 @@ export type {
   TypedDataCheck,
 } from './guard-checks.js'
 
+import { DEFAULT_NETWORK } from '../types/networks.js'
+
 /**
  * Default absolute ceiling on a guard-suggested `maxFeePerGas`: 10 gwei, far above Base's usual
  * fees. A suggestion above it (or above 3 x the base fee + tip) is ignored and viem estimates.
@@ -215,7 +217,7 @@ export function withPreSendGuard<client extends AnyWalletClient>(
     authorization: AuthorizationToJudge['authorization'],
   ): Promise<AuthorizationCheck> {
     const result = await guard.authorizationPreflight({
-      chainId: '0x2105',
+      chainId: DEFAULT_NETWORK.chainIdHex,
       authority,
       authorization,
     })

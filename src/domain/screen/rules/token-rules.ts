@@ -1,5 +1,6 @@
 import { getAddress } from 'viem'
 import { receivedTokens, senderChanges } from '../../effects/execution-effects.js'
+import { BASE_MAINNET } from '../../network/network-profile.js'
 import { hiddenCharacters } from '../../text/hidden-characters.js'
 import { lookAlikeMix } from '../../text/look-alike-scripts.js'
 import type { OwnerPower } from '../../tokens/owner-powers.js'
@@ -54,8 +55,7 @@ export const tokenImpersonatesPaymentToken: ScreenRule = {
   checks:
     "A token the sender receives (an ERC-20 whose balance execution raises), at an address on neither pinned token list (Uniswap's default list, the Superchain token list; their Base entries), has the symbol or name of USDC, USDbC, EURC, WETH, cbBTC, cbETH, DAI or USDT, compared after Unicode normalisation (NFKC, invisible and spacing characters removed, confusable characters mapped to their prototype per UTS #39, case ignored).",
   why: 'An agent that takes a look-alike for USDC has been paid nothing: the copy is worth what its issuer says, and swaps or payments in it are the classic scam on Base.',
-  example:
-    'A swap that buys 1,000 `USDC` from a pool whose token is `0xFake…`, not 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913; a token whose symbol is `USDC` with a zero-width space inside, or spelled with a Cyrillic `С`.',
+  example: `A swap that buys 1,000 \`USDC\` from a pool whose token is \`0xFake…\`, not ${BASE_MAINNET.usdc.address}; a token whose symbol is \`USDC\` with a zero-width space inside, or spelled with a Cyrillic \`С\`.`,
   evaluate: ({ ctx }: RuleInput) => hits(ctx, true),
 }
 

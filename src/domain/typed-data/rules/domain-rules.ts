@@ -1,25 +1,36 @@
 import type { Address } from 'viem'
+import { BASE_MAINNET } from '../../network/network-profile.js'
+import { servedProfile } from '../../protocols/network.js'
 import { clip, PERMIT2_ADDRESS, sameAddress } from '../read-typed-data-facts.js'
 import type { TypedDomain } from '../typed-data.js'
 import type { TypedDataRule, TypedDataRuleInput } from '../typed-data-rule.js'
 
-/** USDC on Base: the domain a payment lure most often borrows. */
-const BASE_USDC: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
-
-/** Domains of well-known Base contracts, by the name (and version) they sign under. */
-export const WELL_KNOWN_DOMAINS: readonly {
+/** A well-known contract's domain: the name (and version) it signs under, and where it lives. */
+interface WellKnownDomain {
   label: string
   name: string
   version?: string
   address: Address
-}[] = [
-  { label: 'USDC', name: 'USD Coin', version: '2', address: BASE_USDC },
-  { label: 'Permit2', name: 'Permit2', address: PERMIT2_ADDRESS },
-]
+}
+
+/**
+ * Domains of well-known contracts on the served network: its USDC (the domain a payment lure
+ * most often borrows) and Permit2.
+ */
+function wellKnownDomains(): readonly WellKnownDomain[] {
+  const { usdc } = servedProfile()
+  return [
+    { label: 'USDC', name: usdc.name, version: usdc.version, address: usdc.address },
+    { label: 'Permit2', name: 'Permit2', address: PERMIT2_ADDRESS },
+  ]
+}
+
+/** Mainnet's USDC, as the rule's documentation quotes it. */
+const { usdc: MAINNET_USDC, chainId: MAINNET_CHAIN_ID } = BASE_MAINNET
 
 /** The well-known contract whose name/version the domain claims, when it sits elsewhere. */
 function borrowedDomain(domain: TypedDomain) {
-  return WELL_KNOWN_DOMAINS.find(
+  return wellKnownDomains().find(
     (known) =>
       domain.name === known.name &&
       (known.version === undefined || domain.version === known.version) &&
@@ -69,11 +80,9 @@ export const typedDataDomainMismatch: TypedDataRule = {
   id: 'typed-data-domain-mismatch',
   severity: 'critical',
   title: "Domain does not match the verifying contract's own",
-  checks:
-    "The presented domain differs from the verifying contract's own at the pinned block (EIP-5267 `eip712Domain()`; else its `DOMAIN_SEPARATOR()`/`domainSeparator()` against the presented domain's hash; else `name()`/`version()`; Permit2's fixed domain for Permit2 kinds), or it claims the name and version of a well-known Base contract (USDC `USD Coin`/`2`, `Permit2`) at another address. The detail names both addresses.",
+  checks: `The presented domain differs from the verifying contract's own at the pinned block (EIP-5267 \`eip712Domain()\`; else its \`DOMAIN_SEPARATOR()\`/\`domainSeparator()\` against the presented domain's hash; else \`name()\`/\`version()\`; Permit2's fixed domain for Permit2 kinds), or it claims the name and version of a well-known Base contract (USDC \`${MAINNET_USDC.name}\`/\`${MAINNET_USDC.version}\`, \`Permit2\`) at another address. The detail names both addresses.`,
   why: 'The "USD Coin at another address" lure: the wallet shows a trusted name while the signature is for a contract the signer never meant to authorise (or is invalid where it was meant).',
-  example:
-    'A `Permit` with domain `{name: "USD Coin", version: "2", chainId: 8453}` whose `verifyingContract` is a token named `Test` instead of USDC at 0x8335…2913.',
+  example: `A \`Permit\` with domain \`{name: "${MAINNET_USDC.name}", version: "${MAINNET_USDC.version}", chainId: $MAINNET_CHAIN_ID}\` whose \`verifyingContract\` is a token named \`Test\` instead of USDC at ${MAINNET_USDC.address.slice(0, 6)}…${MAINNET_USDC.address.slice(-4)}.`,
   evaluate(input) {
     const { domain } = input.data
     const borrowed = borrowedDomain(domain)
@@ -96,7 +105,7 @@ export const typedDataForeignChain: TypedDataRule = {
   id: 'typed-data-foreign-chain',
   severity: 'critical',
   title: 'Domain is for another chain',
-  checks: 'The domain carries a `chainId` other than 8453 (Base).',
+  checks: `The domain carries a \`chainId\` other than ${MAINNET_CHAIN_ID} (Base).`,
   why: 'The signature is valid on that other chain, where the signer may hold assets this guard cannot see; an agent working on Base has no reason to sign it.',
   example: 'A USDC `Permit` with domain `chainId: 1` (Ethereum mainnet).',
   evaluate({ data, chainId }) {
