@@ -1,5 +1,3 @@
-import type { PolicyViolation } from './spend-policy.js'
-
 /**
  * The most of each asset an agent may spend over a rolling window, across transactions:
  * `eth` or a token's address -> atomic units.
@@ -12,6 +10,13 @@ export interface SpendBudgetPolicy {
 
 /** What one transaction takes from the agent: asset key (`eth` or a lower-cased token) -> amount and label. */
 export type Outflow = ReadonlyMap<string, { amount: bigint; label: string }>
+
+/** The budget's violation (a `PolicyViolation` of the spend policy). */
+export interface BudgetViolation {
+  rule: 'budget_exceeded'
+  /** Names the asset, the amounts and the budget. */
+  detail: string
+}
 
 /** A transaction's outflow held against the budget; given back when it was never sent. */
 export interface BudgetHold {
@@ -28,7 +33,7 @@ export function createSpendBudget(
   now: () => number = Date.now,
 ): {
   /** Violations when `outflow` does not fit what is left; else it is held (see {@link BudgetHold}). */
-  hold(outflow: Outflow): { violations: PolicyViolation[]; hold?: BudgetHold }
+  hold(outflow: Outflow): { violations: BudgetViolation[]; hold?: BudgetHold }
 } {
   const spent: { at: number; key: string; amount: bigint }[] = []
   const limits = new Map(Object.entries(policy.limits).map(([k, v]) => [k.toLowerCase(), v]))
@@ -39,7 +44,7 @@ export function createSpendBudget(
       const at = now()
       const since = at - policy.windowMs
       while (spent.length > 0 && (spent[0]?.at ?? at) <= since) spent.shift()
-      const violations: PolicyViolation[] = []
+      const violations: BudgetViolation[] = []
       for (const [key, out] of outflow) {
         const limit = limits.get(key)
         if (limit === undefined) continue
