@@ -475,7 +475,8 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
     fires: makeContext({ to: SAFE, data: encode('renounceRole', [ADMIN_ROLE, SENDER]) }),
     benign: makeContext({ to: SAFE, data: encode('renounceRole', [MINTER_ROLE, SENDER]) }),
   },
-  'role-revoke': {
+  // Issue 38: `role-removed` (info) replaces the warning `role-revoke`.
+  'role-removed': {
     fires: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, EOA]) }),
     benign: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, SENDER]) }),
   },
