@@ -12,6 +12,7 @@ import {
   hiddenApproval,
   stateOverridden,
 } from './rules/effect-rules.js'
+import { positionNotOwned } from './rules/position-rules.js'
 import {
   adminRoleGrantToEoa,
   adminRoleRenounce,
@@ -124,6 +125,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   executionNotVisible,
   stateOverridden,
   beneficiaryNotSender,
+  positionNotOwned,
   feeTakesBulk,
   feeToThirdParty,
   interfaceFee,
