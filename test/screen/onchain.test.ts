@@ -507,7 +507,8 @@ const NOT_REACHABLE_ON_ANVIL = new Set(['gas-above-block-limit'])
  * (the look-alike token rules and `token-label-deceptive` on real tokens in
  * test/preflight/token-impersonation.test.ts,
  * `token-owner-powers` in test/preflight/owner-powers.test.ts, the sellability and tax rules on
- * real Uniswap pools and routers in test/preflight/token-sellability.test.ts)
+ * real Uniswap pools and routers in test/preflight/token-sellability.test.ts,
+ * `unknown-call-names-stranger` on our own unknown vault in test/screen/unknown-calls.test.ts)
  * and, as pure contexts, in test/screen/rules.test.ts.
  */
 const EFFECT_RULES = new Set([
@@ -524,6 +525,7 @@ const EFFECT_RULES = new Set([
   'assets-to-no-code-recipient',
   'execution-not-visible',
   'state-overridden',
+  'unknown-call-names-stranger',
 ])
 
 describe('every rule on real contracts through the app', () => {

@@ -200,6 +200,10 @@ const increaseLiquidity = (tokenId: bigint) =>
     },
   ])
 
+/** `deposit(uint256 amount, address recipient)` under a selector no module knows. */
+const unknownDeposit = (recipient: Hex): Hex =>
+  `0x5eed0001${encodeAbiParameters(parseAbiParameters('uint256, address'), [10n ** 18n, recipient]).slice(2)}`
+
 const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
   'hidden-approval': {
     fires: executed({ to: SAFE, data: UNKNOWN_CALL }, [
@@ -217,6 +221,14 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
     benign: executed({ to: SAFE, data: UNKNOWN_CALL }, [
       log(TOKEN, TRANSFER, SENDER, SAFE, 250_000_000n),
       log(SAFE, TRANSFER, ZERO, SENDER, 250n),
+    ]),
+  },
+  'unknown-call-names-stranger': {
+    fires: executed({ to: SAFE, data: unknownDeposit(EOA) }, [
+      log(TOKEN, TRANSFER, SENDER, SAFE, 250_000_000n),
+    ]),
+    benign: executed({ to: SAFE, data: unknownDeposit(SENDER) }, [
+      log(TOKEN, TRANSFER, SENDER, SAFE, 250_000_000n),
     ]),
   },
   'assets-to-no-code-recipient': {

@@ -454,7 +454,9 @@ function executedOutcomes(
       const losses = sellLosses(effects, logs, tx.from, declared)
       if (losses.length > 0) effects.sellLosses = losses
     }
-    return { tx, decoded, call, gas, gasFromEstimate, effects }
+    const emitters =
+      logs === undefined ? undefined : new Set(logs.map((l) => l.address.toLowerCase()))
+    return { tx, decoded, call, gas, gasFromEstimate, effects, emitters }
   })
 }
 
@@ -662,6 +664,7 @@ function screenOutcomes(
     const senderDelegate = late.delegateOfSender.get(key)
     if (senderDelegate !== undefined) context.senderDelegate = senderDelegate
     if (late.owners !== undefined) context.positionOwners = late.owners
+    if (o.emitters !== undefined) context.logEmitters = o.emitters
     // The caller's overrides make the answer hypothetical; the guard's own machinery does not.
     if (overrides !== undefined && options === undefined) context.hypothetical = true
     const { verdict, findings } = screenTransaction(context, o.decoded, deps.screen)

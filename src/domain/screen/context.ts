@@ -82,6 +82,12 @@ export interface ScreenContext {
    * from {@link positionKey}. Absent entry: not read, or no such token.
    */
   positionOwners?: ReadonlyMap<string, Address>
+  /**
+   * Every contract that emitted a log in the simulated execution (lower-case): the contracts
+   * taking part in it beside the calls' targets and the accounts assets move between. Absent:
+   * execution not seen.
+   */
+  logEmitters?: ReadonlySet<string>
 }
 
 /** The key of a position NFT in {@link ScreenContext.positionOwners}: `collection:tokenId`, lower-case. */

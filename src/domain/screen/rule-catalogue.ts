@@ -77,6 +77,7 @@ import {
   transferToBurnAddress,
   transferToTokenContract,
 } from './rules/transfer-rules.js'
+import { unknownCallNamesStranger } from './rules/unknown-call-rules.js'
 import { describeRule, type RuleDescription, type ScreenRule } from './screen-rule.js'
 
 /** Every rule the screen runs, in catalogue order (the order of `docs/rules.md`). */
@@ -122,6 +123,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   assetsToNoCodeRecipient,
   screenIncomplete,
   calldataNotDecoded,
+  unknownCallNamesStranger,
   executionNotVisible,
   stateOverridden,
   beneficiaryNotSender,

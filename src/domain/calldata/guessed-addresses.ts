@@ -1,0 +1,74 @@
+import { guessFragment } from '@openchainxyz/abi-guesser'
+import {
+  type AbiParameter,
+  type Address,
+  decodeAbiParameters,
+  type Hex,
+  parseAbiParameters,
+} from 'viem'
+import { checksummed } from '../evm/checksummed.js'
+
+/** An address argument of calldata no module decodes, found in its guessed layout. */
+export interface GuessedAddress {
+  /** Where it sits: `arg2`, `arg1[0].0` (the n-th argument, array items, tuple components). */
+  path: string
+  address: Address
+}
+
+/** Bounds on guessing: longer calldata is not guessed at, and at most this many addresses named. */
+export const GUESS_LIMITS = { maxCalldataBytes: 4096, maxAddresses: 16 } as const
+
+/**
+ * Addresses below this are router placeholders (`address(1)`, `address(2)`) and precompiles,
+ * not accounts anyone holds.
+ */
+const SMALLEST_ACCOUNT = 2n ** 32n
+
+/**
+ * The address arguments of calldata whose function no protocol module knows, at any depth:
+ * `@openchainxyz/abi-guesser` recovers the argument layout from the bytes (static words,
+ * offsets, arrays, tuples, a word with 12 to 17 leading zero bytes taken for an address), viem
+ * decodes them with it. Empty when the calldata is too long, has no arguments or no layout fits.
+ *
+ * @example guessedAddresses(deposit(1e18, 0xRecipient)) // [{ path: 'arg1', address: '0xRecipient' }]
+ */
+export function guessedAddresses(data: Hex): GuessedAddress[] {
+  if (data.length < 10 + 64 || (data.length - 2) / 2 > GUESS_LIMITS.maxCalldataBytes) return []
+  let params: readonly AbiParameter[]
+  let values: readonly unknown[]
+  try {
+    const fragment = guessFragment(data)
+    if (fragment === null || fragment.inputs.length === 0) return []
+    params = parseAbiParameters(fragment.inputs.map((p) => p.format('sighash')).join(','))
+    values = decodeAbiParameters(params, `0x${data.slice(10)}`)
+  } catch {
+    // No layout the guesser and the decoder agree on: nothing is named.
+    return []
+  }
+  const out: GuessedAddress[] = []
+  params.forEach((param, i) => {
+    collect(param, values[i], `arg${i}`, out)
+  })
+  return out.slice(0, GUESS_LIMITS.maxAddresses)
+}
+
+function collect(param: AbiParameter, value: unknown, path: string, out: GuessedAddress[]): void {
+  if (out.length >= GUESS_LIMITS.maxAddresses) return
+  const array = /^(.*)\[\d*\]$/.exec(param.type)
+  if (array !== null && Array.isArray(value)) {
+    const item = { ...param, type: array[1] ?? '' } as AbiParameter
+    value.forEach((v, k) => {
+      collect(item, v, `${path}[${k}]`, out)
+    })
+    return
+  }
+  if (param.type === 'tuple' && 'components' in param && Array.isArray(value)) {
+    param.components.forEach((component, j) => {
+      collect(component, (value as readonly unknown[])[j], `${path}.${j}`, out)
+    })
+    return
+  }
+  if (param.type === 'address' && typeof value === 'string' && BigInt(value) >= SMALLEST_ACCOUNT) {
+    out.push({ path, address: checksummed(value as Address) })
+  }
+}
