@@ -1,5 +1,5 @@
 import { undecodedCalldata } from '../../calldata/decode-calldata.js'
-import { guessedAddresses } from '../../calldata/guessed-addresses.js'
+import { GUESS_LIMITS, guessedAddresses } from '../../calldata/guessed-addresses.js'
 import { type ExecutionEffects, senderChanges } from '../../effects/execution-effects.js'
 import type { CallSite } from '../call-sites.js'
 import type { ScreenContext } from '../context.js'
@@ -45,7 +45,7 @@ export const unknownCallNamesStranger: ScreenRule = {
   severity: 'warning',
   title: 'Calldata the screen does not decode names an outside account while assets leave',
   checks:
-    "A call whose selector no protocol module knows (the top-level call or a batch item), while the sender's net position falls in the simulated execution: its argument layout is recovered from the bytes (`@openchainxyz/abi-guesser`) and every address argument, at any depth, that is neither the sender nor the account making the call nor an account taking part in the execution (a call's target, a contract that emitted a log, an account assets moved between, a party to an approval between contracts) is named with its argument path. Calldata over 4096 bytes is not guessed at.",
+    "A call whose selector no protocol module knows (the top-level call or a batch item), while the sender's net position falls in the simulated execution: its argument layout is recovered from the bytes (`@openchainxyz/abi-guesser`) and every address argument, at any depth, that is neither the sender nor the account making the call nor an account taking part in the execution (a call's target, a contract that emitted a log, an account assets moved between, a party to an approval between contracts) is named with its argument path. Calldata over 1024 bytes or with more than 4 offset-like words is not guessed at, nor more than 4 calls of one transaction (the guess's cost grows fast on hostile layouts).",
   why: "A deposit, a bridge or a stake whose recipient or beneficiary is a stranger looks like the same call made for yourself: the stranger's address sits in the calldata in plain sight even when the function is unknown. An address the execution never touches is someone the sender's assets are credited to (in the contract's storage, or on another chain), not a party the sender pays for something it gets back.",
   example:
     "`deposit(1000e6, 0xStranger)` on an unfamiliar vault that takes the sender's USDC and credits `0xStranger`.",
@@ -54,10 +54,12 @@ export const unknownCallNamesStranger: ScreenRule = {
     if (effects === undefined) return []
     if (!senderChanges(effects, ctx.tx.from).some((c) => c.delta < 0n)) return []
     let taking: Set<string> | undefined
+    let guessed = 0
     const hits: RuleHit[] = []
     for (const site of sites) {
       const data = undecodedCalldata(site.call)
-      if (data === undefined) continue
+      if (data === undefined || guessed >= GUESS_LIMITS.maxCalls) continue
+      guessed++
       const named = guessedAddresses(data)
       if (named.length === 0) continue
       taking ??= participants(ctx, sites, effects)
