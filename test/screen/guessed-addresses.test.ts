@@ -1,6 +1,10 @@
 import { encodeAbiParameters, type Hex, parseAbiParameters } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { GUESS_LIMITS, guessedAddresses } from '../../src/domain/calldata/guessed-addresses.js'
+import {
+  addressLikeWords,
+  GUESS_LIMITS,
+  guessedAddresses,
+} from '../../src/domain/calldata/guessed-addresses.js'
 
 const A = '0x1111111111111111111111111111111111111111'
 const B = '0x2222222222222222222222222222222222222222'
@@ -37,6 +41,14 @@ describe('guessedAddresses (the layout of calldata no module decodes)', () => {
       guessedAddresses(call('address, address', ['0x0000000000000000000000000000000000000002', A])),
     ).toEqual([{ path: 'arg1', address: A }])
     expect(guessedAddresses('0x5eed0001')).toEqual([])
+  })
+
+  it('scans the address-like words the guess could name, without a layout', () => {
+    const data = call('address, (address, uint256)[], uint256', [A, [[B, 5n]], 10n ** 18n])
+    expect([...addressLikeWords(data)].sort()).toEqual([A, B])
+    for (const { address } of guessedAddresses(data)) {
+      expect(addressLikeWords(data).has(address.toLowerCase())).toBe(true)
+    }
   })
 
   it('does not guess at hostile layouts: too long, or too many offset-like words', () => {

@@ -65,6 +65,24 @@ export function guessedAddresses(data: Hex): GuessedAddress[] {
   return out.slice(0, GUESS_LIMITS.maxAddresses)
 }
 
+/**
+ * The words of the arguments the guesser would take for an address (12 to 17 leading zero bytes,
+ * not a placeholder), lower-case: every address {@link guessedAddresses} can name is among them,
+ * so a caller that knows all of them already skips the guess (a cheap scan, no layout).
+ */
+export function addressLikeWords(data: Hex): Set<string> {
+  const out = new Set<string>()
+  if ((data.length - 2) / 2 > GUESS_LIMITS.maxCalldataBytes) return out
+  for (let at = 10; at + 64 <= data.length; at += 64) {
+    const word = data.slice(at, at + 64).toLowerCase()
+    const zeros = /^0*/.exec(word)?.[0].length ?? 0
+    if (zeros < 24 || zeros > 35) continue
+    const address = `0x${word.slice(24)}`
+    if (BigInt(address) >= SMALLEST_ACCOUNT) out.add(address)
+  }
+  return out
+}
+
 /** Words (of the arguments) that could be an offset into them: a non-zero multiple of 32 inside. */
 function offsetLikeWords(args: Hex): number {
   const bytes = (args.length - 2) / 2

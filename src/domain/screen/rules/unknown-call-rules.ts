@@ -1,5 +1,9 @@
 import { undecodedCalldata } from '../../calldata/decode-calldata.js'
-import { GUESS_LIMITS, guessedAddresses } from '../../calldata/guessed-addresses.js'
+import {
+  addressLikeWords,
+  GUESS_LIMITS,
+  guessedAddresses,
+} from '../../calldata/guessed-addresses.js'
 import { type ExecutionEffects, senderChanges } from '../../effects/execution-effects.js'
 import type { CallSite } from '../call-sites.js'
 import type { ScreenContext } from '../context.js'
@@ -59,12 +63,12 @@ export const unknownCallNamesStranger: ScreenRule = {
     for (const site of sites) {
       const data = undecodedCalldata(site.call)
       if (data === undefined || guessed >= GUESS_LIMITS.maxCalls) continue
-      guessed++
-      const named = guessedAddresses(data)
-      if (named.length === 0) continue
       taking ??= participants(ctx, sites, effects)
       const inside = taking
-      const strangers = named.filter((n) => !inside.has(n.address.toLowerCase()))
+      // The guess costs; calldata whose every address-like word is a participant needs none.
+      if ([...addressLikeWords(data)].every((a) => inside.has(a))) continue
+      guessed++
+      const strangers = guessedAddresses(data).filter((n) => !inside.has(n.address.toLowerCase()))
       if (strangers.length === 0) continue
       const listed = strangers
         .slice(0, NAMED_LIMIT)
