@@ -46,6 +46,13 @@ const cases = {
     to: FRIEND,
     data: encodeFunctionData({ abi: aave, functionName: 'supply', args: [USDC, 1000n, BUYER, 0] }),
   },
+  // A selector no module knows, paying ETH and naming the sender: no guess (its words are known).
+  'unknown selector naming the sender, ETH out': {
+    from: BUYER,
+    to: FRIEND,
+    value: '0x1',
+    data: `0x5eed0001${encodeAbiParameters(parseAbiParameters('uint256, address'), [1000n, BUYER]).slice(2)}`,
+  },
   // A selector no module knows, paying ETH and naming an address (its layout guessed since issue 38).
   'unknown selector naming an address, ETH out': {
     from: BUYER,
