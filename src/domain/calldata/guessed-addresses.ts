@@ -114,6 +114,6 @@ function collect(param: AbiParameter, value: unknown, path: string, out: Guessed
     return
   }
   if (param.type === 'address' && typeof value === 'string' && BigInt(value) >= SMALLEST_ACCOUNT) {
-    out.push({ path, address: checksummed(value as Address) })
+    out.push({ path, address: checksummed(value) })
   }
 }

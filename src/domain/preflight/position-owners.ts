@@ -1,4 +1,4 @@
-import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, parseAbi } from 'viem'
+import { type Address, decodeFunctionResult, encodeFunctionData, parseAbi } from 'viem'
 import type { DecodedCall } from '../calldata/decode-calldata.js'
 import type { TransactionInput } from '../evm/transaction.js'
 import { readersOf } from '../protocols/protocol-modules.js'
@@ -77,7 +77,7 @@ function ownerFrom(result: SimulatedCall | undefined): Address | undefined {
     return decodeFunctionResult({
       abi: OWNER_OF,
       functionName: 'ownerOf',
-      data: result.returnData as Hex,
+      data: result.returnData,
     })
   } catch {
     // Not an ERC-721 answer: the owner stays unknown.
