@@ -2,7 +2,13 @@
  * Child of bench/catalogue.ts: read-only preflight p50 (in-process, devnet) of a few everyday
  * shapes, with the service code of the checkout at argv[2]. Prints one JSON line.
  */
-import { encodeFunctionData, maxUint256, parseAbi } from 'viem'
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  maxUint256,
+  parseAbi,
+  parseAbiParameters,
+} from 'viem'
 
 const root = process.argv[2] ?? new URL('..', import.meta.url).pathname
 const iterations = Number(process.argv[3] ?? 150)
@@ -39,6 +45,20 @@ const cases = {
     from: BUYER,
     to: FRIEND,
     data: encodeFunctionData({ abi: aave, functionName: 'supply', args: [USDC, 1000n, BUYER, 0] }),
+  },
+  // A selector no module knows, paying ETH and naming the sender: no guess (its words are known).
+  'unknown selector naming the sender, ETH out': {
+    from: BUYER,
+    to: FRIEND,
+    value: '0x1',
+    data: `0x5eed0001${encodeAbiParameters(parseAbiParameters('uint256, address'), [1000n, BUYER]).slice(2)}`,
+  },
+  // A selector no module knows, paying ETH and naming an address (its layout guessed since issue 38).
+  'unknown selector naming an address, ETH out': {
+    from: BUYER,
+    to: FRIEND,
+    value: '0x1',
+    data: `0x5eed0001${encodeAbiParameters(parseAbiParameters('uint256, address'), [1000n, PERMIT2]).slice(2)}`,
   },
 }
 const devnet = await startDevnet()

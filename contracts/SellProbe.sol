@@ -172,16 +172,20 @@ contract SellProbe {
     /// @dev As Router02's fee-on-transfer sells and Solidly routers do: pay the pair, then swap
     /// what it received, at x*y after Uniswap v2's 0.3 % fee, or at a Solidly pool's own quote
     /// (its curve and fee).
+    /// What the pool got of the sale is its balance beyond its reserves after the transfer, and
+    /// never more than its balance grew: a token that sells the tax it kept back into the pair
+    /// during the seller's transfer (a "swap back") syncs the reserves over its own tokens, which
+    /// are no part of what the seller delivered.
     function sellPair(Candidate calldata c, Measured memory m, bool solidly) private {
         ISellProbePair pair = ISellProbePair(m.pool);
         uint256 before = balanceOf(c.token, address(pair));
         if (!transfer(c.token, address(pair), m.received)) return;
         m.delivered = true;
         uint256 afterwards = balanceOf(c.token, address(pair));
-        m.poolGot = afterwards > before ? afterwards - before : 0;
         (uint256 r0, uint256 r1,) = pair.getReserves();
         bool zeroIn = pair.token0() == c.token;
         (uint256 reserveIn, uint256 reserveOut) = zeroIn ? (r0, r1) : (r1, r0);
+        m.poolGot = received(before, afterwards, reserveIn);
         if (afterwards <= reserveIn) return;
         uint256 amountIn = afterwards - reserveIn;
         uint256 out;
@@ -202,6 +206,13 @@ contract SellProbe {
         }
         uint256 otherAfter = balanceOf(c.other, address(this));
         m.proceeds = otherAfter > otherBefore ? otherAfter - otherBefore : 0;
+    }
+
+    /// @dev The smaller of what the pair's balance grew by and what it holds beyond its reserves.
+    function received(uint256 before, uint256 afterwards, uint256 reserveIn) private pure returns (uint256) {
+        uint256 grew = afterwards > before ? afterwards - before : 0;
+        uint256 beyondReserves = afterwards > reserveIn ? afterwards - reserveIn : 0;
+        return grew < beyondReserves ? grew : beyondReserves;
     }
 
     /// @dev Measures what the pool receives of the amount, then sells exactly that much, paying

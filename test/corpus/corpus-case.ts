@@ -77,6 +77,7 @@ export type CorpusSetup = (context: CorpusContext) => Promise<CorpusCase[]>
  */
 export const CORPUS_RULES: ReadonlySet<string> = new Set([
   'beneficiary-not-sender',
+  'position-not-owned',
   'fee-takes-bulk',
   'fee-to-third-party',
   'interface-fee',

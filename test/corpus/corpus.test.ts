@@ -75,6 +75,9 @@ async function preflight(tx: CorpusTx, through = app): Promise<Answer> {
   return (await res.json()) as Answer
 }
 
+/** The index of the Uniswap v3 corpus among the protocols (its accounts are numbered by it). */
+const uniswapIndex = () => PROTOCOLS.findIndex((p) => p.file === 'uniswap-v3')
+
 const describeFindings = (answer: Answer) =>
   answer.findings.map((f) => `${f.severity} ${f.id}${f.path ? ` @${f.path}` : ''}: ${f.detail}`)
 
@@ -276,6 +279,32 @@ describe('internal balances kept in the Balancer Vault', () => {
     ).toBe(false)
     // A swap paid and paid out in tokens touches no internal balance.
     expect(answers.get('balancer.swap')?.effects.positionChanges).toBeUndefined()
+  })
+})
+
+describe('owners of Uniswap v3 positions', () => {
+  it("increaseLiquidity on a stranger's position names its owner and token id, read in the one wave", async () => {
+    const c = (cases.get('uniswap-v3') ?? []).find(
+      (x) => x.name === 'position-manager.increase-liquidity',
+    )
+    if (c?.twin === undefined) throw new Error('no increase-liquidity twin')
+    const twin = answers.get(`${c.name} (twin)`)
+    expect(twin?.verdict).toBe('review')
+    const finding = twin?.findings.find((f) => f.id === 'position-not-owned')
+    // The twin's tokenId is the stranger's position: the detail names both.
+    const tokenId = BigInt(`0x${c.twin.data.slice(10, 74)}`)
+    expect(finding?.detail).toContain(`position ${tokenId}`)
+    expect(finding?.detail.toLowerCase()).toContain(
+      testAccount(102 + 3 * uniswapIndex()).address.toLowerCase(),
+    )
+    // The sender's own position: no such finding.
+    expect(answers.get(c.name)?.findings.map((f) => f.id)).not.toContain('position-not-owned')
+    // The owner rides in the simulation: still one wave, and ownerOf was asked in it.
+    counting.reset()
+    expect(await preflight(c.twin, countedApp)).toEqual(twin)
+    expect(counting.waves).toBe(1)
+    const simulate = counting.calls.find((x) => x.method === 'eth_simulateV1')
+    expect(JSON.stringify(simulate?.params)).toContain('"0x6352211e')
   })
 })
 

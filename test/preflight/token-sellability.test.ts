@@ -44,6 +44,7 @@ const ABI = parseAbi([
   'function approve(address spender, uint256 amount) returns (bool)',
   'function deposit() payable',
   'function setPool(address pool, bool registered)',
+  'function setPair(address pair, bool registered)',
   'function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable returns (uint256[])',
   'function swapExactTokensForETHSupportingFeeOnTransferTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline)',
   'function execute(bytes commands, bytes[] inputs, uint256 deadline) payable',
@@ -66,8 +67,9 @@ interface Answer {
 
 let devnet: Devnet
 let app: ReturnType<typeof preflightApp>
-const tokens: Record<'plain' | 'tax95' | 'tax10' | 'honeypot', Address> = {
+const tokens: Record<'plain' | 'tax95' | 'tax10' | 'honeypot' | 'sellTax95', Address> = {
   plain: '0x',
+  sellTax95: '0x',
   tax95: '0x',
   tax10: '0x',
   honeypot: '0x',
@@ -84,11 +86,22 @@ async function rpc(method: string, params: unknown[]): Promise<unknown> {
   return ((await res.json()) as { result: unknown }).result
 }
 
-async function send(to: Address, data: Hex, value = 0n): Promise<void> {
-  const { walletClient, publicClient } = clients(devnet.rpcUrl, deployer)
+async function send(to: Address, data: Hex, value = 0n, from = deployer): Promise<void> {
+  const { walletClient, publicClient } = clients(devnet.rpcUrl, from)
   const hash = await walletClient.sendTransaction({ to, data, value, gas: 5_000_000n })
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
   if (receipt.status !== 'success') throw new Error(`setup call to ${to} reverted`)
+}
+
+/** The v2 pair of `token` with WETH. */
+async function pairOf(token: Address): Promise<Address> {
+  const { publicClient } = clients(devnet.rpcUrl, deployer)
+  return publicClient.readContract({
+    address: V2_FACTORY,
+    abi: ABI,
+    functionName: 'getPair',
+    args: [token, WETH],
+  })
 }
 
 /** A v2 pair of `token` with WETH: 1,000,000 tokens against 10 WETH, registered as its pool. */
@@ -149,13 +162,65 @@ beforeAll(async () => {
   await seedPair(tokens.tax95, true)
   await seedPair(tokens.tax10, true)
   await seedPair(tokens.honeypot, true)
-  // The sender already holds 1,000 of the 95 %-tax token (from its owner: untaxed).
+  // Taxed only on sells (a move into its pair), the tax kept by the token contract itself, which
+  // sells what it holds back into the pair on the next sell once it holds 1,000.
+  tokens.sellTax95 = (
+    await deploy(
+      devnet.rpcUrl,
+      'SellTaxToken',
+      ['Sell Tax', 'SELLTAX', 9500n, ROUTER02, WETH, parseEther('1000')],
+      deployer,
+    )
+  ).address
+  await seedPair(tokens.sellTax95, false)
+  await send(
+    tokens.sellTax95,
+    encodeFunctionData({
+      abi: ABI,
+      functionName: 'setPair',
+      args: [await pairOf(tokens.sellTax95), true],
+    }),
+  )
+  // An earlier seller paid the tax: the contract holds 95,000 to swap back on the next sell.
+  const seller = testAccount(52)
+  await rpc('anvil_setBalance', [seller.address, '0x56bc75e2d63100000'])
+  const sold = parseEther('100000')
+  await send(
+    tokens.sellTax95,
+    encodeFunctionData({ abi: ABI, functionName: 'transfer', args: [seller.address, sold] }),
+  )
+  await send(
+    tokens.sellTax95,
+    encodeFunctionData({ abi: ABI, functionName: 'approve', args: [ROUTER02, sold] }),
+    0n,
+    seller,
+  )
+  await send(
+    ROUTER02,
+    encodeFunctionData({
+      abi: ABI,
+      functionName: 'swapExactTokensForETHSupportingFeeOnTransferTokens',
+      args: [sold, 0n, [tokens.sellTax95, WETH], seller.address, deadline()],
+    }),
+    0n,
+    seller,
+  )
+  // The sender already holds 1,000 of the 95 %-tax token and 500 of the sell-taxed one (from
+  // their owner: untaxed).
   await send(
     tokens.tax95,
     encodeFunctionData({
       abi: ABI,
       functionName: 'transfer',
       args: [sender.address, parseEther('1000')],
+    }),
+  )
+  await send(
+    tokens.sellTax95,
+    encodeFunctionData({
+      abi: ABI,
+      functionName: 'transfer',
+      args: [sender.address, parseEther('500')],
     }),
   )
 }, 120_000)
@@ -323,6 +388,25 @@ describe('tokens a swap buys', () => {
     })
   })
 
+  it.each([
+    ['Router02', () => router02Buy(tokens.sellTax95)],
+    ['the Universal Router', () => universalRouterBuy(tokens.sellTax95)],
+  ])(
+    'blocks a token bought through %s whose only tax is 95 %% on sells, kept by the token contract',
+    async (_, body) => {
+      const answer = await preflight(body())
+      expect(factsOf(answer, tokens.sellTax95)).toMatchObject({
+        sellable: true,
+        taxBps: { buy: 0, sell: 9500, transfer: 0 },
+      })
+      expect(answer.verdict).toBe('block')
+      expect(raised(answer)).toEqual([['token-tax-critical', 'critical']])
+      const detail = answer.findings.find((f) => f.id === 'token-tax-critical')?.detail
+      expect(detail).toContain(`SELLTAX (${getAddress(tokens.sellTax95)})`)
+      expect(detail).toContain('a sell tax of 95 %')
+    },
+  )
+
   it('asks for review of a 10 %-tax token, naming the token and the tax', async () => {
     const answer = await preflight(router02Buy(tokens.tax10))
     expect(answer.verdict).toBe('review')
@@ -368,6 +452,33 @@ describe('tokens a swap buys', () => {
     const loss = sell.findings.find((f) => f.id === 'token-sell-loss')
     expect(loss?.severity).toBe('warning')
     expect(loss?.detail).toContain(`NF (${getAddress(tokens.tax95)})`)
+    expect(loss?.detail).toContain('95 %')
+  })
+
+  it('warns of the sell loss when the sender sells a sell-taxed token whose contract swaps back its kept tax in the same transfer', async () => {
+    const amount = parseEther('500')
+    const res = await postJson(app, BUNDLE, {
+      transactions: [
+        {
+          from: sender.address,
+          to: tokens.sellTax95,
+          data: encodeFunctionData({ abi: ABI, functionName: 'approve', args: [ROUTER02, amount] }),
+        },
+        {
+          from: sender.address,
+          to: ROUTER02,
+          data: encodeFunctionData({
+            abi: ABI,
+            functionName: 'swapExactTokensForETHSupportingFeeOnTransferTokens',
+            args: [amount, 0n, [tokens.sellTax95, WETH], sender.address, deadline()],
+          }),
+        },
+      ],
+    })
+    expect(res.status).toBe(200)
+    const bundle = (await res.json()) as { transactions: Answer[] }
+    const loss = bundle.transactions[1]?.findings.find((f) => f.id === 'token-sell-loss')
+    expect(loss?.detail).toContain(`SELLTAX (${getAddress(tokens.sellTax95)})`)
     expect(loss?.detail).toContain('95 %')
   })
 

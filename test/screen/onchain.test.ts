@@ -424,9 +424,10 @@ function cases(): Record<
       verdict: 'block',
       benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
     },
-    'role-revoke': {
+    // Issue 38: `role-removed` (info) replaces the warning `role-revoke`; taking a role away is sign.
+    'role-removed': {
       fires: { to: roles.address, data: call(roles, 'renounceRole', [MINTER_ROLE, OWNER]) },
-      verdict: 'review',
+      verdict: 'sign',
       benign: { to: roles.address, data: call(roles, 'setValue', [7n]) },
     },
     // Safe management runs only as the Safe: execTransaction calls the Safe itself.
@@ -506,7 +507,8 @@ const NOT_REACHABLE_ON_ANVIL = new Set(['gas-above-block-limit'])
  * (the look-alike token rules and `token-label-deceptive` on real tokens in
  * test/preflight/token-impersonation.test.ts,
  * `token-owner-powers` in test/preflight/owner-powers.test.ts, the sellability and tax rules on
- * real Uniswap pools and routers in test/preflight/token-sellability.test.ts)
+ * real Uniswap pools and routers in test/preflight/token-sellability.test.ts,
+ * `unknown-call-names-stranger` on our own unknown vault in test/screen/unknown-calls.test.ts)
  * and, as pure contexts, in test/screen/rules.test.ts.
  */
 const EFFECT_RULES = new Set([
@@ -523,6 +525,7 @@ const EFFECT_RULES = new Set([
   'assets-to-no-code-recipient',
   'execution-not-visible',
   'state-overridden',
+  'unknown-call-names-stranger',
 ])
 
 describe('every rule on real contracts through the app', () => {
@@ -733,6 +736,22 @@ describe('regressions on real contracts', () => {
     expect(bad.findings[0]?.detail).toContain(PERSON)
     const ok = await preflight({ to: nft.address, data: call(nft, 'approve', [safe.address, 0n]) })
     expect(ok).toMatchObject({ verdict: 'sign', findings: [] })
+  })
+
+  it('revoking a role from a key is sign with the info role-removed; granting one to a key is review', async () => {
+    const revoke = await preflight({
+      to: roles.address,
+      data: call(roles, 'revokeRole', [MINTER_ROLE, PERSON]),
+    })
+    expect(revoke.verdict).toBe('sign')
+    expect(revoke.findings.map((f) => [f.severity, f.id])).toEqual([['info', 'role-removed']])
+    expect(revoke.findings[0]?.detail).toContain(PERSON)
+    const grant = await preflight({
+      to: roles.address,
+      data: call(roles, 'grantRole', [MINTER_ROLE, PERSON]),
+    })
+    expect(grant.verdict).toBe('review')
+    expect(grant.findings.map((f) => f.id)).toContain('role-grant')
   })
 
   it('USDC permit(owner, spender, value, deadline, bytes signature) is screened', async () => {

@@ -187,6 +187,23 @@ function sold(toPool: bigint): ScreenContext {
 const CANONICAL_PERMIT2: Hex = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
 const MULTISEND_CALL_ONLY: Hex = '0x9641d764fc13c8B624c04430C7356C1C7C8102e2'
 
+/** NonfungiblePositionManager `increaseLiquidity` on position `tokenId`. */
+const increaseLiquidity = (tokenId: bigint) =>
+  encodeSig('increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))', [
+    {
+      tokenId,
+      amount0Desired: 1n,
+      amount1Desired: 1n,
+      amount0Min: 0n,
+      amount1Min: 0n,
+      deadline: 1n,
+    },
+  ])
+
+/** `deposit(uint256 amount, address recipient)` under a selector no module knows. */
+const unknownDeposit = (recipient: Hex): Hex =>
+  `0x5eed0001${encodeAbiParameters(parseAbiParameters('uint256, address'), [10n ** 18n, recipient]).slice(2)}`
+
 const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
   'hidden-approval': {
     fires: executed({ to: SAFE, data: UNKNOWN_CALL }, [
@@ -204,6 +221,14 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
     benign: executed({ to: SAFE, data: UNKNOWN_CALL }, [
       log(TOKEN, TRANSFER, SENDER, SAFE, 250_000_000n),
       log(SAFE, TRANSFER, ZERO, SENDER, 250n),
+    ]),
+  },
+  'unknown-call-names-stranger': {
+    fires: executed({ to: SAFE, data: unknownDeposit(EOA) }, [
+      log(TOKEN, TRANSFER, SENDER, SAFE, 250_000_000n),
+    ]),
+    benign: executed({ to: SAFE, data: unknownDeposit(SENDER) }, [
+      log(TOKEN, TRANSFER, SENDER, SAFE, 250_000_000n),
     ]),
   },
   'assets-to-no-code-recipient': {
@@ -475,7 +500,8 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
     fires: makeContext({ to: SAFE, data: encode('renounceRole', [ADMIN_ROLE, SENDER]) }),
     benign: makeContext({ to: SAFE, data: encode('renounceRole', [MINTER_ROLE, SENDER]) }),
   },
-  'role-revoke': {
+  // Issue 38: `role-removed` (info) replaces the warning `role-revoke`.
+  'role-removed': {
     fires: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, EOA]) }),
     benign: makeContext({ to: SAFE, data: encode('revokeRole', [ADMIN_ROLE, SENDER]) }),
   },
@@ -530,6 +556,16 @@ const CASES: Record<string, { fires: ScreenContext; benign: ScreenContext }> = {
       to: ROUTER,
       data: encodeSig('withdraw(address,uint256,address)', [TOKEN, 100n, SENDER]),
     }),
+  },
+  'position-not-owned': {
+    fires: makeContext(
+      { to: ROUTER, data: increaseLiquidity(7n) },
+      { positionOwners: new Map([[`${ROUTER.toLowerCase()}:7`, EOA]]) },
+    ),
+    benign: makeContext(
+      { to: ROUTER, data: increaseLiquidity(7n) },
+      { positionOwners: new Map([[`${ROUTER.toLowerCase()}:7`, SENDER]]) },
+    ),
   },
   'interface-fee': {
     fires: makeContext({ to: ROUTER, data: execute([0x06], [command(0x06, [TOKEN, EOA, 25n])]) }),
@@ -711,6 +747,37 @@ describe('every rule fires on its case and not on the benign twin', () => {
       if (rule.severity !== 'info') expect(fired.verdict).toBe(expected[rule.severity])
     })
   }
+})
+
+describe('position-not-owned', () => {
+  const decrease = encodeSig('decreaseLiquidity((uint256,uint128,uint256,uint256,uint256))', [
+    { tokenId: 9n, liquidity: 1n, amount0Min: 0n, amount1Min: 0n, deadline: 1n },
+  ])
+  const collect = encodeSig('collect((uint256,address,uint128,uint128))', [
+    { tokenId: 9n, recipient: SENDER, amount0Max: 1n, amount1Max: 1n },
+  ])
+  const batch = encodeSig('multicall(bytes[])', [[decrease, collect]])
+  const owned = (owner: Hex) => ({
+    positionOwners: new Map([[`${ROUTER.toLowerCase()}:9`, owner]]),
+  })
+
+  it("decreaseLiquidity and collect in a batch on another's position: one finding each, naming owner and token id", () => {
+    const { verdict, findings } = screen(makeContext({ to: ROUTER, data: batch }, owned(EOA)))
+    expect(verdict).toBe('review')
+    const hits = findings.filter((f) => f.id === 'position-not-owned')
+    expect(hits.map((f) => f.path)).toEqual([
+      'multicall[0].decreaseLiquidity',
+      'multicall[1].collect',
+    ])
+    for (const f of hits) expect(f.detail).toContain(`position 9, owned by ${EOA}`)
+  })
+
+  it("the sender's own position, or an owner not read, gives none", () => {
+    expect(ids(makeContext({ to: ROUTER, data: batch }, owned(SENDER)))).not.toContain(
+      'position-not-owned',
+    )
+    expect(ids(makeContext({ to: ROUTER, data: batch }))).not.toContain('position-not-owned')
+  })
 })
 
 describe('effect rules name assets, amounts and recipients in token units', () => {

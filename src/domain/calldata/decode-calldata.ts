@@ -62,6 +62,17 @@ export function decodeCalldata(data: Hex, to: Address): DecodedCall {
   return decodeAt(data, to, '', 0, { nested: DECODE_LIMITS.maxNestedCalls })
 }
 
+/**
+ * The calldata of each call whose selector no module knows, kept beside the answer (not in it):
+ * the screen guesses its argument layout to name the addresses it passes.
+ */
+const UNDECODED = new WeakMap<DecodedCall, Hex>()
+
+/** The calldata of a call decoded as `unknown_selector`; undefined for any other call. */
+export function undecodedCalldata(call: DecodedCall): Hex | undefined {
+  return UNDECODED.get(call)
+}
+
 function decodeAt(
   data: Hex,
   to: Address,
@@ -84,7 +95,11 @@ function openCall(data: Hex, to: Address): Opened {
     return { call: { selector, known: false, reason: 'too_large' } }
   }
   const fn = FUNCTIONS.get(selector)
-  if (!fn) return { call: { selector, known: false, reason: 'unknown_selector' } }
+  if (!fn) {
+    const call: DecodedCall = { selector, known: false, reason: 'unknown_selector' }
+    UNDECODED.set(call, data)
+    return { call }
+  }
   const malformed: Opened = { call: { selector, known: false, reason: 'malformed_arguments' } }
   if (hasAliasedCalldataList(data)) return malformed
   let values: readonly unknown[]

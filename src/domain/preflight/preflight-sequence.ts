@@ -57,6 +57,7 @@ import {
   l1FeeParamsFromSimulated,
   unsignedEip1559Bytes,
 } from './l1-fee.js'
+import { type PositionOwnerProbe, positionOwnerProbes, positionOwners } from './position-owners.js'
 import { type PositionProbe, positionChanges, positionProbes } from './position-reads.js'
 import { probeTokenStandards } from './probe-token-standards.js'
 import {
@@ -147,12 +148,14 @@ export interface SequenceOutcome {
  * back: token metadata (the calldata's tokens, and Base's USDC and WETH, which most everyday
  * actions move without naming them, so knowing them never costs a second wave; the answer's
  * token book stays the calldata's and execution's tokens, so answers do not change), the
- * GasPriceOracle's fee parameters, and the positions catalogued calls change (Morpho's), read
- * before the transactions and again after them in the same simulated block.
+ * GasPriceOracle's fee parameters, the positions catalogued calls change (Morpho's), read
+ * before the transactions and again after them in the same simulated block, and the owners of
+ * the position NFTs calls act on by token id (read before only).
  */
 function ridingReads(
   calldataTokens: readonly Address[],
   probes: readonly PositionProbe[],
+  owners: readonly PositionOwnerProbe[],
   sell: SellProbePlan | undefined,
   everyday: boolean,
 ) {
@@ -167,20 +170,21 @@ function ridingReads(
   const metadata = metadataCalls(tokens)
   const l1 = l1FeeParamCalls()
   const positions = probes.map((p) => p.call)
+  const ownerReads = owners.map((o) => o.call)
   // The sell probe's keeper records the senders' balances last, just before the transactions.
   const snapshot = sell?.snapshot ?? []
+  const ownersAt = metadata.length + l1.length + positions.length
   return {
     tokens,
     probes,
-    before: [...metadata, ...l1, ...positions, ...snapshot],
+    owners,
+    before: [...metadata, ...l1, ...positions, ...ownerReads, ...snapshot],
     after: positions,
     split: (results: readonly SimulatedCall[]) => ({
       metadata: results.slice(0, metadata.length),
       l1: results.slice(metadata.length, metadata.length + l1.length),
-      positions: results.slice(
-        metadata.length + l1.length,
-        metadata.length + l1.length + positions.length,
-      ),
+      positions: results.slice(metadata.length + l1.length, ownersAt),
+      owners: results.slice(ownersAt, ownersAt + ownerReads.length),
     }),
   }
 }
@@ -338,7 +342,13 @@ function planReads(
     early,
     tokenCodeTargets,
     sell,
-    riding: ridingReads(early, positionProbes(txs, decoded), sell, txs.some(mayMoveEverydayTokens)),
+    riding: ridingReads(
+      early,
+      positionProbes(txs, decoded),
+      positionOwnerProbes(txs, decoded),
+      sell,
+      txs.some(mayMoveEverydayTokens),
+    ),
   }
 }
 
@@ -478,7 +488,9 @@ function executedOutcomes(
       const losses = sellLosses(effects, logs, tx.from, declared)
       if (losses.length > 0) effects.sellLosses = losses
     }
-    return { tx, decoded, call, gas, gasFromEstimate, effects }
+    const emitters =
+      logs === undefined ? undefined : new Set(logs.map((l) => l.address.toLowerCase()))
+    return { tx, decoded, call, gas, gasFromEstimate, effects, emitters }
   })
 }
 
@@ -608,6 +620,10 @@ async function readSecondWave(
     ridden !== undefined && simulation.available
       ? positionChanges(riding.probes, ridden.positions, simulation.after ?? [])
       : []
+  const owners =
+    ridden !== undefined && riding.owners.length > 0
+      ? positionOwners(riding.owners, ridden.owners)
+      : undefined
   return {
     l1Params,
     tokens,
@@ -615,6 +631,7 @@ async function readSecondWave(
     ownerPowers,
     delegateOfSender,
     positions,
+    owners,
   }
 }
 
@@ -680,6 +697,8 @@ function screenOutcomes(
     }
     const senderDelegate = late.delegateOfSender.get(key)
     if (senderDelegate !== undefined) context.senderDelegate = senderDelegate
+    if (late.owners !== undefined) context.positionOwners = late.owners
+    if (o.emitters !== undefined) context.logEmitters = o.emitters
     // The caller's overrides make the answer hypothetical; the guard's own machinery does not.
     if (overrides !== undefined && options === undefined) context.hypothetical = true
     const { verdict, findings } = screenTransaction(context, o.decoded, deps.screen)

@@ -49,6 +49,11 @@ export interface ProtocolModule<Key extends string = string> {
   poolSwapEvents?: readonly AbiEvent[]
   /** The positions a call changes in the protocol's storage, read before and after it. */
   positions?: Keyed<Key, CallReader<PositionRead[]>>
+  /**
+   * The position NFTs a call acts on by token id (a v3 position's `increaseLiquidity`): their
+   * owner is read before the call, in the same simulation, so a stranger's position is seen.
+   */
+  positionNfts?: Keyed<Key, CallReader<PositionNft[]>>
   /** Its contracts: where they are on each network, and their code hashes. */
   contracts?: readonly KnownContract[]
 }
@@ -243,6 +248,14 @@ export interface PositionRead {
   data: Hex
   /** The position's fields from the view's return data; undefined when it does not decode. */
   fields: (returnData: Hex) => Partial<Record<PositionField, bigint>> | undefined
+}
+
+/** A position held as an NFT that a call acts on by its token id; its `ownerOf` is read. */
+export interface PositionNft {
+  protocol: string
+  /** The ERC-721 contract that keeps the position (the position manager). */
+  collection: Address
+  tokenId: bigint
 }
 
 /**

@@ -20,6 +20,7 @@ import { PERMIT2 } from './permit2.js'
 import type {
   CallReader,
   CatalogueRow,
+  PositionNft,
   PositionRead,
   ProtocolModule,
   SwapReading,
@@ -70,6 +71,7 @@ export interface FunctionReaders {
   privileged?: CallReader<PrivilegedEffect[]>
   swaps?: CallReader<SwapReading>
   positions?: CallReader<PositionRead[]>
+  positionNfts?: CallReader<PositionNft[]>
 }
 
 const BY_KEY: ReadonlyMap<string, FunctionReaders> = (() => {
@@ -82,6 +84,7 @@ const BY_KEY: ReadonlyMap<string, FunctionReaders> = (() => {
     index(out, module, 'privileged', module.privileged)
     index(out, module, 'swaps', module.swaps)
     index(out, module, 'positions', module.positions)
+    index(out, module, 'positionNfts', module.positionNfts)
   }
   return out
 })()

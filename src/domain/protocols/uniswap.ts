@@ -8,6 +8,7 @@ import type {
   CallReader,
   CatalogueRow,
   FunctionKey,
+  PositionNft,
   ProtocolModule,
   SwapOutputHop,
   SwapReading,
@@ -158,6 +159,16 @@ const v2Output: CallReader<TransferEffect[]> = ({ call, args: a }) => {
   )
 }
 
+/**
+ * The position manager's calls on an existing position: `increaseLiquidity` lets anyone add to
+ * anyone's position (a gift), `decreaseLiquidity`/`collect` act for its owner or an approved
+ * operator. The position's owner is read with the simulation.
+ */
+const positionNft: CallReader<PositionNft[]> = ({ site, args: a }) => {
+  const tokenId = big(obj(a.params).tokenId)
+  return tokenId === undefined ? [] : [{ protocol: NPM, collection: site.target, tokenId }]
+}
+
 /** Uniswap v2/v3: SwapRouter02, Router02, the position manager and the periphery's payments. */
 export const UNISWAP = {
   name: 'Uniswap v2 / v3',
@@ -222,6 +233,11 @@ export const UNISWAP = {
     'swapTokensForExactETH(uint256,uint256,address[],address,uint256)': pathSwap,
     'swapExactTokensForTokens(uint256,uint256,address[],address,uint256)': pathSwap,
     'swapTokensForExactTokens(uint256,uint256,address[],address,uint256)': pathSwap,
+  },
+  positionNfts: {
+    'increaseLiquidity((uint256,uint256,uint256,uint256,uint256,uint256))': positionNft,
+    'decreaseLiquidity((uint256,uint128,uint256,uint256,uint256))': positionNft,
+    'collect((uint256,address,uint128,uint128))': positionNft,
   },
   poolSwapEvents: SWAP_EVENTS,
   undecodedSwapHops: (data: Hex) => {

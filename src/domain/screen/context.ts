@@ -1,4 +1,4 @@
-import type { Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import type { SenderDelegate } from '../delegation/probe-report.js'
 import type { ExecutionEffects } from '../effects/execution-effects.js'
 import type { TokenBook } from '../effects/token-amount.js'
@@ -76,6 +76,23 @@ export interface ScreenContext {
    * recognised by its address (a second wave, delegated senders only).
    */
   senderDelegate?: SenderDelegate
+  /**
+   * Owners of the position NFTs the calls act on by token id (a v3 position's
+   * `increaseLiquidity`), read with `ownerOf` before the transactions in the one simulation; keys
+   * from {@link positionKey}. Absent entry: not read, or no such token.
+   */
+  positionOwners?: ReadonlyMap<string, Address>
+  /**
+   * Every contract that emitted a log in the simulated execution (lower-case): the contracts
+   * taking part in it beside the calls' targets and the accounts assets move between. Absent:
+   * execution not seen.
+   */
+  logEmitters?: ReadonlySet<string>
+}
+
+/** The key of a position NFT in {@link ScreenContext.positionOwners}: `collection:tokenId`, lower-case. */
+export function positionKey(collection: Address, tokenId: bigint): string {
+  return `${collection.toLowerCase()}:${tokenId}`
 }
 
 /** Screen thresholds; the defaults are `DEFAULT_SCREEN_CONFIG` (screen-transaction.ts), config overrides them. */

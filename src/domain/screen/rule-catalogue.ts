@@ -12,11 +12,12 @@ import {
   hiddenApproval,
   stateOverridden,
 } from './rules/effect-rules.js'
+import { positionNotOwned } from './rules/position-rules.js'
 import {
   adminRoleGrantToEoa,
   adminRoleRenounce,
   roleGrant,
-  roleRevoke,
+  roleRemoved,
   safeFallbackHandlerChange,
   safeGuardChange,
   safeModuleChange,
@@ -76,6 +77,7 @@ import {
   transferToBurnAddress,
   transferToTokenContract,
 } from './rules/transfer-rules.js'
+import { unknownCallNamesStranger } from './rules/unknown-call-rules.js'
 import { describeRule, type RuleDescription, type ScreenRule } from './screen-rule.js'
 
 /** Every rule the screen runs, in catalogue order (the order of `docs/rules.md`). */
@@ -109,7 +111,7 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   adminRoleGrantToEoa,
   roleGrant,
   adminRoleRenounce,
-  roleRevoke,
+  roleRemoved,
   safeDelegatecall,
   safeOwnerChange,
   safeThresholdChange,
@@ -121,9 +123,11 @@ export const SCREEN_RULES: readonly ScreenRule[] = [
   assetsToNoCodeRecipient,
   screenIncomplete,
   calldataNotDecoded,
+  unknownCallNamesStranger,
   executionNotVisible,
   stateOverridden,
   beneficiaryNotSender,
+  positionNotOwned,
   feeTakesBulk,
   feeToThirdParty,
   interfaceFee,

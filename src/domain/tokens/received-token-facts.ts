@@ -45,7 +45,11 @@ function poolFlows(logs: readonly SimulatedLog[], declared: ReadonlySet<string>,
     const token = l.address.toLowerCase()
     const amount = BigInt(l.data)
     if (pools.has(from) && !pools.has(to)) sent.set(token, (sent.get(token) ?? 0n) + amount)
-    if (pools.has(to) && !pools.has(from)) got.set(token, (got.get(token) ?? 0n) + amount)
+    // A token contract selling its own kept tax into the pool (a "swap back") delivers nothing
+    // of the sender's: only others' moves into the pool count as what the pool got.
+    if (pools.has(to) && !pools.has(from) && from !== token) {
+      got.set(token, (got.get(token) ?? 0n) + amount)
+    }
     if (declared.has(to) && to !== me && !pools.has(to)) {
       toDeclared.set(token, (toDeclared.get(token) ?? 0n) + amount)
       if (from === me) {
@@ -90,13 +94,21 @@ export function receivedTokenFacts(
       sellable: m === undefined ? null : sellableFrom(m),
       taxBps: {
         buy,
-        sell: m === undefined || !m.delivered ? null : bpsOf(m.received - m.poolGot, m.received),
-        transfer: m === undefined || !m.moved ? null : bpsOf(m.received - m.arrived, m.received),
+        sell: m === undefined || !m.delivered ? null : shareLost(m.received, m.poolGot),
+        transfer: m === undefined || !m.moved ? null : shareLost(m.received, m.arrived),
       },
     }
     if (m !== undefined) facts.measured = m
     return facts
   })
+}
+
+/**
+ * The share of `sent` that did not arrive, in basis points: 0 when at least all of it arrived
+ * (a pool paid by others in the same transfer is no negative tax).
+ */
+function shareLost(sent: bigint, arrived: bigint): number {
+  return arrived >= sent ? 0 : bpsOf(sent - arrived, sent)
 }
 
 /** Cannot be moved, or reached a pool that would not pay for it: false; no pool known: null. */

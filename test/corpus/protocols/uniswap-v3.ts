@@ -28,7 +28,7 @@ const ADDRESS_THIS: Address = '0x0000000000000000000000000000000000000002'
  * (`@uniswap/v3-core@1.0.0`). Swaps name their recipient in the params struct (`recipient`);
  * `unwrapWETH9`/`sweepToken` take it as their last argument; a position NFT goes to `mint`'s
  * `recipient`; `collect` pays `recipient`; `increaseLiquidity` names only a `tokenId` (anyone may
- * add to anyone's position).
+ * add to anyone's position: the twin adds to a stranger's, whose owner the preflight reads).
  */
 export const setup: CorpusSetup = async ({ rpcUrl, sender, deployer, stranger }) => {
   await ensureUniswap(rpcUrl, deployer)
@@ -153,6 +153,15 @@ export const setup: CorpusSetup = async ({ rpcUrl, sender, deployer, stranger })
     parseEther('3'),
   )
 
+  // A stranger's position (the deployer opens it for them): adding to it is a gift.
+  await send(
+    rpcUrl,
+    deployer,
+    POSITION_MANAGER,
+    npm('mint', [mintParams(stranger, parseEther('0.1'), parseUnits('300', 6))]),
+  )
+  const strangersPosition = await tokenOf(stranger, 0n)
+
   const owedA = (await read(POSITION_MANAGER, ABI.positionManager, 'positions', [
     positionA,
   ])) as bigint[]
@@ -180,6 +189,17 @@ export const setup: CorpusSetup = async ({ rpcUrl, sender, deployer, stranger })
   const decrease = (liquidity: bigint) =>
     npm('decreaseLiquidity', [
       { tokenId: positionA, liquidity, amount0Min: 0n, amount1Min: 0n, deadline: deadline() },
+    ])
+  const increase = (tokenId: bigint) =>
+    npm('increaseLiquidity', [
+      {
+        tokenId,
+        amount0Desired: ethIn,
+        amount1Desired: usdcIn,
+        amount0Min: 0n,
+        amount1Min: 0n,
+        deadline: deadline(),
+      },
     ])
   const collect = (recipient: Address) =>
     npm('collect', [
@@ -308,21 +328,10 @@ export const setup: CorpusSetup = async ({ rpcUrl, sender, deployer, stranger })
       name: 'position-manager.increase-liquidity',
       protocol: 'uniswap-v3',
       category: 'receipt',
-      benign: tx(
-        POSITION_MANAGER,
-        npm('increaseLiquidity', [
-          {
-            tokenId: positionA,
-            amount0Desired: ethIn,
-            amount1Desired: usdcIn,
-            amount0Min: 0n,
-            amount1Min: 0n,
-            deadline: deadline(),
-          },
-        ]),
-      ),
-      // No twin: increasing a stranger's position is a gift, but the position's owner is read
-      // nowhere in the preflight's one wave (`ownerOf(tokenId)`): see docs/rules.md, Known limits.
+      benign: tx(POSITION_MANAGER, increase(positionA)),
+      twin: tx(POSITION_MANAGER, increase(strangersPosition)),
+      twinIs:
+        'a stranger’s position as `tokenId` (anyone may add to any position: the sender’s WETH and USDC become the stranger’s; its owner is read with `ownerOf` in the same wave)',
     },
     {
       name: 'position-manager.decrease-liquidity',

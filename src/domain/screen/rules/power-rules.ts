@@ -107,15 +107,18 @@ export const adminRoleRenounce: ScreenRule = {
   },
 }
 
-/** Any other role revoked or renounced. */
-export const roleRevoke: ScreenRule = {
-  id: 'role-revoke',
-  severity: 'warning',
-  title: 'A role is revoked or renounced',
+/**
+ * Any other role revoked or renounced: power taken away, not handed out, so it is only noted.
+ * Replaces the warning `role-revoke`.
+ */
+export const roleRemoved: ScreenRule = {
+  id: 'role-removed',
+  severity: 'info',
+  title: 'A role is removed',
   checks:
-    'AccessControl `revokeRole(role, account)` or `renounceRole(role, …)`, except the caller giving up the admin role (`admin-role-renounce`).',
-  why: 'Taking a role away can stop minting, pausing or upgrades the protocol depends on, or lock out the account that should hold it.',
-  example: '`revokeRole(keccak256("PAUSER_ROLE"), 0xGuardian)`.',
+    'AccessControl `revokeRole(role, account)` or `renounceRole(role, …)`, except the caller giving up the admin role (`admin-role-renounce`). Replaces `role-revoke`, which was a warning.',
+  why: 'Removing a role only takes power away: nobody gains a way to mint, pause, upgrade or move funds. It is noted so the change is visible (the account loses what the role guards); granting a role stays a warning (`role-grant`).',
+  example: '`revokeRole(keccak256("PAUSER_ROLE"), 0xOldGuardian)`.',
   evaluate(input: RuleInput) {
     return changes(input.sites, ['role-revoke', 'role-renounce'])
       .filter(({ site, change }) => !adminGivenUp(site, change))
