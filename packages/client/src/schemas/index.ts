@@ -26,6 +26,7 @@ export { type AuthorizationResult, AuthorizationResultSchema } from './delegatio
 export {
   type DiscoveryDocument,
   DiscoverySchema,
+  discoverySchemaOn,
   type PaymentChallenge,
   PaymentChallengeSchema,
   PaymentRequirementsSchema,
