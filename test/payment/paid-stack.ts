@@ -94,6 +94,7 @@ export async function paidApp(options: {
     Pick<
       PaidPreflightDeps,
       | 'waitTimeoutMs'
+      | 'remoteSettleQuietMs'
       | 'pollIntervalMs'
       | 'logger'
       | 'inFlight'

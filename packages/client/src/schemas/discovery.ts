@@ -80,21 +80,28 @@ export const DiscoverySchema = z
     }),
     settlement: z.object({ railReadiness: RailReadinessSchema }),
     environment: z.enum(ENVIRONMENTS),
-    devnet: devnetOf(z.enum(NETWORK_NAMES.map((name) => NETWORKS[name].chainIdHex))),
+    devnet: devnetOf(z.literal(DEFAULT_NETWORK.chainIdHex)),
   })
   .meta({ id: 'Discovery' })
-export type DiscoveryDocument = z.output<typeof DiscoverySchema>
 
 /**
  * Discovery as a service on `network` declares it (its OpenAPI document): the devnet's chain id
- * is that network's alone. {@link DiscoverySchema}, which a client parses any service's
- * discovery with, takes every network's.
+ * is that network's alone ({@link DiscoverySchema} itself on Base mainnet). A client parses any
+ * service's discovery with {@link AnyNetworkDiscoverySchema}.
  */
-export function discoverySchemaOn(network: NetworkFacts) {
+export function discoverySchemaOn(network: NetworkFacts): typeof DiscoverySchema {
+  if (network.chainIdHex === DEFAULT_NETWORK.chainIdHex) return DiscoverySchema
+  // Typed as mainnet's: only the devnet's literal chain id differs, and nothing reads its type.
   return DiscoverySchema.extend({ devnet: devnetOf(z.literal(network.chainIdHex)) }).meta({
     id: 'Discovery',
-  })
+  }) as unknown as typeof DiscoverySchema
 }
+
+/** Discovery as a client reads it: the served network's, whichever it is. */
+export const AnyNetworkDiscoverySchema = DiscoverySchema.extend({
+  devnet: devnetOf(z.enum(NETWORK_NAMES.map((name) => NETWORKS[name].chainIdHex))),
+})
+export type DiscoveryDocument = z.output<typeof AnyNetworkDiscoverySchema>
 
 function devnetOf<C extends z.ZodType>(chainId: C) {
   return z

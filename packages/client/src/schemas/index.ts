@@ -24,6 +24,7 @@ export {
 } from './calldata.js'
 export { type AuthorizationResult, AuthorizationResultSchema } from './delegation.js'
 export {
+  AnyNetworkDiscoverySchema,
   type DiscoveryDocument,
   DiscoverySchema,
   discoverySchemaOn,
