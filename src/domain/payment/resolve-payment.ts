@@ -6,6 +6,7 @@ import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-led
 import type { PaymentLogger } from './payment-logger.js'
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+import { REMOTE_SETTLE_UNANSWERED } from './pending-settlement.js'
 import { announceSettlementTo } from './settlement-announcement.js'
 import type { ChainHead, MinedTransaction, SettlementChain } from './settlement-chain.js'
 import { type ExpectedPayment, provesPayment } from './settlement-proof.js'
@@ -214,13 +215,14 @@ export async function resolvePayment(
   }
   if (!options.resettle) return 'stillPending'
   // The built-in facilitator announces each settlement before sending it (the row names it);
-  // a facilitator at a URL whose settle answer never came (the request timed out: the row
-  // went `settle_pending` then) may still be settling: it is asked again only once the
-  // payment has been quiet long enough for that to show.
+  // a facilitator at a URL whose settle answer never came (marked when the row went
+  // `settle_pending`) may still be settling: whichever facilitator this instance has, it is
+  // asked again only once the payment has been quiet long enough for that to show.
   const quietMs = deps.remoteSettleQuietMs ?? DEFAULT_REMOTE_SETTLE_QUIET_MS
   const quietFor = nowMs(deps) - row.updatedAt.getTime()
-  const remote = deps.rail.facilitatorStatus().kind !== 'builtin'
-  if (remote && row.status === 'settle_pending' && quietFor < quietMs) {
+  const unanswered =
+    row.status === 'settle_pending' && row.failure?.message === REMOTE_SETTLE_UNANSWERED.message
+  if (unanswered && quietFor < quietMs) {
     deps.logger?.info(
       { paymentId: row.id, quietForMs: quietFor, quietMs },
       'a facilitator at a URL may still be settling this payment; not asked again yet',
