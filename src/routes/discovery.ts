@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import { DiscoverySchema } from '@pre-send-guard/client/schemas'
+import { discoverySchemaOn } from '@pre-send-guard/client/schemas'
 import { ROUTES } from '@pre-send-guard/client/types'
 import type { DevnetDescription } from '../domain/discovery/discovery-document.js'
 import { discoveryDocument } from '../domain/discovery/discovery-document.js'
-import type { NetworkProfile } from '../domain/network/network-profile.js'
+import { BASE_MAINNET, type NetworkProfile } from '../domain/network/network-profile.js'
 import { railReadiness } from '../domain/payment/challenge.js'
 import type { PaymentRail } from '../domain/payment/payment-rail.js'
 import { type ReceiptSigner, receiptVerification } from '../domain/receipt/receipt.js'
@@ -33,7 +33,9 @@ export function registerDiscovery(
     responses: {
       200: {
         description: 'The discovery document.',
-        content: { 'application/json': { schema: DiscoverySchema } },
+        content: {
+          'application/json': { schema: discoverySchemaOn(deps.network ?? BASE_MAINNET) },
+        },
       },
     },
   })

@@ -38,6 +38,10 @@ beforeAll(async () => {
       remote = await startHttpFacilitator(builtinFacilitator(rpcUrl).client)
       return createFacilitator({ kind: 'url', url: `${remote.url}/`, timeoutMs: 1_000 })
     },
+    // Each failure of the facilitator alone, asked again at once; the quiet the service keeps
+    // before asking a facilitator at a URL again has its own test ("a settle whose answer
+    // never came").
+    remoteSettleQuietMs: 0,
   })
   ;({ devnet, storage, chain, stack } = suite)
 }, 60_000)
@@ -150,6 +154,40 @@ describe('a facilitator at a URL', () => {
     expect(retry.status).toBe(200)
     expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([
       retry.body.receipt.settlementTx,
+    ])
+  }, 30_000)
+
+  it('a settle whose answer never came: the facilitator is not asked again until the payment was quiet, so its late settlement is the only one', async () => {
+    // The service's default quiet (15 s): a retry within it waits for the chain.
+    const quietApp = await suite.appWith({
+      facilitator: createFacilitator({ kind: 'url', url: `${remote.url}/`, timeoutMs: 1_000 }),
+    })
+    const header = await suite.paymentHeader(quietApp)
+    remote.faults.settleStallMs = 2_500
+    let first: Awaited<ReturnType<typeof pay>>
+    const settlesBefore = remote.calls.settle
+    try {
+      first = await sendPayment(quietApp.app, header)
+      expect(first.status, JSON.stringify(first.body)).toBe(503)
+      // At once, while the facilitator still holds the first settle: not asked again.
+      const retry = await sendPayment(quietApp.app, header)
+      expect(retry.status, JSON.stringify(retry.body)).toBe(503)
+      expect(retry.body).toMatchObject({ error: 'settlement_pending' })
+      expect(remote.calls.settle - settlesBefore).toBe(1)
+    } finally {
+      delete remote.faults.settleStallMs
+    }
+    // The stalled settle lands; the next retry finds it on chain: the one settlement.
+    const deadline = Date.now() + 15_000
+    let paid = await sendPayment(quietApp.app, header)
+    while (paid.status !== 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      paid = await sendPayment(quietApp.app, header)
+    }
+    expect(paid.status).toBe(200)
+    expect(remote.calls.settle - settlesBefore).toBe(1)
+    expect(await settlementsOf(chain, BUYER.address, nonceOf(header))).toEqual([
+      paid.body.receipt.settlementTx,
     ])
   }, 30_000)
 

@@ -94,6 +94,7 @@ export async function paidApp(options: {
     Pick<
       PaidPreflightDeps,
       | 'waitTimeoutMs'
+      | 'remoteSettleQuietMs'
       | 'pollIntervalMs'
       | 'logger'
       | 'inFlight'
@@ -341,12 +342,14 @@ export const EIP3009_ABI = parseAbi([
 
 /**
  * Submits the authorization inside a PAYMENT-SIGNATURE on chain as `submitter` would (a third
- * party front-running the buyer, or a settlement whose hash was lost) and waits until it is mined.
+ * party front-running the buyer, or a settlement whose hash was lost) and, unless told not to,
+ * waits until it is mined.
  */
 export async function submitAuthorization(
   rpcUrl: string,
   header: string,
   submitter: PrivateKeyAccount,
+  options: { waitForReceipt?: boolean } = {},
 ): Promise<Hex> {
   const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
   const wallet = createWalletClient({ account: submitter, transport: http(rpcUrl) })
@@ -357,6 +360,7 @@ export async function submitAuthorization(
     functionName: 'transferWithAuthorization',
     args: [from, to, BigInt(value), BigInt(validAfter), BigInt(validBefore), nonce, signature],
   })
+  if (options.waitForReceipt === false) return hash
   await createPublicClient({ transport: http(rpcUrl) }).waitForTransactionReceipt({
     hash,
     pollingInterval: 50,

@@ -62,6 +62,11 @@ export async function startPaidSuite(
   setup: {
     preflightRpcUrl?: (devnetRpcUrl: string) => Promise<string>
     facilitator?: (devnetRpcUrl: string) => Promise<Facilitator>
+    /**
+     * The quiet before a facilitator at a URL is asked to settle again (ResolveDeps), for the
+     * suite's app and its reconciler passes; default the service's.
+     */
+    remoteSettleQuietMs?: number
   } = {},
 ): Promise<PaidSuite> {
   const devnet = await startDevnet()
@@ -73,12 +78,17 @@ export async function startPaidSuite(
   try {
     storage = await openStorage({ kind: 'pglite', dataDir: undefined })
     const ledger = storage.ledger
+    const quiet =
+      setup.remoteSettleQuietMs === undefined
+        ? undefined
+        : { remoteSettleQuietMs: setup.remoteSettleQuietMs }
     const chain = createPublicClient({ transport: http(devnet.rpcUrl) })
     const stack = await paidApp({
       preflightRpcUrl: (await setup.preflightRpcUrl?.(devnet.rpcUrl)) ?? devnet.rpcUrl,
       settlementRpcUrl: devnet.rpcUrl,
       facilitator: (await setup.facilitator?.(devnet.rpcUrl)) ?? builtinFacilitator(devnet.rpcUrl),
       ledger,
+      ...(quiet ? { payments: quiet } : {}),
     })
     const payToAtStart = (await usdcBalances(chain, PAY_TO))[0] ?? 0n
     return {
@@ -106,6 +116,7 @@ export async function startPaidSuite(
           staleAfterMs: options.staleAfterMs ?? 0,
           // Every pass looks at every unresolved payment (the service backs off from 5 s).
           backoff: { initialMs: 0, maxMs: 0 },
+          ...quiet,
         }),
       close,
     }

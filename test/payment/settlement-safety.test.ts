@@ -394,36 +394,6 @@ describe('an authorization spent elsewhere between verify and settle', () => {
 })
 
 describe('a payment whose request died while settling (no transaction hash recorded)', () => {
-  /** Leaves `header`'s payment in `settling` with a real result, as a request dying there would. */
-  async function diedWhileSettling(header: string): Promise<PreflightResult> {
-    const decoded = decodePayment(header, stack.rail.requirements)
-    if (!decoded.ok) throw new Error(decoded.reason)
-    const { payload, inner, authorization } = decoded.payment
-    // A real result to receipt: an earlier paid call's.
-    const paid = await suite.paymentHeader(stack)
-    const { result } = (await pay(paid)).body as { result: PreflightResult }
-    const id = authorizationId('eip155:8453', USDC_ADDRESS, authorization)
-    await storage.ledger.claim(
-      {
-        id,
-        network: 'eip155:8453',
-        asset: USDC_ADDRESS,
-        payer: authorization.payer,
-        nonce: authorization.nonce,
-        payTo: authorization.to,
-        amount: authorization.value,
-        validBefore: authorization.validBefore,
-        payloadHash: canonicalJsonHash(inner),
-        payload,
-        requestHash: canonicalJsonHash(EXAMPLE_BODY),
-      },
-      0,
-    ) // the owner never renews its lease: it died
-    await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
-    await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
-    return result
-  }
-
   it('is settled through the facilitator when nothing had been sent', async () => {
     const header = await suite.paymentHeader(stack)
     await diedWhileSettling(header)
@@ -464,6 +434,36 @@ describe('a payment whose request died while settling (no transaction hash recor
     expect(retry.body.receipt.settlementTx).toBe(sent)
   })
 })
+
+/** Leaves `header`'s payment in `settling` with a real result, as a request dying there would. */
+async function diedWhileSettling(header: string): Promise<PreflightResult> {
+  const decoded = decodePayment(header, stack.rail.requirements)
+  if (!decoded.ok) throw new Error(decoded.reason)
+  const { payload, inner, authorization } = decoded.payment
+  // A real result to receipt: an earlier paid call's.
+  const paid = await suite.paymentHeader(stack)
+  const { result } = (await pay(paid)).body as { result: PreflightResult }
+  const id = authorizationId('eip155:8453', USDC_ADDRESS, authorization)
+  await storage.ledger.claim(
+    {
+      id,
+      network: 'eip155:8453',
+      asset: USDC_ADDRESS,
+      payer: authorization.payer,
+      nonce: authorization.nonce,
+      payTo: authorization.to,
+      amount: authorization.value,
+      validBefore: authorization.validBefore,
+      payloadHash: canonicalJsonHash(inner),
+      payload,
+      requestHash: canonicalJsonHash(EXAMPLE_BODY),
+    },
+    0,
+  ) // the owner never renews its lease: it died
+  await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
+  await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
+  return result
+}
 
 describe('a settlement announced before it is sent (write-ahead)', () => {
   const settler = DEVNET_ACCOUNTS.facilitator.address
@@ -526,46 +526,19 @@ describe('a settlement announced before it is sent (write-ahead)', () => {
 
   it('is waited for by whoever takes over when its owner died after announcing it', async () => {
     const header = await suite.paymentHeader(stack)
-    const paid = await suite.paymentHeader(stack)
-    const { result } = (await pay(paid)).body as { result: PreflightResult }
+    await diedWhileSettling(header)
+    const row = await rowOf(header)
     await testClient().setAutomine(false)
     let sent: Hex
     try {
       // The owner announced its settlement and handed it to the node, then died.
-      const { from, to, value, validAfter, validBefore, nonce, signature } = authorizationOf(header)
-      sent = await createWalletClient({
-        account: privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey),
-        transport: viemHttp(devnet.rpcUrl),
-      }).writeContract({
-        chain: null,
-        address: USDC_ADDRESS,
-        abi: EIP3009_ABI,
-        functionName: 'transferWithAuthorization',
-        args: [from, to, BigInt(value), BigInt(validAfter), BigInt(validBefore), nonce, signature],
-      })
-      const decoded = decodePayment(header, stack.rail.requirements)
-      if (!decoded.ok) throw new Error(decoded.reason)
-      const { payload, inner, authorization } = decoded.payment
-      const id = authorizationId('eip155:8453', USDC_ADDRESS, authorization)
-      await storage.ledger.claim(
-        {
-          id,
-          network: 'eip155:8453',
-          asset: USDC_ADDRESS,
-          payer: authorization.payer,
-          nonce: authorization.nonce,
-          payTo: authorization.to,
-          amount: authorization.value,
-          validBefore: authorization.validBefore,
-          payloadHash: canonicalJsonHash(inner),
-          payload,
-          requestHash: canonicalJsonHash(EXAMPLE_BODY),
-        },
-        0,
+      sent = await submitAuthorization(
+        devnet.rpcUrl,
+        header,
+        privateKeyToAccount(DEVNET_ACCOUNTS.facilitator.privateKey),
+        { waitForReceipt: false },
       )
-      await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
-      await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
-      expect(await storage.ledger.announceSettlement(id, null, sent)).toBe(true)
+      expect(await storage.ledger.announceSettlement(row!.id, null, sent)).toBe(true)
       const before = await settlerNonce()
       // A retry takes it over (its owner's lease ran out) and finds the transaction pending.
       const retry = await pay(header)

@@ -6,13 +6,28 @@ import {
   pendingOutcome,
   unconfirmedOutcome,
 } from './paid-preflight-outcome.js'
-import type { PaymentLedger } from './payment-ledger.js'
+import type { PaymentFailure, PaymentLedger } from './payment-ledger.js'
 import type { PaymentLogger } from './payment-logger.js'
+import type { PaymentRail } from './payment-rail.js'
 
 /** What recording an undecided settlement needs. */
 export interface PendingDeps {
   ledger: PaymentLedger
   logger?: PaymentLogger
+  /** The rail that settled: a facilitator at a URL that never answered may still be settling. */
+  rail?: Pick<PaymentRail, 'facilitatorStatus'>
+}
+
+/**
+ * Marks a `settle_pending` payment whose facilitator at a URL never answered its settle (it
+ * names its transaction only in its answer, and may still be working on it): a resolution asks
+ * again only once the payment has been quiet (`remoteSettleQuietMs`), whichever instance, and
+ * whichever facilitator, it runs with. Never shown to a buyer (a pending answer carries none).
+ */
+export const REMOTE_SETTLE_UNANSWERED: PaymentFailure = {
+  kind: 'error',
+  code: 'settlement_pending',
+  message: 'the facilitator at a URL did not answer its settle: it may still be settling',
 }
 
 /**
@@ -54,10 +69,12 @@ export async function recordPending(
     { paymentId: id, transaction, reason: why, ...(cause ? { err: cause } : {}) },
     'settlement outcome unknown; recorded as pending, resolved from the chain',
   )
+  const unanswered = !transaction && deps.rail?.facilitatorStatus().kind !== 'builtin'
   const record = () =>
     deps.ledger.transition(id, ['settling'], {
       status: 'settle_pending',
       ...(transaction ? { settlementTx: transaction } : {}),
+      ...(unanswered ? { failure: REMOTE_SETTLE_UNANSWERED } : {}),
     })
   try {
     await record()

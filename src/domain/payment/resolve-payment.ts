@@ -1,10 +1,12 @@
 import type { PaymentPayload, SettleResponse } from '@x402/core/types'
 import type { Hex } from 'viem'
 import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
+import { nowMs } from './payment-clock.js'
 import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-ledger.js'
 import type { PaymentLogger } from './payment-logger.js'
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
+import { REMOTE_SETTLE_UNANSWERED } from './pending-settlement.js'
 import { announceSettlementTo } from './settlement-announcement.js'
 import type { ChainHead, MinedTransaction, SettlementChain } from './settlement-chain.js'
 import { type ExpectedPayment, provesPayment } from './settlement-proof.js'
@@ -32,7 +34,21 @@ export interface ResolveDeps extends IssueReceiptDeps {
    * settlement that reverted on chain did.
    */
   simulateSettlement?: (payload: PaymentPayload) => Promise<SettlementSimulation>
+  /**
+   * How long a payment must have been quiet (no status change, no settlement announced) before
+   * a settlement is sent again through a facilitator at a URL (default
+   * {@link DEFAULT_REMOTE_SETTLE_QUIET_MS}): such a facilitator names its transaction only in its
+   * answer, and may still be working on a settle whose answer we never got.
+   */
+  remoteSettleQuietMs?: number
 }
+
+/**
+ * The quiet a payment needs before a facilitator at a URL is asked to settle it again: the
+ * payment lease (15 s), long past the time a facilitator that outlived our request (a stalled
+ * `/settle`, an owner killed while waiting) takes to send and have its transaction mined.
+ */
+export const DEFAULT_REMOTE_SETTLE_QUIET_MS = 15_000
 
 /** How one resolution ended: the ledger now says settled or failed, or still nothing final. */
 export type Resolution = 'settled' | 'failed' | 'stillPending'
@@ -198,6 +214,21 @@ export async function resolvePayment(
     return settlementReverted(deps, row, known.tx.hash, fail)
   }
   if (!options.resettle) return 'stillPending'
+  // The built-in facilitator announces each settlement before sending it (the row names it);
+  // a facilitator at a URL whose settle answer never came (marked when the row went
+  // `settle_pending`) may still be settling: whichever facilitator this instance has, it is
+  // asked again only once the payment has been quiet long enough for that to show.
+  const quietMs = deps.remoteSettleQuietMs ?? DEFAULT_REMOTE_SETTLE_QUIET_MS
+  const quietFor = nowMs(deps) - row.updatedAt.getTime()
+  const unanswered =
+    row.status === 'settle_pending' && row.failure?.message === REMOTE_SETTLE_UNANSWERED.message
+  if (unanswered && quietFor < quietMs) {
+    deps.logger?.info(
+      { paymentId: row.id, quietForMs: quietFor, quietMs },
+      'a facilitator at a URL may still be settling this payment; not asked again yet',
+    )
+    return 'stillPending'
+  }
   // Announced from the settlement the row holds (one the node no longer knows): a second
   // resolution that read the same row cannot send too.
   const announce = announceSettlementTo(ledger, row.id, row.settlementTx)

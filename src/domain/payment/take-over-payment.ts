@@ -32,10 +32,15 @@ export async function takeOverPayment(
       // is told the settlement is pending; the next retry or the reconciler looks again.
       deps.logger?.warn({ err: error, paymentId: id }, 'taking over a payment failed; pending')
     } finally {
+      // Still unresolved: `settling` says so to every retry; a `settle_pending` one is only
+      // released (a status write would restart the quiet a resend through a facilitator at a
+      // URL waits for, and a buyer retrying every few seconds would keep it from ever coming).
       if (resolution === 'stillPending') {
-        await deps.ledger.transition(id, ['settling', 'settle_pending'], {
-          status: 'settle_pending',
-        })
+        if (taken.status === 'settling') {
+          await deps.ledger.transition(id, ['settling'], { status: 'settle_pending' })
+        } else {
+          await deps.ledger.postpone(id, 0)
+        }
       }
     }
     return deps.ledger.get(id)

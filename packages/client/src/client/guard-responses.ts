@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DiscoverySchema } from '../schemas/discovery.js'
+import { AnyNetworkDiscoverySchema } from '../schemas/discovery.js'
 import { ErrorBodySchema } from '../schemas/error-body.js'
 import { PaidPreflightResponseSchema } from '../schemas/preflight.js'
 
@@ -86,7 +86,7 @@ export type ChallengeBody = z.infer<typeof ChallengeBodySchema>
  * (`asset`, `amount`, `accepts`), the onboarding URLs and the receipt signer may be missing, and
  * the checks that need them then fail by name.
  */
-const discovery = DiscoverySchema.shape
+const discovery = AnyNetworkDiscoverySchema.shape
 export const DiscoveryReaderSchema = z.looseObject({
   title: discovery.title,
   primaryPersona: discovery.primaryPersona.optional(),

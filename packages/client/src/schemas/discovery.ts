@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DEFAULT_NETWORK, NETWORK_NAMES, NETWORKS } from '../types/networks.js'
+import { DEFAULT_NETWORK, NETWORK_NAMES, NETWORKS, type NetworkFacts } from '../types/networks.js'
 import { ENVIRONMENTS, PAYMENT_REASON_CODES, RECEIPT_TYPE } from '../types/vocabulary.js'
 import { ErrorIssueSchema } from './error-body.js'
 import { address, addressText, decimal } from './primitives.js'
@@ -80,18 +80,40 @@ export const DiscoverySchema = z
     }),
     settlement: z.object({ railReadiness: RailReadinessSchema }),
     environment: z.enum(ENVIRONMENTS),
-    devnet: z
-      .object({
-        warning: z.string(),
-        rpcUrl: z.url(),
-        chainId: z.enum(NETWORK_NAMES.map((name) => NETWORKS[name].chainIdHex)),
-        accounts: z.record(z.string(), z.object({ index: z.number().int(), address })),
-      })
-      .optional()
-      .meta({ description: 'Only on the devnet: its RPC URL and the demo accounts (no key).' }),
+    devnet: devnetOf(z.literal(DEFAULT_NETWORK.chainIdHex)),
   })
   .meta({ id: 'Discovery' })
-export type DiscoveryDocument = z.output<typeof DiscoverySchema>
+
+/**
+ * Discovery as a service on `network` declares it (its OpenAPI document): the devnet's chain id
+ * is that network's alone ({@link DiscoverySchema} itself on Base mainnet). A client parses any
+ * service's discovery with {@link AnyNetworkDiscoverySchema}.
+ */
+export function discoverySchemaOn(network: NetworkFacts): typeof DiscoverySchema {
+  if (network.chainIdHex === DEFAULT_NETWORK.chainIdHex) return DiscoverySchema
+  // Typed as mainnet's: only the devnet's literal chain id differs, and nothing reads its type.
+  return DiscoverySchema.extend({ devnet: devnetOf(z.literal(network.chainIdHex)) }).meta({
+    id: 'Discovery',
+  }) as unknown as typeof DiscoverySchema
+}
+
+/** Discovery as a client reads it: the served network's, whichever it is. */
+export const AnyNetworkDiscoverySchema = DiscoverySchema.extend({
+  devnet: devnetOf(z.enum(NETWORK_NAMES.map((name) => NETWORKS[name].chainIdHex))),
+})
+export type DiscoveryDocument = z.output<typeof AnyNetworkDiscoverySchema>
+
+function devnetOf<C extends z.ZodType>(chainId: C) {
+  return z
+    .object({
+      warning: z.string(),
+      rpcUrl: z.url(),
+      chainId,
+      accounts: z.record(z.string(), z.object({ index: z.number().int(), address })),
+    })
+    .optional()
+    .meta({ description: 'Only on the devnet: its RPC URL and the demo accounts (no key).' })
+}
 
 /** The 402 body of the paid route (spec 2.6) with our `reason` and `settlement.railReadiness`. */
 export const PaymentChallengeSchema = z

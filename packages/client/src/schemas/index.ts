@@ -24,8 +24,10 @@ export {
 } from './calldata.js'
 export { type AuthorizationResult, AuthorizationResultSchema } from './delegation.js'
 export {
+  AnyNetworkDiscoverySchema,
   type DiscoveryDocument,
   DiscoverySchema,
+  discoverySchemaOn,
   type PaymentChallenge,
   PaymentChallengeSchema,
   PaymentRequirementsSchema,

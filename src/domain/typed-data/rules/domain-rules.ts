@@ -82,7 +82,7 @@ export const typedDataDomainMismatch: TypedDataRule = {
   title: "Domain does not match the verifying contract's own",
   checks: `The presented domain differs from the verifying contract's own at the pinned block (EIP-5267 \`eip712Domain()\`; else its \`DOMAIN_SEPARATOR()\`/\`domainSeparator()\` against the presented domain's hash; else \`name()\`/\`version()\`; Permit2's fixed domain for Permit2 kinds), or it claims the name and version of a well-known Base contract (USDC \`${MAINNET_USDC.name}\`/\`${MAINNET_USDC.version}\`, \`Permit2\`) at another address. The detail names both addresses.`,
   why: 'The "USD Coin at another address" lure: the wallet shows a trusted name while the signature is for a contract the signer never meant to authorise (or is invalid where it was meant).',
-  example: `A \`Permit\` with domain \`{name: "${MAINNET_USDC.name}", version: "${MAINNET_USDC.version}", chainId: $MAINNET_CHAIN_ID}\` whose \`verifyingContract\` is a token named \`Test\` instead of USDC at ${MAINNET_USDC.address.slice(0, 6)}…${MAINNET_USDC.address.slice(-4)}.`,
+  example: `A \`Permit\` with domain \`{name: "${MAINNET_USDC.name}", version: "${MAINNET_USDC.version}", chainId: ${MAINNET_CHAIN_ID}}\` whose \`verifyingContract\` is a token named \`Test\` instead of USDC at ${MAINNET_USDC.address.slice(0, 6)}…${MAINNET_USDC.address.slice(-4)}.`,
   evaluate(input) {
     const { domain } = input.data
     const borrowed = borrowedDomain(domain)
