@@ -97,6 +97,20 @@ async function walletPayer(name: string, extra: readonly unknown[] = []) {
   return { owner, address: wallet.address, abi: wallet.abi, account }
 }
 
+/** The paid app with a built-in facilitator of its own reading the chain at `rpcUrl`. */
+function builtinAppOn(rpcUrl: string, rpcTimeoutMs: number) {
+  return suite.appWith({
+    facilitator: createFacilitator({
+      kind: 'builtin',
+      settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
+      rpcUrl,
+      rpcTimeoutMs,
+      confirmationTimeoutMs: 10_000,
+      pollingIntervalMs: 50,
+    }),
+  })
+}
+
 /** Reconciliation passes, as the service runs them in the background every 5 s. */
 async function reconcileTimes(n: number) {
   for (let i = 0; i < n; i++) await suite.reconcile(app.rail)
@@ -285,21 +299,12 @@ describe('a settlement that reverts on chain although every simulation passed', 
 })
 
 describe('an honest payer contract whose signature check meets an RPC fault', () => {
-  // viem reads an ERC-1271 eth_call that failed as "signature invalid" and answers false: the
-  // facilitator notes the failed request itself, so it is an outage, never the payer's fault.
+  // viem dresses a -32603 on the wallet's isValidSignature eth_call as a contract revert: the
+  // facilitator lets the node's own error code decide, so it is an outage, never the payer's fault.
   it('is a retryable 503 rpc_unavailable, never 402 invalid_signature; the same header later gets 200', async () => {
     const faulty = await startFaultyRpc(rpc())
     try {
-      const behind = await suite.appWith({
-        facilitator: createFacilitator({
-          kind: 'builtin',
-          settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
-          rpcUrl: faulty.url,
-          rpcTimeoutMs: 2_000,
-          confirmationTimeoutMs: 10_000,
-          pollingIntervalMs: 50,
-        }),
-      })
+      const behind = await builtinAppOn(faulty.url, 2_000)
       const wallet = await walletPayer('OwnedPayerWallet')
       const header = await paymentHeader(wallet.account)
       const before = await settlerNonce()
@@ -328,16 +333,7 @@ describe('a settlement sent again by the reconciler that reverts on chain', () =
   it('is final settlement_failed at once and its payer noted: never sent a third time', async () => {
     const relay = await broadcastRelay(rpc())
     try {
-      const relayed = await suite.appWith({
-        facilitator: createFacilitator({
-          kind: 'builtin',
-          settlementPrivateKey: DEVNET_ACCOUNTS.facilitator.privateKey,
-          rpcUrl: relay.url,
-          rpcTimeoutMs: 5_000,
-          confirmationTimeoutMs: 10_000,
-          pollingIntervalMs: 50,
-        }),
-      })
+      const relayed = await builtinAppOn(relay.url, 5_000)
       const wallet = await walletPayer('SwitchablePayerWallet')
       const owner = createWalletClient({
         account: wallet.owner,
