@@ -2,7 +2,12 @@ import type { PaymentPayload, SettleResponse } from '@x402/core/types'
 import type { Hex } from 'viem'
 import { type IssueReceiptDeps, issueReceipt } from './issue-receipt.js'
 import { nowMs } from './payment-clock.js'
-import type { PaymentFailure, PaymentLedger, PaymentRecord } from './payment-ledger.js'
+import {
+  DEFAULT_PAYMENT_LEASE_MS,
+  type PaymentFailure,
+  type PaymentLedger,
+  type PaymentRecord,
+} from './payment-ledger.js'
 import type { PaymentLogger } from './payment-logger.js'
 import type { PaymentRail } from './payment-rail.js'
 import { PAYMENT_REASONS, type PaymentReason } from './payment-reasons.js'
@@ -48,7 +53,7 @@ export interface ResolveDeps extends IssueReceiptDeps {
  * payment lease (15 s), long past the time a facilitator that outlived our request (a stalled
  * `/settle`, an owner killed while waiting) takes to send and have its transaction mined.
  */
-export const DEFAULT_REMOTE_SETTLE_QUIET_MS = 15_000
+export const DEFAULT_REMOTE_SETTLE_QUIET_MS = DEFAULT_PAYMENT_LEASE_MS
 
 /** How one resolution ended: the ledger now says settled or failed, or still nothing final. */
 export type Resolution = 'settled' | 'failed' | 'stillPending'
