@@ -406,8 +406,8 @@ describe('POST /payanagent/v1/base-user-operation-preflight: EntryPoint v0.6 (ex
 })
 
 describe('POST /payanagent/v1/base-user-operation-preflight: Coinbase Smart Wallet v1 (EntryPoint v0.6)', () => {
-  // The wallet and its factory compiled from source and deployed at their Base addresses
-  // (0x0BA5ED0c…, the factory viem's toCoinbaseSmartAccount version '1' uses).
+  // The wallet and its factory (contracts of our own implementing v1's interface) placed at
+  // their Base addresses (0x0BA5ED0c…, the factory viem's toCoinbaseSmartAccount version '1' uses).
   beforeAll(() => deployCoinbaseSmartWallet(devnet.rpcUrl), 60_000)
 
   it('signs paying a friend from a wallet its factory creates, blocks an unlimited approval to a key; handleOps pays', async () => {

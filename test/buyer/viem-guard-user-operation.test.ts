@@ -424,9 +424,9 @@ describe('withPreSendGuardBundler: SimpleAccount (EntryPoint v0.7 and v0.6)', ()
 })
 
 describe('withPreSendGuardBundler: Coinbase Smart Wallet (EntryPoint v0.6)', () => {
-  // Coinbase Smart Wallet v1, compiled from source and deployed at its Base addresses through
-  // the Safe Singleton Factory: viem's toCoinbaseSmartAccount hard-codes the factory
-  // (0x0BA5ED0c… for version '1'), reads the account's address from it and deploys through it.
+  // Coinbase Smart Wallet v1 (contracts of our own implementing its interface) placed at its
+  // Base addresses: viem's toCoinbaseSmartAccount hard-codes the factory (0x0BA5ED0c… for
+  // version '1'), reads the account's address from it and deploys through it.
   beforeAll(() => deployCoinbaseSmartWallet(guard.devnet.rpcUrl), 60_000)
 
   it('is judged like any v0.6 account: paying a friend is sent, an unlimited approval to a key is not', async () => {

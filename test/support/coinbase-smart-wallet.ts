@@ -5,63 +5,42 @@ import {
   createTestClient,
   encodeAbiParameters,
   encodeFunctionData,
+  getAddress,
   type Hex,
   http,
   parseAbi,
 } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
-import wallet from '../../contracts/protocols/coinbase-smart-wallet/CoinbaseSmartWallet.json' with {
-  type: 'json',
-}
-import factory from '../../contracts/protocols/coinbase-smart-wallet/CoinbaseSmartWalletFactory.json' with {
-  type: 'json',
-}
-import { clients } from './contracts.js'
+import { clients, loadArtifact } from './contracts.js'
 
-/** Coinbase Smart Wallet v1 at its Base addresses (viem's `toCoinbaseSmartAccount` version '1'). */
-export const COINBASE_SMART_WALLET = {
-  implementation: wallet.deployment.address as Address,
-  factory: factory.deployment.address as Address,
-  abi: wallet.abi as Abi,
-  factoryAbi: factory.abi as Abi,
-}
-
-/** anvil's genesis CREATE2 deployer, whose runtime code the Safe Singleton Factory shares. */
-const DETERMINISTIC_DEPLOYER: Address = '0x4e59b44847b379578588920ca78fbf26c0b4956c'
+const wallet = loadArtifact('CoinbaseSmartWalletStandIn')
+const factory = loadArtifact('CoinbaseSmartWalletFactoryStandIn')
 
 /**
- * Deploys Coinbase Smart Wallet v1 on the devnet by the route it reached Base: its init code
- * (compiled from source, see scripts/protocol-artifacts/coinbase-smart-wallet.ts) through the
- * Safe Singleton Factory with Coinbase's salts, so the implementation and the factory land at
- * their canonical addresses. anvil has no Safe Singleton Factory (it arrives on a chain by a
- * pre-signed transaction); its runtime code is the deterministic deployer's, copied from anvil's.
- * Idempotent.
+ * Coinbase Smart Wallet v1 at its Base addresses (viem's `toCoinbaseSmartAccount` version '1'
+ * reads accounts from, and deploys through, the factory there), on contracts of our own
+ * (contracts/test/CoinbaseSmartWallet.sol) that implement its published interface and
+ * behaviour: no package ships the wallet, and its source is not ours to commit.
+ */
+export const COINBASE_SMART_WALLET = {
+  implementation: getAddress('0x000100abaad02f1cfC8Bbe32bD5a564817339E72'),
+  factory: getAddress('0x0BA5ED0c6AA8c49038F819E587E2633c4A9F428a'),
+  abi: wallet.abi,
+  factoryAbi: factory.abi,
+} satisfies Record<string, Address | Abi>
+
+/**
+ * Places the wallet's implementation and factory at their Base addresses on the devnet. Neither
+ * holds constructor state, so their runtime code is set (`anvil_setCode`); accounts are the
+ * factory's CREATE2 proxies of the implementation, as on Base. Idempotent.
  */
 export async function deployCoinbaseSmartWallet(rpcUrl: string): Promise<void> {
   const test = createTestClient({ mode: 'anvil', transport: http(rpcUrl) })
-  const { publicClient, walletClient } = clients(rpcUrl)
-  const singleton = factory.deployment.deployer as Address
-  if (!(await publicClient.getCode({ address: singleton }))) {
-    const code = await publicClient.getCode({ address: DETERMINISTIC_DEPLOYER })
-    if (!code) throw new Error('the devnet has no deterministic deployer to copy')
-    await test.setCode({ address: singleton, bytecode: code })
-  }
-  for (const a of [wallet, factory]) {
-    const address = a.deployment.address as Address
-    if (await publicClient.getCode({ address })) continue
-    const hash = await walletClient.sendTransaction({
-      to: singleton,
-      data: concat([
-        a.deployment.salt as Hex,
-        a.bytecode as Hex,
-        a.deployment.constructorArgs as Hex,
-      ]),
-    })
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
-    if (receipt.status !== 'success' || !(await publicClient.getCode({ address }))) {
-      throw new Error(`deploying ${a.contractName} at ${address} failed (${hash})`)
-    }
-  }
+  await test.setCode({
+    address: COINBASE_SMART_WALLET.implementation,
+    bytecode: wallet.deployedBytecode,
+  })
+  await test.setCode({ address: COINBASE_SMART_WALLET.factory, bytecode: factory.deployedBytecode })
 }
 
 const factoryAbi = parseAbi([
