@@ -12,6 +12,7 @@ import {
 } from '@pre-send-guard/client/types'
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { Context, TypedResponse } from 'hono'
+import type { TransactionInput } from '../domain/evm/transaction.js'
 import {
   type ChallengeBody,
   createPaidChallengeJson,
@@ -178,10 +179,15 @@ export function registerPaidTransactionPreflight(
       if (shed) throw shed
     }
     let outcome: PaidPreflightOutcome
+    let tx: TransactionInput | undefined
     try {
       outcome = await handlePaidPreflight(paid, {
         body,
-        tx: toTransactionInput(body),
+        // Converted on first read: a call without a payment never reads it (its 402 comes first).
+        get tx() {
+          tx ??= toTransactionInput(body)
+          return tx
+        },
         paymentHeader: header,
         resourceUrl: paidResource(baseUrl).url,
         // The client's rate-limit token comes back once its payment verified.
