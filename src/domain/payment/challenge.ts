@@ -91,7 +91,7 @@ export type PaidChallengeJson = (
 ) => string
 
 /** Bodies kept at most by one {@link createPaidChallengeJson}: past it the oldest goes. */
-export const PAID_CHALLENGE_JSON_CACHE_SIZE = 64
+const PAID_CHALLENGE_JSON_CACHE_SIZE = 64
 
 /**
  * The paid route's 402 body as JSON text, byte for byte `JSON.stringify(paidChallengeBody(...))`,
