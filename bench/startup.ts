@@ -237,7 +237,16 @@ const idle = async (variant: Variant, dataDir?: string) => {
   for (let i = 0; i < 3; i++) runs.push(await startOnce(variant, 5_000, dataDir))
   return runs
 }
-const devnet = await idle(npmStart)
+const before = VARIANTS['before: npm start in BENCH_BEFORE_DIR']
+// With a before, both idle in alternation (5 each), so the machine's noise falls on both alike.
+const devnet: Run[] = []
+const devnetBefore: Run[] = []
+if (before) {
+  for (let i = 0; i < 5; i++) {
+    devnet.push(await startOnce(npmStart, 5_000))
+    devnetBefore.push(await startOnce(before, 5_000))
+  }
+} else devnet.push(...(await idle(npmStart)))
 console.log(
   spread(
     'idle RSS, devnet: the service (node)',
@@ -245,6 +254,15 @@ console.log(
     'MB',
   ),
 )
+if (before) {
+  console.log(
+    spread(
+      '  the same, BENCH_BEFORE_DIR (alternating)',
+      devnetBefore.map((r) => r.rss ?? NaN),
+      'MB',
+    ),
+  )
+}
 console.log(
   spread(
     '  its anvil, apart',

@@ -3,13 +3,17 @@
  * probe gets) against its floor: a bare Hono route on the same server library that parses the
  * same JSON body and answers the same bytes (status, PAYMENT-REQUIRED, body). Both served from
  * this process, in alternating rounds; the load comes from a separate process over keep-alive
- * HTTP so it does not share this event loop. Prints min/median/max requests/s per side and the
- * ratio of medians; never fails on them.
+ * HTTP so it does not share this event loop. Prints min/median/max requests/s and this process's
+ * CPU per answered call (user + system, what the load's own process spends apart) per side, and
+ * the ratios of medians; never fails on them. `BENCH_BEFORE_DIR=<checkout>` serves that
+ * checkout's app too (its sources, through tsx as here), in the same rounds.
  *
- * Run: npx tsx bench/unpaid-402.ts [rounds] [secondsPerRound] [concurrency]
+ * Run: [BENCH_BEFORE_DIR=<checkout>] npx tsx bench/unpaid-402.ts [rounds] [secondsPerRound] [concurrency]
  */
 import { spawn } from 'node:child_process'
 import type net from 'node:net'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { startDevnet } from '../src/adapters/devnet/devnet.js'
@@ -43,7 +47,14 @@ await Promise.all(Array.from({ length: concurrency }, worker))
 process.stdout.write(JSON.stringify({ counts, seconds }))
 agent.destroy()`
 
-async function load(port: number): Promise<number> {
+/** One round's answers per second and this process's CPU per answer (µs). */
+interface Round {
+  rps: number
+  cpuUs: number
+}
+
+async function load(port: number): Promise<Round> {
+  const cpu = process.cpuUsage()
   const child = spawn(
     process.execPath,
     ['--input-type=module', '-e', LOAD, String(port), String(seconds), String(concurrency), BODY],
@@ -53,11 +64,13 @@ async function load(port: number): Promise<number> {
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString()
   })
-  await new Promise((resolve) => child.once('exit', resolve))
+  await new Promise((done) => child.once('exit', done))
+  const used = process.cpuUsage(cpu)
   const { counts } = JSON.parse(out) as { counts: Record<string, number> }
   const other = Object.keys(counts).filter((status) => status !== '402')
   if (other.length > 0) throw new Error(`unexpected statuses: ${JSON.stringify(counts)}`)
-  return (counts['402'] ?? 0) / seconds
+  const answered = counts['402'] ?? 0
+  return { rps: answered / seconds, cpuUs: (used.user + used.system) / Math.max(answered, 1) }
 }
 
 function listen(fetch: (request: Request) => Response | Promise<Response>) {
@@ -69,6 +82,7 @@ function listen(fetch: (request: Request) => Response | Promise<Response>) {
   )
 }
 
+const beforeDir = process.env.BENCH_BEFORE_DIR
 const devnet = await startDevnet()
 const storage = await openStorage({ kind: 'pglite', dataDir: undefined })
 try {
@@ -79,6 +93,19 @@ try {
     ledger: storage.ledger,
   })
   const guard = await listen(app.fetch)
+  let before: { port: number; close: () => void } | undefined
+  if (beforeDir) {
+    const stack = (await import(
+      pathToFileURL(resolve(beforeDir, 'test/payment/paid-stack.ts')).href
+    )) as typeof import('../test/payment/paid-stack.js')
+    const built = await stack.paidApp({
+      contractChecked: false,
+      preflightRpcUrl: devnet.rpcUrl,
+      facilitator: stack.builtinFacilitator(devnet.rpcUrl),
+      ledger: storage.ledger,
+    })
+    before = await listen(built.app.fetch)
+  }
   // The floor answers exactly what the guard answered for this request (the request id aside,
   // whose length is the same every time).
   const sample = await fetch(`http://127.0.0.1:${guard.port}${PATH}`, {
@@ -98,21 +125,41 @@ try {
   })
   const floor = await listen(bare.fetch)
 
-  await load(guard.port) // warm-up, both
-  await load(floor.port)
-  const guardRps: number[] = []
-  const floorRps: number[] = []
+  const sides = [
+    { name: 'unpaid 402, the guard (full middleware stack)', server: guard, rounds: [] as Round[] },
+    ...(before
+      ? [{ name: `  the same, ${beforeDir}`, server: before, rounds: [] as Round[] }]
+      : []),
+    {
+      name: '  floor: bare Hono route, same body parsed, same bytes',
+      server: floor,
+      rounds: [] as Round[],
+    },
+  ]
+  for (const side of sides) await load(side.server.port) // warm-up, each
   for (let i = 0; i < rounds; i++) {
-    guardRps.push(await load(guard.port))
-    floorRps.push(await load(floor.port))
+    for (const side of sides) side.rounds.push(await load(side.server.port))
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
-  console.log(`concurrency ${concurrency}, ${seconds} s per round, rounds alternate`)
-  console.log(spread('unpaid 402, the guard (full middleware stack)', guardRps, 'req/s'))
-  console.log(spread('  floor: bare Hono route, same body parsed, same bytes', floorRps, 'req/s'))
-  console.log(`  ratio of medians: ${(median(guardRps) / median(floorRps)).toFixed(3)}x`)
-  guard.close()
-  floor.close()
+  const [load1] = (await import('node:os')).loadavg()
+  console.log(
+    `concurrency ${concurrency}, ${seconds} s per round, rounds alternate; load average ${load1?.toFixed(1)}`,
+  )
+  const floorSide = sides[sides.length - 1]
+  const floorRps = median(floorSide?.rounds.map((r) => r.rps) ?? [])
+  const floorCpu = median(floorSide?.rounds.map((r) => r.cpuUs) ?? [])
+  for (const side of sides) {
+    const rps = side.rounds.map((r) => r.rps)
+    const cpu = side.rounds.map((r) => r.cpuUs)
+    console.log(spread(side.name, rps, 'req/s'))
+    console.log(spread('    CPU per answer (this process)', cpu, 'µs'))
+    if (side !== floorSide) {
+      console.log(
+        `    ratio of medians to the floor: ${(median(rps) / floorRps).toFixed(3)}x the req/s, ${(median(cpu) / floorCpu).toFixed(2)}x the CPU`,
+      )
+    }
+  }
+  for (const side of sides) side.server.close()
 } finally {
   await storage.close()
   await devnet.stop()

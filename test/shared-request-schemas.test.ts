@@ -102,6 +102,20 @@ describe('the shared request schemas', () => {
     ])
   })
 
+  it('take a value of at most 256 bits and refuse one bit more', () => {
+    const body = {
+      from: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+      to: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+      data: '0x',
+    }
+    const max = `0x${'f'.repeat(64)}`
+    const over = `0x1${'0'.repeat(64)}`
+    expect(TransactionRequestSchema.safeParse({ ...body, value: max }).success).toBe(true)
+    const refused = TransactionRequestSchema.safeParse({ ...body, value: over })
+    expect(refused.success).toBe(false)
+    expect(refused.error?.issues.map((issue) => issue.message)).toEqual(['must fit in 256 bits'])
+  })
+
   it('mount every API path of ROUTES, and only those, under the free prefix or beside it', () => {
     const served = new Set(routes.map((r) => r.path))
     for (const path of [

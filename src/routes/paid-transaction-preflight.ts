@@ -11,8 +11,13 @@ import {
   ROUTES,
 } from '@pre-send-guard/client/types'
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import type { Context } from 'hono'
-import { paidChallengeBody } from '../domain/payment/challenge.js'
+import type { Context, TypedResponse } from 'hono'
+import type { TransactionInput } from '../domain/evm/transaction.js'
+import {
+  type ChallengeBody,
+  createPaidChallengeJson,
+  type PaidChallengeJson,
+} from '../domain/payment/challenge.js'
 import { PRICE, paidResource } from '../domain/payment/offer.js'
 import { handlePaidPreflight, type PaidPreflightDeps } from '../domain/payment/paid-preflight.js'
 import type {
@@ -157,23 +162,32 @@ export function registerPaidTransactionPreflight(
   // unpaid 402's path, bench/unpaid-402.ts). The handler reads the header itself.
   app.openAPIRegistry.registerPath(documented)
   const { headers: _documentedOnly, ...request } = documented.request
+  // The 402 body's text, kept per reason and base URL (the unpaid call's path).
+  const challengeJson = createPaidChallengeJson()
   app.openapi({ ...documented, middleware, request, hide: true }, async (c) => {
     const body = c.req.valid('json')
     const paid = deps.paid()
     const header = c.req.header('payment-signature')
     const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
     if (header === undefined && c.req.header('x-payment') !== undefined) {
-      return challenge(c, deps, paid, baseUrl, { reason: 'unsupported_x402_version' })
+      return challenge(c, deps, challengeJson, paid, baseUrl, {
+        reason: 'unsupported_x402_version',
+      })
     }
     if (header !== undefined) {
       const shed = deps.shedPaid?.()
       if (shed) throw shed
     }
     let outcome: PaidPreflightOutcome
+    let tx: TransactionInput | undefined
     try {
       outcome = await handlePaidPreflight(paid, {
         body,
-        tx: toTransactionInput(body),
+        // Converted on first read: a call without a payment never reads it (its 402 comes first).
+        get tx() {
+          tx ??= toTransactionInput(body)
+          return tx
+        },
         paymentHeader: header,
         resourceUrl: paidResource(baseUrl).url,
         // The client's rate-limit token comes back once its payment verified.
@@ -200,7 +214,7 @@ export function registerPaidTransactionPreflight(
       case 'payment_required':
         deps.onOutcome?.(outcome.kind, outcome.reason, outcome.timings.settleMs)
         setServerTiming(c, outcome.timings)
-        return challenge(c, deps, paid, baseUrl, outcome)
+        return challenge(c, deps, challengeJson, paid, baseUrl, outcome)
       default:
         deps.onOutcome?.(outcome.code, undefined, undefined)
         // Rendered by the app's one error renderer: the error body, its status and Retry-After.
@@ -231,6 +245,7 @@ type Challenge = Pick<
 async function challenge(
   c: Context,
   deps: PaidTransactionPreflightDeps,
+  challengeJson: PaidChallengeJson,
   paid: PaidPreflightDeps,
   baseUrl: string,
   outcome: Challenge,
@@ -240,7 +255,7 @@ async function challenge(
     c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
   c.header('Cache-Control', 'no-store')
   const requestId = c.get('requestId') as string | undefined
-  const body = paidChallengeBody(paid, {
+  const body = challengeJson(paid, {
     baseUrl,
     reason: outcome.reason,
     // Upstream words (the facilitator's message and code): scrubbed before the body cuts them.
@@ -250,13 +265,21 @@ async function challenge(
       : {}),
     ...(requestId ? { requestId } : {}),
   })
-  return c.json(body, 402)
+  // What `c.json(paidChallengeBody(...), 402)` answers (the same text and headers), typed so.
+  return c.body(body, 402, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<
+    ChallengeBody,
+    402,
+    'json'
+  >
 }
 
+const TIMED_PHASES = ['verify', 'preflight', 'settle'] as const
+
 function setServerTiming(c: Context, timings: PhaseTimings): void {
-  const parts = (['verify', 'preflight', 'settle'] as const).flatMap((phase) => {
+  let value = ''
+  for (const phase of TIMED_PHASES) {
     const ms = timings[`${phase}Ms`]
-    return ms === undefined ? [] : [`${phase};dur=${ms.toFixed(1)}`]
-  })
-  if (parts.length > 0) c.header('Server-Timing', parts.join(', '))
+    if (ms !== undefined) value += `${value ? ', ' : ''}${phase};dur=${ms.toFixed(1)}`
+  }
+  if (value) c.header('Server-Timing', value)
 }

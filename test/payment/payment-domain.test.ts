@@ -6,12 +6,21 @@ import { createFacilitatorReadiness } from '../../src/adapters/facilitator/facil
 import { toMinedTransaction } from '../../src/adapters/facilitator/mined-receipts.js'
 import { classifySettle } from '../../src/adapters/facilitator/x402-payment-rail.js'
 import type { ExecutionStatus } from '../../src/domain/evm/transaction.js'
-import { challengeBody, railReadiness } from '../../src/domain/payment/challenge.js'
+import {
+  challengeBody,
+  createPaidChallengeJson,
+  paidChallengeBody,
+  railReadiness,
+} from '../../src/domain/payment/challenge.js'
 import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
 import { paymentRequirements, USDC_BASE } from '../../src/domain/payment/offer.js'
 import { readPaymentIdentifier } from '../../src/domain/payment/payment-identifier.js'
-import { reasonFromFacilitator } from '../../src/domain/payment/payment-reasons.js'
+import {
+  PAYMENT_REASONS,
+  type PaymentReason,
+  reasonFromFacilitator,
+} from '../../src/domain/payment/payment-reasons.js'
 import { provesPayment, SETTLEMENT_EVENTS_ABI } from '../../src/domain/payment/settlement-proof.js'
 import { canonicalJson } from '../../src/domain/receipt/canonical-json.js'
 
@@ -383,6 +392,52 @@ describe('railReadiness', () => {
     })
     expect(body.message.length).toBeLessThan(400)
     expect(body.firstCheckUrl).toBe('https://g.example/first-unpaid-402')
+  })
+})
+
+describe('the 402 body as JSON text', () => {
+  const status = {
+    kind: 'url' as const,
+    url: 'https://f.example',
+    supportsExactBase: true,
+    checkedAt: '2026-01-01T00:00:00.000Z',
+  }
+  const reasons = Object.keys(PAYMENT_REASONS) as PaymentReason[]
+
+  it('is JSON.stringify of the body, byte for byte, while the readiness changes under it', () => {
+    // Small enough that eviction is met too.
+    const json = createPaidChallengeJson(3)
+    let current: typeof status | (typeof status & { error: string }) = status
+    const rail = { requirements: offer, facilitatorStatus: () => current }
+    let signer: { address: `0x${string}` } = { address: PAY_TO }
+    const step = fc.record({
+      reason: fc.constantFrom(...reasons),
+      baseUrl: fc.constantFrom('https://g.example', 'http://127.0.0.1:8080', 'http://a"b'),
+      requestId: fc.option(fc.oneof(fc.uuid(), fc.string()), { nil: undefined }),
+      detail: fc.option(fc.string(), { nil: undefined }),
+      facilitatorReason: fc.option(fc.string(), { nil: undefined }),
+      change: fc.constantFrom('none', 'none', 'none', 'status', 'signer'),
+    })
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), (steps) => {
+        for (const { change, requestId, detail, facilitatorReason, ...params } of steps) {
+          if (change === 'status') {
+            current = { ...status, supportsExactBase: !current.supportsExactBase, error: 'down' }
+          }
+          if (change === 'signer')
+            signer = { address: signer.address === PAY_TO ? USDC_BASE : PAY_TO }
+          const call = {
+            ...params,
+            ...(requestId !== undefined ? { requestId } : {}),
+            ...(detail !== undefined ? { detail } : {}),
+            ...(facilitatorReason !== undefined ? { facilitatorReason } : {}),
+          }
+          const deps = { rail, receiptSigner: signer }
+          expect(json(deps, call)).toBe(JSON.stringify(paidChallengeBody(deps, call)))
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 })
 

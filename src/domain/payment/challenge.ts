@@ -83,3 +83,62 @@ export function paidChallengeBody(
     readiness: railReadiness({ rail: deps.rail, receiptSigner: deps.receiptSigner.address }),
   })
 }
+
+/** The paid route's 402 body as JSON text: see {@link createPaidChallengeJson}. */
+export type PaidChallengeJson = (
+  deps: Parameters<typeof paidChallengeBody>[0],
+  params: Parameters<typeof paidChallengeBody>[1],
+) => string
+
+/** Bodies kept at most by one {@link createPaidChallengeJson}: past it the oldest goes. */
+const PAID_CHALLENGE_JSON_CACHE_SIZE = 64
+
+/**
+ * The paid route's 402 body as JSON text, byte for byte `JSON.stringify(paidChallengeBody(...))`,
+ * without building and serializing the same body on every unpaid call. A body without upstream
+ * words depends only on the rail, its readiness, the reason, the base URL and the request id,
+ * which is its last key: the text before the request id is kept per (reason, base URL) while
+ * the rail, the facilitator status it reports (a new object whenever it changes) and the
+ * receipt signer are the same ones, and the request id is appended. A body quoting upstream
+ * words is built in full every time. Bounded like the PAYMENT-REQUIRED headers: the base URL
+ * can come from the request's Host.
+ */
+export function createPaidChallengeJson(size = PAID_CHALLENGE_JSON_CACHE_SIZE): PaidChallengeJson {
+  const cache = new Map<
+    string,
+    { rail: object; facilitator: object; signer: Address; head: string }
+  >()
+  return (deps, params) => {
+    if (params.detail || params.facilitatorReason) {
+      return JSON.stringify(paidChallengeBody(deps, params))
+    }
+    const readiness = railReadiness({ rail: deps.rail, receiptSigner: deps.receiptSigner.address })
+    const key = `${params.reason} ${params.baseUrl}`
+    let entry = cache.get(key)
+    if (
+      entry?.rail !== deps.rail ||
+      entry.facilitator !== readiness.facilitator ||
+      entry.signer !== deps.receiptSigner.address
+    ) {
+      // Without the request id the body ends with its last other key; the id goes after it.
+      const text = JSON.stringify(
+        challengeBody({ baseUrl: params.baseUrl, reason: params.reason, readiness }),
+      )
+      entry = {
+        rail: deps.rail,
+        facilitator: readiness.facilitator,
+        signer: deps.receiptSigner.address,
+        head: text.slice(0, -1),
+      }
+      cache.delete(key)
+      if (cache.size >= size) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) cache.delete(oldest)
+      }
+      cache.set(key, entry)
+    }
+    return params.requestId
+      ? `${entry.head},"requestId":${JSON.stringify(params.requestId)}}`
+      : `${entry.head}}`
+  }
+}

@@ -124,6 +124,8 @@ export async function handlePaidPreflight(
   request: PaidPreflightRequest,
 ): Promise<PaidPreflightOutcome> {
   const timings: PhaseTimings = {}
+  // A call without a payment holds nothing (nothing to drain at shutdown): its 402 at once.
+  if (!carriesPayment(request)) return paymentRequired(timings, 'payment_missing')
   const run = () =>
     paidPreflight(deps, request, timings).catch((error: unknown) => portFailed(error, timings))
   const outcome = await (deps.inFlight ? deps.inFlight.track(run) : run())
@@ -207,9 +209,7 @@ function decodeCall(
   request: PaidPreflightRequest,
   timings: PhaseTimings,
 ): Step<{ call: PaidCall }> {
-  if (request.paymentHeader === undefined || request.paymentHeader.trim() === '') {
-    return { outcome: paymentRequired(timings, 'payment_missing') }
-  }
+  if (!carriesPayment(request)) return { outcome: paymentRequired(timings, 'payment_missing') }
   const { requirements } = deps.rail
   const decoded = decodePaymentShape(request.paymentHeader, requirements)
   if (!decoded.ok) {
@@ -779,6 +779,13 @@ async function finishSettled(
 }
 
 /** A 402 outcome carrying the call's timings. */
+/** Whether the call carries a PAYMENT-SIGNATURE at all (blank is none). */
+function carriesPayment(
+  request: PaidPreflightRequest,
+): request is PaidPreflightRequest & { paymentHeader: string } {
+  return request.paymentHeader !== undefined && request.paymentHeader.trim() !== ''
+}
+
 function paymentRequired(
   timings: PhaseTimings,
   reason: PaymentReason,

@@ -41,10 +41,11 @@ export const hexOf = (message?: string) => proven<Hex>(HEX_PATTERN, message)
  * bytes of digits). The size is computed only from what `BigInt` reads, so no input throws.
  */
 export function boundedHexOf(pattern: RegExp, message: string, maxBits: number) {
+  const limit = 2n ** BigInt(maxBits)
   return z
     .string()
     .regex(pattern, message)
-    .refine((v) => !isHexNumberText(v) || BigInt(v) < 2n ** BigInt(maxBits), {
+    .refine((v) => !isHexNumberText(v) || BigInt(v) < limit, {
       message: `must fit in ${maxBits} bits`,
     }) as unknown as z.ZodType<Hex, Hex>
 }
