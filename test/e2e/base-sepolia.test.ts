@@ -1,9 +1,17 @@
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createGuardClient } from '@pre-send-guard/client'
-import { createPublicClient, http } from 'viem'
+import { ChainMismatchError, withPreSendGuard } from '@pre-send-guard/client/viem'
+import { createPublicClient, createWalletClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { base, baseSepolia } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/accounts.js'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
@@ -22,8 +30,11 @@ const BODY = {
   value: '0x0',
 } as const
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
 let guard: GuardProcess
 let baseUrl: string
+let rpcUrl: string
 const dataDir = mkdtempSync(join(tmpdir(), 'guard-sepolia-'))
 
 beforeAll(async () => {
@@ -37,6 +48,10 @@ beforeAll(async () => {
   })
   await guard.waitForLine((l) => String(l.msg).includes('listening'), 90_000)
   baseUrl = `http://127.0.0.1:${port}`
+  const discovery = (await (await fetch(`${baseUrl}/.well-known/x402`)).json()) as {
+    devnet: { rpcUrl: string }
+  }
+  rpcUrl = discovery.devnet.rpcUrl
 }, 120_000)
 
 afterAll(async () => {
@@ -114,5 +129,134 @@ describe('NETWORK=base-sepolia', () => {
       settlementTx: paid.settlement.transaction,
     })
     expect(verification.checks.filter((c) => !c.ok)).toEqual([])
+  })
+})
+
+/**
+ * The buyer kit follows the service's network from its discovery (issue 40): on a Sepolia guard
+ * its free calls carry 0x14a34, and a wallet on Base mainnet is refused before anything is
+ * asked or sent, with an error naming both networks.
+ */
+describe('the buyer kit on a Base Sepolia guard', () => {
+  const sender = privateKeyToAccount(DEVNET_ACCOUNTS.payTo.privateKey)
+  const walletOn = (chain: typeof base | typeof baseSepolia) =>
+    createWalletClient({ account: sender, chain, transport: http(rpcUrl) })
+  const nonce = () =>
+    createPublicClient({ transport: http(rpcUrl) }).getTransactionCount({
+      address: sender.address,
+    })
+
+  it('the viem guard asks on Sepolia, and sends what it judged', async () => {
+    const wallet = withPreSendGuard(walletOn(baseSepolia), { guard: baseUrl })
+    const check = await wallet.preSendGuard.check({
+      account: sender,
+      chain: baseSepolia,
+      to: BODY.from,
+      value: 1n,
+    })
+    expect(check.transaction.chainId).toBe('0x14a34')
+    expect(check.result).toMatchObject({ chainId: '0x14a34', network: 'eip155:84532' })
+    expect(check.verdict).toBe('sign')
+    const before = await nonce()
+    await wallet.sendTransaction({ to: BODY.from, value: 1n })
+    expect(await nonce()).toBe(before + 1)
+    expect(wallet.preSendGuard.lastCheck()?.result.network).toBe('eip155:84532')
+  })
+
+  it('a wallet on Base mainnet (8453) is refused, naming both networks; nothing is sent', async () => {
+    const wallet = withPreSendGuard(walletOn(base), { guard: baseUrl })
+    const before = await nonce()
+    const error = await wallet
+      .sendTransaction({ to: BODY.from, value: 1n })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ChainMismatchError)
+    expect(error).toMatchObject({
+      walletChainId: 8453,
+      guardNetwork: { id: 'eip155:84532', chainId: 84532 },
+    })
+    expect((error as Error).message).toContain('Base mainnet (chain 8453)')
+    expect((error as Error).message).toContain('Base Sepolia (eip155:84532, chain 84532)')
+    expect(await nonce()).toBe(before)
+    await expect(
+      wallet.preSendGuard.check({ account: sender, chain: base, to: BODY.from, value: 1n }),
+    ).rejects.toBeInstanceOf(ChainMismatchError)
+  })
+
+  it('the CLI (spawned) asks on Sepolia and gets a sign', async () => {
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [
+          'packages/client/dist/cli/bin.js',
+          'check',
+          '--url',
+          baseUrl,
+          '--json',
+          '--from',
+          BODY.from,
+          '--to',
+          BODY.to,
+        ],
+        { cwd: ROOT, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      ),
+    )
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      verdict: 'sign',
+      chainId: '0x14a34',
+      network: 'eip155:84532',
+    })
+  })
+
+  it("MCP over stdio lists and calls the tools on Sepolia; the service's /mcp does too", async () => {
+    const {
+      BUYER_PRIVATE_KEY: _k,
+      PRE_SEND_GUARD_URL: _u,
+      ...env
+    } = process.env as Record<string, string>
+    const stdio = new Client({ name: 'base-sepolia-test', version: '1.0.0' })
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(ROOT, 'packages/client/bin/pre-send-guard-mcp.js')],
+        env: { ...env, PRE_SEND_GUARD_URL: baseUrl },
+        stderr: 'pipe',
+      }),
+    )
+    const http_ = new Client({ name: 'base-sepolia-test', version: '1.0.0' })
+    await http_.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`)))
+    try {
+      const status = (await stdio.callTool({
+        name: 'guard_status',
+        arguments: {},
+      })) as CallToolResult
+      expect(status.structuredContent).toMatchObject({ network: 'eip155:84532' })
+      for (const client of [stdio, http_]) {
+        const { tools } = await client.listTools()
+        const preflight = tools.find((t) => t.name === 'preflight_transaction')
+        expect(preflight?.inputSchema.properties?.chainId).toMatchObject({ const: '0x14a34' })
+        expect(preflight?.description).toContain('Base Sepolia (chain id 0x14a34)')
+        const answer = (await client.callTool({
+          name: 'preflight_transaction',
+          arguments: { ...BODY, chainId: '0x14a34' },
+        })) as CallToolResult
+        expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy()
+        expect(answer.structuredContent).toMatchObject({
+          verdict: 'sign',
+          chainId: '0x14a34',
+          network: 'eip155:84532',
+        })
+        const mainnet = (await client.callTool({
+          name: 'preflight_transaction',
+          arguments: { ...BODY, chainId: '0x2105' },
+        })) as CallToolResult
+        expect(mainnet.isError).toBe(true)
+      }
+    } finally {
+      await stdio.close()
+      await http_.close()
+    }
   })
 })
