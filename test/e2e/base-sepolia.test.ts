@@ -9,11 +9,21 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createGuardClient } from '@pre-send-guard/client'
 import { ChainMismatchError, withPreSendGuard } from '@pre-send-guard/client/viem'
-import { createPublicClient, createWalletClient, http } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  parseAbi,
+  parseEther,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { base, baseSepolia } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/accounts.js'
+import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
+import { keptAddresses } from '../../src/domain/delegation/delegate-probe.js'
+import { NETWORK_PROFILES } from '../../src/domain/network/network-profile.js'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
 import { freePort } from '../support/net.js'
 
@@ -258,5 +268,109 @@ describe('the buyer kit on a Base Sepolia guard', () => {
       await stdio.close()
       await http_.close()
     }
+  })
+})
+
+/**
+ * The Sepolia devnet is Sepolia-shaped (issue 40): what exists on Base Sepolia at the same
+ * addresses as on Base is placed (WETH9, Permit2, the OP-stack predeploys initialised with
+ * Sepolia's L1 counterparts, Multicall3, the GasPriceOracle, the EntryPoints), USDC is at
+ * Sepolia's address, and nothing sits at mainnet-only addresses (Base's USDC, Uniswap). The
+ * faucet mints Sepolia's USDC, and the known-code lists read Sepolia's addresses.
+ */
+describe('the Sepolia devnet', () => {
+  const sepolia = NETWORK_PROFILES['base-sepolia']
+  const chain = () => createPublicClient({ transport: http(rpcUrl) })
+  const hasCode = async (address: `0x${string}`) =>
+    ((await chain().getCode({ address })) ?? '0x') !== '0x'
+
+  it("holds Sepolia's contracts at Sepolia's addresses, and no mainnet-only one", async () => {
+    const shared = [
+      BASE_CONTRACTS.weth9,
+      BASE_CONTRACTS.permit2,
+      BASE_CONTRACTS.l2CrossDomainMessenger,
+      BASE_CONTRACTS.l2StandardBridge,
+      BASE_CONTRACTS.optimismMintableErc20Factory,
+      BASE_CONTRACTS.l1Block,
+      BASE_CONTRACTS.l2ToL1MessagePasser,
+      BASE_CONTRACTS.multicall3,
+      BASE_CONTRACTS.gasPriceOracle,
+      SEPOLIA_USDC,
+    ] as const
+    for (const address of shared) expect(await hasCode(address), address).toBe(true)
+    for (const address of [
+      BASE_CONTRACTS.usdc,
+      BASE_CONTRACTS.universalRouter,
+      BASE_CONTRACTS.uniswapV3Factory,
+      BASE_CONTRACTS.swapRouter02,
+    ]) {
+      expect(await hasCode(address), address).toBe(false)
+    }
+    const bridgeAbi = parseAbi([
+      'function OTHER_BRIDGE() view returns (address)',
+      'function OTHER_MESSENGER() view returns (address)',
+    ])
+    expect(
+      await chain().readContract({
+        address: BASE_CONTRACTS.l2StandardBridge,
+        abi: bridgeAbi,
+        functionName: 'OTHER_BRIDGE',
+      }),
+    ).toBe(sepolia.l1.standardBridge)
+    expect(
+      await chain().readContract({
+        address: BASE_CONTRACTS.l2CrossDomainMessenger,
+        abi: bridgeAbi,
+        functionName: 'OTHER_MESSENGER',
+      }),
+    ).toBe(sepolia.l1.crossDomainMessenger)
+  })
+
+  it("the faucet mints Sepolia's USDC", async () => {
+    const address = '0x000000000000000000000000000000000000bEEF'
+    const res = await fetch(`${baseUrl}/devnet/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, eth: '0', usdc: '5' }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ balances: { usdc: '5000000' } })
+    const balance = await chain().readContract({
+      address: SEPOLIA_USDC,
+      abi: parseAbi(['function balanceOf(address) view returns (uint256)']),
+      functionName: 'balanceOf',
+      args: [address],
+    })
+    expect(balance).toBe(5_000_000n)
+  })
+
+  it('a WETH wrap at the predeploy is recognised and sign on Sepolia', async () => {
+    const res = await fetch(`${baseUrl}/payanagent/v1/base-transaction-preflight`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        chainId: '0x14a34',
+        from: BODY.from,
+        to: BASE_CONTRACTS.weth9,
+        data: encodeFunctionData({
+          abi: parseAbi(['function deposit() payable']),
+          functionName: 'deposit',
+        }),
+        value: `0x${parseEther('0.1').toString(16)}`,
+      }),
+    })
+    expect(res.status).toBe(200)
+    const answer = (await res.json()) as { verdict: string; call: { success: boolean } }
+    expect(answer).toMatchObject({ verdict: 'sign', call: { success: true } })
+  })
+
+  it("the delegate probe keeps Sepolia's known addresses, not mainnet-only ones", () => {
+    const onSepolia = keptAddresses(sepolia.id)
+    const onMainnet = keptAddresses(NETWORK_PROFILES.base.id)
+    expect(onSepolia).toContain(BASE_CONTRACTS.permit2)
+    expect(onSepolia).toContain(BASE_CONTRACTS.weth9)
+    expect(onMainnet).toContain(BASE_CONTRACTS.swapRouter02)
+    expect(onSepolia).not.toContain(BASE_CONTRACTS.swapRouter02)
+    expect(onSepolia).not.toContain(BASE_CONTRACTS.universalRouter)
   })
 })
