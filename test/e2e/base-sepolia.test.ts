@@ -220,6 +220,28 @@ describe('the buyer kit on a Base Sepolia guard', () => {
     })
   })
 
+  it('npm run demo (scripts/buyer.mjs flow) completes on Sepolia: one payment in its USDC, a verified receipt', async () => {
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['scripts/buyer.mjs', 'flow', '--url', baseUrl, '--json'],
+        { cwd: ROOT, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      ),
+    )
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: true,
+      paid: true,
+      discovery: { network: 'eip155:84532', asset: SEPOLIA_USDC },
+      settlement: { success: true, network: 'eip155:84532' },
+      balances: { asset: SEPOLIA_USDC, debit: '10000', matches: true },
+      receiptVerification: { valid: true },
+      offerReceiptVerification: { valid: true },
+    })
+  })
+
   it("MCP over stdio lists and calls the tools on Sepolia; the service's /mcp does too", async () => {
     const {
       BUYER_PRIVATE_KEY: _k,
