@@ -21,6 +21,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { base, baseSepolia } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/accounts.js'
+import { startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
 import { keptAddresses } from '../../src/domain/delegation/delegate-probe.js'
 import { NETWORK_PROFILES } from '../../src/domain/network/network-profile.js'
@@ -240,6 +241,34 @@ describe('the buyer kit on a Base Sepolia guard', () => {
       receiptVerification: { valid: true },
       offerReceiptVerification: { valid: true },
     })
+  })
+
+  it('the CLI flow refuses an RPC on Base mainnet for balances, naming both, before paying', async () => {
+    const mainnetRpc = await startAnvil({ chainId: NETWORK_PROFILES.base.chainId })
+    try {
+      const usdc = () =>
+        createPublicClient({ transport: http(rpcUrl) }).readContract({
+          address: SEPOLIA_USDC,
+          abi: parseAbi(['function balanceOf(address) view returns (uint256)']),
+          functionName: 'balanceOf',
+          args: [BODY.from],
+        })
+      const before = await usdc()
+      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ['scripts/buyer.mjs', 'flow', '--url', baseUrl, '--rpc-url', mainnetRpc.rpcUrl],
+          { cwd: ROOT, timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+        ),
+      )
+      expect(run.code, run.stdout).toBe(3)
+      expect(run.stderr).toContain('is chain 8453, the guard serves Base Sepolia (eip155:84532')
+      expect(await usdc()).toBe(before)
+    } finally {
+      await mainnetRpc.stop()
+    }
   })
 
   it("MCP over stdio lists and calls the tools on Sepolia; the service's /mcp does too", async () => {
