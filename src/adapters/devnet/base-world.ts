@@ -133,7 +133,6 @@ export async function buildBaseWorld(
   options: BuildBaseWorldOptions = {},
 ): Promise<void> {
   const rpc = devnetRpc(rpcUrl)
-  const c = BASE_CONTRACTS
   const keep = options.keepExisting ?? false
   const network = options.network ?? BASE_MAINNET
   const usdc = network.usdc.address
