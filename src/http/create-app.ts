@@ -401,6 +401,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   registerMcp(app, {
     maxBodyBytes: deps.maxBodyBytes,
     paid: payments !== undefined,
+    network,
     originAllowed: mcpOriginAllowed({
       environment: deps.environment,
       ...(deps.publicBaseUrl === undefined ? {} : { publicBaseUrl: deps.publicBaseUrl }),

@@ -2,7 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { DiscoveryDocument } from '@pre-send-guard/client/schemas'
-import { ROUTES } from '@pre-send-guard/client/types'
+import { type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -43,6 +43,8 @@ export function registerMcp(
   deps: {
     maxBodyBytes: number
     paid: boolean
+    /** The served network: the tools take its chain id, as its routes do. */
+    network: NetworkFacts
     /** Whether a browser page of this `Origin` may call (requests without one always may). */
     originAllowed: (origin: string) => boolean
   },
@@ -62,7 +64,7 @@ export function registerMcp(
   }
   app.post(ROUTES.mcp, guardOrigin, guardBody, async (c) => {
     const sdk = await mcpSdk()
-    const server = mcpServer(sdk, c, app, deps.paid)
+    const server = mcpServer(sdk, c, app, deps.paid, deps.network)
     // No sessionIdGenerator: stateless, every POST stands alone.
     const transport = new sdk.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
     await server.connect(transport)
@@ -93,6 +95,7 @@ function mcpServer(
   c: Context,
   app: OpenAPIHono,
   paid: boolean,
+  network: NetworkFacts,
 ): McpServer {
   // The client package's tool set and version: the stdio server lists the very same.
   const server = new Server(guardMcpServerInfo())
@@ -106,7 +109,7 @@ function mcpServer(
     // The outer request's environment (its socket): rate limits count the MCP client itself.
     return app.fetch(request, c.env)
   }
-  for (const tool of guardTools('x402-meta')) {
+  for (const tool of guardTools('x402-meta', network)) {
     const config = {
       title: tool.title,
       description: tool.description,

@@ -65,7 +65,9 @@ export function buildApp(
     ...(config.MCP_ALLOWED_ORIGINS ? { mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS } : {}),
     ...(devnet ? { devnet: { rpcUrl: devnet.rpcUrl, accounts: devnetAccountList(devnet) } } : {}),
     ...(devnet ? { devnetBuyerKey: devnet.accounts.buyer.privateKey } : {}),
-    ...(devnet ? { devnetFaucet: createDevnetFaucet(devnet.rpcUrl) } : {}),
+    ...(devnet
+      ? { devnetFaucet: createDevnetFaucet(devnet.rpcUrl, config.network.usdc.address) }
+      : {}),
   })
 }
 

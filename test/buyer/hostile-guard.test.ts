@@ -1,5 +1,6 @@
-import type { Address } from 'viem'
+import { type Address, createWalletClient, custom } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { base } from 'viem/chains'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   createGuardClient,
@@ -8,6 +9,7 @@ import {
 import { GuardError } from '../../packages/client/src/client/guard-error.js'
 import type { Discovery } from '../../packages/client/src/client/guard-responses.js'
 import { verifyReceipt } from '../../packages/client/src/client/verify-receipt.js'
+import { withPreSendGuard } from '../../packages/client/src/viem/viem-guard.js'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
 import { paidRouteBazaar } from '../../src/routes/paid-route-bazaar.js'
 import { DEAD_URL } from '../support/served-guard.js'
@@ -250,5 +252,35 @@ describe('verifyReceipt against what discovery publishes', () => {
     expect(bound.checks.map((c) => c.name)).toEqual(
       expect.arrayContaining(['signed_fields', 'chain_id', 'payer']),
     )
+  })
+})
+
+describe('a discovery naming a network the kit does not know', () => {
+  it('is network_unsupported, and the viem wrapper neither asks nor sends, even fail-open', async () => {
+    const { fake, client } = await guardWith({
+      discovery: (d) => ({ ...d, network: 'eip155:1' }),
+    })
+    await expect(client.network()).rejects.toMatchObject({ code: 'network_unsupported' })
+    const reached: string[] = []
+    const wallet = withPreSendGuard(
+      createWalletClient({
+        account: payer,
+        chain: base,
+        transport: custom({
+          request: async ({ method }) => {
+            reached.push(method)
+            throw new Error('the wallet was reached')
+          },
+        }),
+      }),
+      { guard: client, failClosed: false },
+    )
+    const error = await wallet
+      .sendTransaction({ to: DEVNET_ACCOUNTS.payTo.address, value: 1n })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(GuardError)
+    expect(error).toMatchObject({ code: 'network_unsupported' })
+    expect(reached).toEqual([])
+    expect(fake.preflights).toEqual([])
   })
 })

@@ -1,11 +1,30 @@
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createGuardClient } from '@pre-send-guard/client'
-import { createPublicClient, http } from 'viem'
+import { ChainMismatchError, withPreSendGuard } from '@pre-send-guard/client/viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  parseAbi,
+  parseEther,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { base, baseSepolia } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/accounts.js'
+import { startAnvil } from '../../src/adapters/devnet/anvil.js'
+import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
+import { keptAddresses } from '../../src/domain/delegation/delegate-probe.js'
+import { NETWORK_PROFILES } from '../../src/domain/network/network-profile.js'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
 import { freePort } from '../support/net.js'
 
@@ -22,8 +41,11 @@ const BODY = {
   value: '0x0',
 } as const
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
 let guard: GuardProcess
 let baseUrl: string
+let rpcUrl: string
 const dataDir = mkdtempSync(join(tmpdir(), 'guard-sepolia-'))
 
 beforeAll(async () => {
@@ -37,6 +59,10 @@ beforeAll(async () => {
   })
   await guard.waitForLine((l) => String(l.msg).includes('listening'), 90_000)
   baseUrl = `http://127.0.0.1:${port}`
+  const discovery = (await (await fetch(`${baseUrl}/.well-known/x402`)).json()) as {
+    devnet: { rpcUrl: string }
+  }
+  rpcUrl = discovery.devnet.rpcUrl
 }, 120_000)
 
 afterAll(async () => {
@@ -114,5 +140,288 @@ describe('NETWORK=base-sepolia', () => {
       settlementTx: paid.settlement.transaction,
     })
     expect(verification.checks.filter((c) => !c.ok)).toEqual([])
+  })
+})
+
+/**
+ * The buyer kit follows the service's network from its discovery (issue 40): on a Sepolia guard
+ * its free calls carry 0x14a34, and a wallet on Base mainnet is refused before anything is
+ * asked or sent, with an error naming both networks.
+ */
+describe('the buyer kit on a Base Sepolia guard', () => {
+  const sender = privateKeyToAccount(DEVNET_ACCOUNTS.payTo.privateKey)
+  const walletOn = (chain: typeof base | typeof baseSepolia) =>
+    createWalletClient({ account: sender, chain, transport: http(rpcUrl) })
+  const nonce = () =>
+    createPublicClient({ transport: http(rpcUrl) }).getTransactionCount({
+      address: sender.address,
+    })
+
+  it('the viem guard asks on Sepolia, and sends what it judged', async () => {
+    const wallet = withPreSendGuard(walletOn(baseSepolia), { guard: baseUrl })
+    const check = await wallet.preSendGuard.check({
+      account: sender,
+      chain: baseSepolia,
+      to: BODY.from,
+      value: 1n,
+    })
+    expect(check.transaction.chainId).toBe('0x14a34')
+    expect(check.result).toMatchObject({ chainId: '0x14a34', network: 'eip155:84532' })
+    expect(check.verdict).toBe('sign')
+    const before = await nonce()
+    await wallet.sendTransaction({ to: BODY.from, value: 1n })
+    expect(await nonce()).toBe(before + 1)
+    expect(wallet.preSendGuard.lastCheck()?.result.network).toBe('eip155:84532')
+  })
+
+  it('a wallet on Base mainnet (8453) is refused, naming both networks; nothing is sent', async () => {
+    const wallet = withPreSendGuard(walletOn(base), { guard: baseUrl })
+    const before = await nonce()
+    const error = await wallet
+      .sendTransaction({ to: BODY.from, value: 1n })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ChainMismatchError)
+    expect(error).toMatchObject({
+      walletChainId: 8453,
+      guardNetwork: { id: 'eip155:84532', chainId: 84532 },
+    })
+    expect((error as Error).message).toContain('Base mainnet (chain 8453)')
+    expect((error as Error).message).toContain('Base Sepolia (eip155:84532, chain 84532)')
+    expect(await nonce()).toBe(before)
+    await expect(
+      wallet.preSendGuard.check({ account: sender, chain: base, to: BODY.from, value: 1n }),
+    ).rejects.toBeInstanceOf(ChainMismatchError)
+  })
+
+  it('the CLI (spawned) asks on Sepolia and gets a sign', async () => {
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [
+          'packages/client/dist/cli/bin.js',
+          'check',
+          '--url',
+          baseUrl,
+          '--json',
+          '--from',
+          BODY.from,
+          '--to',
+          BODY.to,
+        ],
+        { cwd: ROOT, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      ),
+    )
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      verdict: 'sign',
+      chainId: '0x14a34',
+      network: 'eip155:84532',
+    })
+  })
+
+  it('npm run demo (scripts/buyer.mjs flow) completes on Sepolia: one payment in its USDC, a verified receipt', async () => {
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['scripts/buyer.mjs', 'flow', '--url', baseUrl, '--json'],
+        { cwd: ROOT, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      ),
+    )
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: true,
+      paid: true,
+      discovery: { network: 'eip155:84532', asset: SEPOLIA_USDC },
+      settlement: { success: true, network: 'eip155:84532' },
+      balances: { asset: SEPOLIA_USDC, debit: '10000', matches: true },
+      receiptVerification: { valid: true },
+      offerReceiptVerification: { valid: true },
+    })
+  })
+
+  it('the CLI flow refuses an RPC on Base mainnet for balances, naming both, before paying', async () => {
+    const mainnetRpc = await startAnvil({ chainId: NETWORK_PROFILES.base.chainId })
+    try {
+      const usdc = () =>
+        createPublicClient({ transport: http(rpcUrl) }).readContract({
+          address: SEPOLIA_USDC,
+          abi: parseAbi(['function balanceOf(address) view returns (uint256)']),
+          functionName: 'balanceOf',
+          args: [BODY.from],
+        })
+      const before = await usdc()
+      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ['scripts/buyer.mjs', 'flow', '--url', baseUrl, '--rpc-url', mainnetRpc.rpcUrl],
+          { cwd: ROOT, timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+        ),
+      )
+      expect(run.code, run.stdout).toBe(3)
+      expect(run.stderr).toContain('is chain 8453, the guard serves Base Sepolia (eip155:84532')
+      expect(await usdc()).toBe(before)
+    } finally {
+      await mainnetRpc.stop()
+    }
+  })
+
+  it("MCP over stdio lists and calls the tools on Sepolia; the service's /mcp does too", async () => {
+    const {
+      BUYER_PRIVATE_KEY: _k,
+      PRE_SEND_GUARD_URL: _u,
+      ...env
+    } = process.env as Record<string, string>
+    const stdio = new Client({ name: 'base-sepolia-test', version: '1.0.0' })
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(ROOT, 'packages/client/bin/pre-send-guard-mcp.js')],
+        env: { ...env, PRE_SEND_GUARD_URL: baseUrl },
+        stderr: 'pipe',
+      }),
+    )
+    const http_ = new Client({ name: 'base-sepolia-test', version: '1.0.0' })
+    await http_.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`)))
+    try {
+      const status = (await stdio.callTool({
+        name: 'guard_status',
+        arguments: {},
+      })) as CallToolResult
+      expect(status.structuredContent).toMatchObject({ network: 'eip155:84532' })
+      for (const client of [stdio, http_]) {
+        const { tools } = await client.listTools()
+        const preflight = tools.find((t) => t.name === 'preflight_transaction')
+        expect(preflight?.inputSchema.properties?.chainId).toMatchObject({ const: '0x14a34' })
+        expect(preflight?.description).toContain('Base Sepolia (chain id 0x14a34)')
+        const answer = (await client.callTool({
+          name: 'preflight_transaction',
+          arguments: { ...BODY, chainId: '0x14a34' },
+        })) as CallToolResult
+        expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy()
+        expect(answer.structuredContent).toMatchObject({
+          verdict: 'sign',
+          chainId: '0x14a34',
+          network: 'eip155:84532',
+        })
+        const mainnet = (await client.callTool({
+          name: 'preflight_transaction',
+          arguments: { ...BODY, chainId: '0x2105' },
+        })) as CallToolResult
+        expect(mainnet.isError).toBe(true)
+      }
+    } finally {
+      await stdio.close()
+      await http_.close()
+    }
+  })
+})
+
+/**
+ * The Sepolia devnet is Sepolia-shaped (issue 40): what exists on Base Sepolia at the same
+ * addresses as on Base is placed (WETH9, Permit2, the OP-stack predeploys initialised with
+ * Sepolia's L1 counterparts, Multicall3, the GasPriceOracle, the EntryPoints), USDC is at
+ * Sepolia's address, and nothing sits at mainnet-only addresses (Base's USDC, Uniswap). The
+ * faucet mints Sepolia's USDC, and the known-code lists read Sepolia's addresses.
+ */
+describe('the Sepolia devnet', () => {
+  const sepolia = NETWORK_PROFILES['base-sepolia']
+  const chain = () => createPublicClient({ transport: http(rpcUrl) })
+  const hasCode = async (address: `0x${string}`) =>
+    ((await chain().getCode({ address })) ?? '0x') !== '0x'
+
+  it("holds Sepolia's contracts at Sepolia's addresses, and no mainnet-only one", async () => {
+    const shared = [
+      BASE_CONTRACTS.weth9,
+      BASE_CONTRACTS.permit2,
+      BASE_CONTRACTS.l2CrossDomainMessenger,
+      BASE_CONTRACTS.l2StandardBridge,
+      BASE_CONTRACTS.optimismMintableErc20Factory,
+      BASE_CONTRACTS.l1Block,
+      BASE_CONTRACTS.l2ToL1MessagePasser,
+      BASE_CONTRACTS.multicall3,
+      BASE_CONTRACTS.gasPriceOracle,
+      SEPOLIA_USDC,
+    ] as const
+    for (const address of shared) expect(await hasCode(address), address).toBe(true)
+    for (const address of [
+      BASE_CONTRACTS.usdc,
+      BASE_CONTRACTS.universalRouter,
+      BASE_CONTRACTS.uniswapV3Factory,
+      BASE_CONTRACTS.swapRouter02,
+    ]) {
+      expect(await hasCode(address), address).toBe(false)
+    }
+    const bridgeAbi = parseAbi([
+      'function OTHER_BRIDGE() view returns (address)',
+      'function OTHER_MESSENGER() view returns (address)',
+    ])
+    expect(
+      await chain().readContract({
+        address: BASE_CONTRACTS.l2StandardBridge,
+        abi: bridgeAbi,
+        functionName: 'OTHER_BRIDGE',
+      }),
+    ).toBe(sepolia.l1.standardBridge)
+    expect(
+      await chain().readContract({
+        address: BASE_CONTRACTS.l2CrossDomainMessenger,
+        abi: bridgeAbi,
+        functionName: 'OTHER_MESSENGER',
+      }),
+    ).toBe(sepolia.l1.crossDomainMessenger)
+  })
+
+  it("the faucet mints Sepolia's USDC", async () => {
+    const address = '0x000000000000000000000000000000000000bEEF'
+    const res = await fetch(`${baseUrl}/devnet/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, eth: '0', usdc: '5' }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ balances: { usdc: '5000000' } })
+    const balance = await chain().readContract({
+      address: SEPOLIA_USDC,
+      abi: parseAbi(['function balanceOf(address) view returns (uint256)']),
+      functionName: 'balanceOf',
+      args: [address],
+    })
+    expect(balance).toBe(5_000_000n)
+  })
+
+  it('a WETH wrap at the predeploy is recognised and sign on Sepolia', async () => {
+    const res = await fetch(`${baseUrl}/payanagent/v1/base-transaction-preflight`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        chainId: '0x14a34',
+        from: BODY.from,
+        to: BASE_CONTRACTS.weth9,
+        data: encodeFunctionData({
+          abi: parseAbi(['function deposit() payable']),
+          functionName: 'deposit',
+        }),
+        value: `0x${parseEther('0.1').toString(16)}`,
+      }),
+    })
+    expect(res.status).toBe(200)
+    const answer = (await res.json()) as { verdict: string; call: { success: boolean } }
+    expect(answer).toMatchObject({ verdict: 'sign', call: { success: true } })
+  })
+
+  it("the delegate probe keeps Sepolia's known addresses, not mainnet-only ones", () => {
+    const onSepolia = keptAddresses(sepolia.id)
+    const onMainnet = keptAddresses(NETWORK_PROFILES.base.id)
+    expect(onSepolia).toContain(BASE_CONTRACTS.permit2)
+    expect(onSepolia).toContain(BASE_CONTRACTS.weth9)
+    expect(onMainnet).toContain(BASE_CONTRACTS.swapRouter02)
+    expect(onSepolia).not.toContain(BASE_CONTRACTS.swapRouter02)
+    expect(onSepolia).not.toContain(BASE_CONTRACTS.universalRouter)
   })
 })

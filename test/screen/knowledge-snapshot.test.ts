@@ -19,7 +19,8 @@ import {
   UNIVERSAL_ROUTER_COMMANDS,
   V4_ACTIONS,
 } from '../../src/domain/calldata/universal-router-commands.js'
-import { KEPT_ADDRESSES } from '../../src/domain/delegation/delegate-probe.js'
+import { keptAddresses } from '../../src/domain/delegation/delegate-probe.js'
+import { BASE_MAINNET } from '../../src/domain/network/network-profile.js'
 import { positionProbes } from '../../src/domain/preflight/position-reads.js'
 import { KNOWN_CODE, recogniseCode } from '../../src/domain/protocols/known-code.js'
 import {
@@ -350,7 +351,7 @@ describe('what the screen knows about calls, byte for byte', () => {
       return [{ key: signature, ...rest }]
     })
     const lines = [
-      json({ kept: KEPT_ADDRESSES }),
+      json({ kept: keptAddresses(BASE_MAINNET.id) }),
       ...known.map((k) => json(k)),
       ...catalogue.map((f) => json(f)),
       json({ rows: PROTOCOL_FUNCTIONS.length }),

@@ -1,6 +1,6 @@
 // AgentKit's actions take zod 3 schemas (its extensions turn them into Vercel AI SDK and
 // LangChain tools with zod 3 converters); zod 4 ships the zod 3 API as `zod/v3`.
-import { DEFAULT_NETWORK, isAddressText, isBytesText } from '@pre-send-guard/client/types'
+import { isAddressText, isBytesText, NETWORK_NAMES, NETWORKS } from '@pre-send-guard/client/types'
 import { z } from 'zod/v3'
 
 // The shapes a model fills in. They are deliberately looser than the guard's request schemas
@@ -99,7 +99,7 @@ export const PreflightAuthorizationSchema = z
         chainId: z
           .string()
           .describe(
-            `Chain id as 0x-hex ("${DEFAULT_NETWORK.chainIdHex}" for Base; "0x0" = every chain).`,
+            `Chain id as 0x-hex (the wallet's network: ${NETWORK_NAMES.map((n) => `"${NETWORKS[n].chainIdHex}" ${NETWORKS[n].label}`).join(', ')}; "0x0" = every chain).`,
           ),
         nonce: z.string().describe("The authority's nonce the authorization is for, 0x-hex."),
         yParity: z.string().optional().describe('Signature y parity, if signed.'),

@@ -15,7 +15,7 @@ import {
   toHex,
   zeroAddress,
 } from 'viem'
-import { BASE_MAINNET } from '../../domain/network/network-profile.js'
+import { BASE_MAINNET, type NetworkProfile } from '../../domain/network/network-profile.js'
 import { DEVNET_ACCOUNTS } from './accounts.js'
 import {
   BUYER_INITIAL_USDC,
@@ -62,11 +62,6 @@ export const BASE_CONTRACTS = {
   gasPriceOracle: GAS_PRICE_ORACLE_ADDRESS,
 } as const satisfies Record<string, Address>
 
-/** Base's L1 (Ethereum) counterparts the OP predeploys are initialised with. */
-const BASE_L1 = {
-  l1StandardBridge: '0x3154Cf16ccdb4C6d922629664174b904d80F2C35',
-  l1CrossDomainMessenger: '0x866E82a600A1414e583f7F13623F1aC5d58b0Afa',
-} as const satisfies Record<string, Address>
 /** OP-stack genesis: every proxied predeploy's admin. */
 const PROXY_ADMIN: Address = '0x4200000000000000000000000000000000000018'
 const EIP1967_IMPLEMENTATION: Hex =
@@ -115,6 +110,14 @@ export interface BuildBaseWorldOptions {
    * contracts): only what is missing is placed, and pools that exist get no liquidity.
    */
   keepExisting?: boolean
+  /**
+   * The network the devnet is shaped like (Base mainnet when absent). Base Sepolia gets what
+   * exists there at the same addresses (its USDC at Sepolia's address, WETH9, Permit2, the
+   * OP-stack predeploys initialised with Sepolia's L1 counterparts, Multicall3, the EntryPoints)
+   * and no Uniswap or pools: Uniswap's Sepolia deployments are at other addresses, which the
+   * guard does not know (`protocols/uniswap.ts` names mainnet's only).
+   */
+  network?: NetworkProfile
 }
 
 /**
@@ -130,15 +133,18 @@ export async function buildBaseWorld(
   options: BuildBaseWorldOptions = {},
 ): Promise<void> {
   const rpc = devnetRpc(rpcUrl)
-  const c = BASE_CONTRACTS
   const keep = options.keepExisting ?? false
+  const network = options.network ?? BASE_MAINNET
+  const usdc = network.usdc.address
   const missing = async (address: Address) => !keep || !(await rpc.hasCode(address))
-  await prepareDevnet(rpcUrl, { keepExisting: keep })
+  await prepareDevnet(rpcUrl, { keepExisting: keep, network })
   if (keep) {
     // A kept USDC (Circle's, on a fork of Base) got no buyer balance from prepareDevnet.
     const buyer = DEVNET_ACCOUNTS.buyer.address
-    const [balance] = await rpc.read<[bigint]>(c.usdc, balanceOfAbi, 'balanceOf', [buyer])
-    if (balance < BUYER_INITIAL_USDC) await fundUsdc(rpcUrl, buyer, BUYER_INITIAL_USDC - balance)
+    const [balance] = await rpc.read<[bigint]>(usdc, balanceOfAbi, 'balanceOf', [buyer])
+    if (balance < BUYER_INITIAL_USDC) {
+      await fundUsdc(rpcUrl, buyer, BUYER_INITIAL_USDC - balance, usdc)
+    }
   }
   await rpc.call('anvil_setBalance', [BUILDER, toHex(parseEther('1000000'))])
   await rpc.call('anvil_impersonateAccount', [BUILDER])
@@ -148,9 +154,11 @@ export async function buildBaseWorld(
     if (await missing(BASE_CONTRACTS.permit2)) {
       await rpc.setCode(BASE_CONTRACTS.permit2, artifact('permit2', 'Permit2').deployedBytecode)
     }
-    if (await missing(BASE_CONTRACTS.l2StandardBridge)) await placeOpPredeploys(rpc)
-    await placeUniswap(rpc, missing)
-    await seedPools(rpc, rpcUrl, weth9.abi)
+    if (await missing(BASE_CONTRACTS.l2StandardBridge)) await placeOpPredeploys(rpc, network.l1)
+    if (network.id === BASE_MAINNET.id) {
+      await placeUniswap(rpc, missing)
+      await seedPools(rpc, rpcUrl, weth9.abi)
+    }
   } finally {
     await rpc.call('anvil_stopImpersonatingAccount', [BUILDER])
   }
@@ -175,13 +183,14 @@ async function placeWeth9(rpc: DevnetRpc, weth9: Artifact): Promise<void> {
 /**
  * The predeploys as OP-stack genesis lays them out: the bedrock Proxy at each address (admin
  * 0x42..18), its implementation at the code-namespace address 0xc0d3...<last 2 bytes>, then
- * `initialize` on the implementation (zero counterpart) and on the proxy (Base's L1 one).
+ * `initialize` on the implementation (zero counterpart) and on the proxy (the network's L1
+ * one: on Ethereum for Base, on Ethereum Sepolia for Base Sepolia).
  */
-async function placeOpPredeploys(rpc: DevnetRpc): Promise<void> {
+async function placeOpPredeploys(rpc: DevnetRpc, l1: NetworkProfile['l1']): Promise<void> {
   const proxy = artifact('op-bridge', 'Proxy')
   const proxied = {
-    L2CrossDomainMessenger: [BASE_CONTRACTS.l2CrossDomainMessenger, BASE_L1.l1CrossDomainMessenger],
-    L2StandardBridge: [BASE_CONTRACTS.l2StandardBridge, BASE_L1.l1StandardBridge],
+    L2CrossDomainMessenger: [BASE_CONTRACTS.l2CrossDomainMessenger, l1.crossDomainMessenger],
+    L2StandardBridge: [BASE_CONTRACTS.l2StandardBridge, l1.standardBridge],
     OptimismMintableERC20Factory: [
       BASE_CONTRACTS.optimismMintableErc20Factory,
       BASE_CONTRACTS.l2StandardBridge,

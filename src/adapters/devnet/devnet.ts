@@ -1,4 +1,4 @@
-import type { NetworkProfile } from '../../domain/network/network-profile.js'
+import { BASE_MAINNET, type NetworkProfile } from '../../domain/network/network-profile.js'
 import { type AnvilExit, type AnvilInstance, type StartAnvilOptions, startAnvil } from './anvil.js'
 import { ensureDevnetState } from './devnet-state.js'
 import { DEVNET_ACCOUNTS, prepareDevnet } from './prepare.js'
@@ -52,15 +52,22 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
  */
 export async function prepareAnvil(
   anvil: AnvilInstance,
-  /** The network an empty anvil is shaped like (its USDC); Base mainnet when absent. */
+  /**
+   * The network the devnet is shaped like; Base mainnet when absent (an empty anvil then gets
+   * the minimal preparation). Another network's devnet starts empty and gets what exists on
+   * that network at the same addresses (base-world.ts): there is no state file of it.
+   */
   network?: NetworkProfile,
 ): Promise<Devnet> {
   try {
     if (anvil.origin.kind === 'fork') {
       const { buildBaseWorld } = await import('./base-world.js')
-      await buildBaseWorld(anvil.rpcUrl, { keepExisting: true })
+      await buildBaseWorld(anvil.rpcUrl, { keepExisting: true, ...(network ? { network } : {}) })
+    } else if (anvil.origin.kind === 'empty' && network && network.id !== BASE_MAINNET.id) {
+      const { buildBaseWorld } = await import('./base-world.js')
+      await buildBaseWorld(anvil.rpcUrl, { network })
     } else if (anvil.origin.kind === 'empty') {
-      await prepareDevnet(anvil.rpcUrl, network ? { network } : {})
+      await prepareDevnet(anvil.rpcUrl)
     }
   } catch (error) {
     // A half-prepared node is worse than none: stop it so no caller ends up using it.

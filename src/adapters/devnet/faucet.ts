@@ -7,10 +7,11 @@ const balanceOfAbi = parseAbi(['function balanceOf(address) view returns (uint25
 
 /**
  * The devnet faucet: adds `ethWei` to `address`'s ETH (`anvil_setBalance`) and mints it `usdc`
- * (the devnet's USDC minter; Circle's minter role on a fork). One at a time, so two calls for
- * the same address never read the same balance. A failing RPC is `rpc_unavailable`.
+ * of the devnet's network's USDC (`usdcAddress`: Base mainnet's, or Sepolia's on a Sepolia
+ * devnet; the devnet's USDC minter, Circle's minter role on a fork). One at a time, so two
+ * calls for the same address never read the same balance. A failing RPC is `rpc_unavailable`.
  */
-export function createDevnetFaucet(rpcUrl: string) {
+export function createDevnetFaucet(rpcUrl: string, usdcAddress: Address = USDC_ADDRESS) {
   const rpc = devnetRpc(rpcUrl)
   let queue: Promise<unknown> = Promise.resolve()
   const fund = async (request: { address: Address; ethWei: bigint; usdc: bigint }) => {
@@ -21,10 +22,10 @@ export function createDevnetFaucet(rpcUrl: string) {
         await rpc.call('anvil_setBalance', [address, toHex(balance + request.ethWei)])
       }
       const usdcTransaction =
-        request.usdc > 0n ? await fundUsdc(rpcUrl, address, request.usdc) : undefined
+        request.usdc > 0n ? await fundUsdc(rpcUrl, address, request.usdc, usdcAddress) : undefined
       const [eth, [usdc]] = await Promise.all([
         rpc.call<Hex>('eth_getBalance', [address, 'latest']),
-        rpc.read<[bigint]>(USDC_ADDRESS, balanceOfAbi, 'balanceOf', [address]),
+        rpc.read<[bigint]>(usdcAddress, balanceOfAbi, 'balanceOf', [address]),
       ])
       return {
         address,

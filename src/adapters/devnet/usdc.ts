@@ -34,13 +34,19 @@ const FORK_MINTER: Address = '0x00000000000000000000000000000000000D3911'
  * `masterMinter` (impersonated) makes a devnet account a minter, which mints. Resolves with
  * the minting transaction.
  */
-export async function fundUsdc(rpcUrl: string, to: Address, amount: bigint): Promise<Hash> {
+export async function fundUsdc(
+  rpcUrl: string,
+  to: Address,
+  amount: bigint,
+  /** The network's USDC address (Base mainnet's when absent). */
+  usdc: Address = USDC_ADDRESS,
+): Promise<Hash> {
   const rpc = devnetRpc(rpcUrl)
   const masterMinter = await rpc
-    .read<[Address]>(USDC_ADDRESS, fiatTokenAbi, 'masterMinter', [])
+    .read<[Address]>(usdc, fiatTokenAbi, 'masterMinter', [])
     .then(([address]) => address)
     .catch(() => undefined)
-  if (!masterMinter) return mintDevnetUsdc(rpcUrl, to, amount)
+  if (!masterMinter) return mintDevnetUsdc(rpcUrl, to, amount, usdc)
   const impersonated = async <T>(from: Address, run: () => Promise<T>): Promise<T> => {
     await rpc.call('anvil_setBalance', [from, toHex(parseEther('1'))])
     await rpc.call('anvil_impersonateAccount', [from])
@@ -54,7 +60,7 @@ export async function fundUsdc(rpcUrl: string, to: Address, amount: bigint): Pro
     rpc.send(
       {
         from: masterMinter,
-        to: USDC_ADDRESS,
+        to: usdc,
         data: encodeFunctionData({
           abi: fiatTokenAbi,
           functionName: 'configureMinter',
@@ -68,7 +74,7 @@ export async function fundUsdc(rpcUrl: string, to: Address, amount: bigint): Pro
     rpc.send(
       {
         from: FORK_MINTER,
-        to: USDC_ADDRESS,
+        to: usdc,
         data: encodeFunctionData({ abi: fiatTokenAbi, functionName: 'mint', args: [to, amount] }),
       },
       'USDC mint',

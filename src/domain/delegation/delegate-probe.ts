@@ -21,7 +21,8 @@ import type {
   SimulatedCall,
   StateOverrides,
 } from '../preflight/chain-reader.js'
-import { KNOWN_CODE, recogniseCode } from '../protocols/known-code.js'
+import { knownCodeOn, recogniseCode } from '../protocols/known-code.js'
+import { type NetworkId, servedNetwork } from '../protocols/network.js'
 import type { ProbeReport, SenderDelegate } from './probe-report.js'
 
 export type { ProbeHit, ProbeReport, SenderDelegate } from './probe-report.js'
@@ -59,14 +60,25 @@ export const PROBE_COPY: Address = getContractAddress({
   nonce: BigInt(STRANGER_NONCE),
 })
 
+/** {@link keptAddresses} per network, built on first use. */
+const keptOn = new Map<NetworkId, readonly Address[]>()
+
 /**
- * Addresses a delegate may hard-code without them counting as operators: known infrastructure
- * that acts only on what the account itself signed (the EntryPoints, Permit2, ...). Tokens and
- * protocols are kept too: a delegate that names USDC is not handing USDC the keys.
+ * Addresses a delegate may hard-code without them counting as operators, on `network` (the
+ * served one by default): known infrastructure that acts only on what the account itself signed
+ * (the EntryPoints, Permit2, ...), at its addresses there. Tokens and protocols are kept too: a
+ * delegate that names USDC is not handing USDC the keys. On Base Sepolia that is Sepolia's USDC,
+ * and no mainnet-only protocol's address.
  */
-export const KEPT_ADDRESSES: readonly Address[] = [
-  ...new Set([...Object.values(ENTRY_POINTS), ...KNOWN_CODE.flatMap((k) => k.addresses)]),
-]
+export function keptAddresses(network: NetworkId = servedNetwork()): readonly Address[] {
+  let kept = keptOn.get(network)
+  if (kept === undefined) {
+    const known = knownCodeOn(network).flatMap((k) => k.addresses)
+    kept = [...new Set([...Object.values(ENTRY_POINTS), ...known])]
+    keptOn.set(network, kept)
+  }
+  return kept
+}
 
 const probeAbi = probeArtifact.abi
 /** The runtime codes the probe places, checked once when the module loads. */
@@ -102,7 +114,7 @@ export function probePlan(
   const data = encodeFunctionData({
     abi: probeAbi,
     functionName: 'probe',
-    args: [account, delegate, PROBE_ADDRESSES.token, KEPT_ADDRESSES, PROBE_ADDRESSES.standIn],
+    args: [account, delegate, PROBE_ADDRESSES.token, keptAddresses(), PROBE_ADDRESSES.standIn],
   })
   return {
     call: { from: PROBE_ADDRESSES.caller, to: PROBE_ADDRESSES.stranger, data, value: 0n },

@@ -26,6 +26,12 @@ export interface NetworkProfile extends NetworkFacts {
   paymentTokens: readonly Address[]
   /** EIP-712 domain every receipt on this network is signed under (no verifyingContract). */
   receiptDomain: { name: 'Pre-Send Guard'; version: '1'; chainId: number }
+  /**
+   * The L1 counterparts the OP-stack bridge predeploys are initialised with (on Ethereum for
+   * Base mainnet, on Ethereum Sepolia for Base Sepolia): the devnet initialises its
+   * L2StandardBridge and L2CrossDomainMessenger with them, as the chain's genesis did.
+   */
+  l1: { standardBridge: Address; crossDomainMessenger: Address }
 }
 
 /** An OP-stack predeploy's address from viem's chain definition (every Base chain has them). */
@@ -35,11 +41,20 @@ function predeploy(chain: Chain, name: 'gasPriceOracle' | 'l1Block'): Address {
   return contract.address
 }
 
+/** The L1StandardBridge viem's chain definition names (on its source chain). */
+function l1StandardBridge(chain: Chain): Address {
+  const byChain = chain.contracts?.l1StandardBridge as Record<number, { address: Address }>
+  const found = chain.sourceId === undefined ? undefined : byChain?.[chain.sourceId]
+  if (!found) throw new Error(`${chain.name} has no l1StandardBridge`)
+  return found.address
+}
+
 /** The profile of `facts` on `chain`, with the payment tokens beyond USDC and WETH. */
 function profile(
   facts: (typeof NETWORKS)[NetworkName],
   chain: Chain,
   otherPaymentTokens: readonly Address[],
+  l1CrossDomainMessenger: Address,
 ): NetworkProfile {
   if (chain.id !== facts.chainId) throw new Error(`${facts.name}: viem's chain is ${chain.id}`)
   const { weth } = facts
@@ -53,20 +68,33 @@ function profile(
     everydayTokens: [facts.usdc.address, weth],
     paymentTokens: [facts.usdc.address, ...otherPaymentTokens, weth],
     receiptDomain: { name: 'Pre-Send Guard', version: '1', chainId: facts.chainId },
+    l1: { standardBridge: l1StandardBridge(chain), crossDomainMessenger: l1CrossDomainMessenger },
   }
 }
 
 /** Every network's profile, by the name `NETWORK` takes. */
 export const NETWORK_PROFILES: Readonly<Record<NetworkName, NetworkProfile>> = {
-  base: profile(NETWORKS.base, base, [
-    '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA', // USDbC
-    '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42', // EURC
-    '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf', // cbBTC
-    '0x2Ae3F1Ec7F1F5012CFEab0185bfc7aa3cf0DEc22', // cbETH
-    '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb', // DAI
-    '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', // USDT (bridged)
-  ]),
-  'base-sepolia': profile(NETWORKS['base-sepolia'], baseSepolia, []),
+  base: profile(
+    NETWORKS.base,
+    base,
+    [
+      '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA', // USDbC
+      '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42', // EURC
+      '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf', // cbBTC
+      '0x2Ae3F1Ec7F1F5012CFEab0185bfc7aa3cf0DEc22', // cbETH
+      '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb', // DAI
+      '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', // USDT (bridged)
+    ],
+    // L1CrossDomainMessenger proxy on Ethereum (Base's superchain-registry entry).
+    '0x866E82a600A1414e583f7F13623F1aC5d58b0Afa',
+  ),
+  'base-sepolia': profile(
+    NETWORKS['base-sepolia'],
+    baseSepolia,
+    [],
+    // L1CrossDomainMessenger proxy on Ethereum Sepolia (Base Sepolia's registry entry).
+    '0xC34855F4De64F1840e5686e64278da901e261f20',
+  ),
 }
 
 /** Base mainnet: the default network, and the one the rule catalogue's examples speak of. */

@@ -22,8 +22,11 @@ export interface KnownCode {
   codes: readonly KnownCodeHash[]
 }
 
-/** Every protocol module's contracts, with their addresses on `network`. */
-function knownCodeOn(network: NetworkId): readonly KnownCode[] {
+/**
+ * Every protocol module's contracts, with their addresses on `network` (none where the network
+ * has no deployment at a known address).
+ */
+export function knownCodeOn(network: NetworkId): readonly KnownCode[] {
   return PROTOCOL_MODULES.flatMap((module) =>
     (module.contracts ?? []).map((c) => ({
       id: c.id,

@@ -110,13 +110,17 @@ function readings(label: string): { comparable: string; drawnAs?: string }[] {
  * {@link comparableLabel}, as stored and as drawn: a bidi override that makes `CDSU` read `USDC`
  * copies USDC), when `address` itself is on no list. A payment token wins over others, a symbol
  * over a name, the stored order over the drawn one. Names shorter than 3 comparable characters
- * are not compared.
+ * are not compared. The served network's payment tokens copy nothing (on Base Sepolia, whose
+ * tokens no pinned list holds, its USDC and WETH are compared with mainnet's lists otherwise).
  */
 export function impersonationOf(
   address: string,
   claimed: { symbol: string | null; name: string | null },
 ): Impersonation | undefined {
   if (listedToken(address) !== undefined) return undefined
+  // The served network's own payment tokens are the genuine ones there (Base Sepolia's USDC and
+  // WETH are on no pinned list, which are Base mainnet's).
+  if (isServedPaymentToken(address)) return undefined
   bySymbol ??= index((t) => t.symbol)
   byName ??= index((t) => t.name)
   const candidates: Impersonation[] = []
@@ -141,6 +145,12 @@ export function impersonationOf(
 }
 
 const isPayment = (t: ListedToken) => PAYMENT_TOKENS.has(t.address.toLowerCase())
+
+/** Whether `address` is one of the served network's payment tokens (its profile's). */
+function isServedPaymentToken(address: string): boolean {
+  const lower = address.toLowerCase()
+  return servedProfile().paymentTokens.some((a) => a.toLowerCase() === lower)
+}
 
 /** `Uniswap Labs Default 22.21.0, Superchain Token List 10.0.1769`: the lists that name `t`. */
 export function listsOf(t: ListedToken): string {

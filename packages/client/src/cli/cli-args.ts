@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util'
 import type { Hex } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { hexNumber } from '../types/hex.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
-import { PUBLIC_BASE_RPC } from './cli-chain.js'
+import { NETWORK_NAMES, NETWORKS, type ServedNetwork } from '../types/networks.js'
 import { DEFAULT_COMMAND, UsageError } from './cli-output.js'
 import type { GuardUrl, RunningGuard } from './running-guards.js'
 
@@ -58,10 +57,10 @@ Commands:
   check-typed --file typed.json [--signer A]
                                          free typed-data preflight of EIP-712 data (eth_signTypedData_v4
                                          JSON, or {signer, typedData}); exit 0 sign, 1 review, 2 block
-  check-authorization --authority A --delegate D --nonce N [--chain-id ${DEFAULT_NETWORK.chainIdHex}] [--signature 0x..]
+  check-authorization --authority A --delegate D --nonce N [--chain-id N] [--signature 0x..]
                                          free EIP-7702 authorization preflight: what delegating A to D
                                          would grant (D's code recognised or probed); --nonce (hex or
-                                         decimal) is required; --signature (65 bytes) judges a signed
+                                         decimal) is required; --chain-id defaults to the guard's chain; --signature (65 bytes) judges a signed
                                          one; exit 0 sign, 1 review, 2 block
   check-userop --entry-point E --user-operation '<json>'   (or --file op.json)
                                          free ERC-4337 user-operation preflight: the operation in the
@@ -85,8 +84,10 @@ Options:
   --url URL        the guard (else PRE_SEND_GUARD_URL, else PORT, else the newest running
                    npm start of this project, else ${DEFAULT_URL})
   --json           one JSON object on stdout, for machines
-  --rpc-url URL    flow: the chain RPC for balances (default: BASE_RPC_URL, else ${PUBLIC_BASE_RPC};
+  --rpc-url URL    flow: the chain RPC for balances (default: BASE_RPC_URL, else the public RPC of
+                   the guard's network: ${NETWORK_NAMES.map((n) => NETWORKS[n].publicRpcUrl).join(', ')};
                    for the devnet demo buyer, discovery's devnet RPC). Printed as its origin only.
+                   It must be on the network the guard serves (its discovery's network).
   -h, --help
 
 Exit codes: 0 ok, 1 review, 2 block, 3 error, 4 refused / not verified, 5 dry run (flow without --yes).
@@ -130,8 +131,13 @@ export function parseCliArgs(argv: string[]) {
 /** The options given on the command line. */
 export type CliValues = ReturnType<typeof parseCliArgs>['values']
 
-/** The guard's body for a transaction given as options. */
+/**
+ * The guard's body for a transaction given as options, on `network`: the guard's (its
+ * discovery's, `GuardClient.network()`), so a Sepolia guard is asked about Sepolia. Without one
+ * (a guard that publishes no discovery) the body names no chain and the guard uses its own.
+ */
 export function transaction(input: {
+  network: ServedNetwork | undefined
   from: string
   to: string
   data: string | undefined
@@ -139,7 +145,7 @@ export function transaction(input: {
 }): TransactionRequest {
   const value = input.value ?? '0x0'
   return {
-    chainId: DEFAULT_NETWORK.chainIdHex,
+    ...(input.network ? { chainId: input.network.chainIdHex } : {}),
     from: asGiven(input.from),
     to: asGiven(input.to),
     data: asGiven(input.data ?? '0x'),

@@ -17,11 +17,16 @@ export async function checkAuthorizationCommand(
   print: Printer,
   values: CliValues,
 ): Promise<number> {
+  const network = await guard.network()
   const authority = addressOption(values.authority, 'check-authorization --authority')
   const delegate = addressOption(values.delegate, 'check-authorization --delegate')
   const authorization: AuthorizationTuple = {
     address: delegate,
-    chainId: quantityOption(values['chain-id'] ?? DEFAULT_NETWORK.chainIdHex, '--chain-id'),
+    chainId: quantityOption(
+      // A guard without discovery names no network: Base mainnet's, as before there were two.
+      values['chain-id'] ?? (network ?? DEFAULT_NETWORK).chainIdHex,
+      '--chain-id',
+    ),
     // No default: the nonce decides which transaction the authorization fits, and the CLI has
     // no chain to read it from.
     nonce: quantityOption(required(values.nonce, 'check-authorization --nonce'), '--nonce'),
@@ -41,7 +46,7 @@ export async function checkAuthorizationCommand(
     authorization.yParity = signature.yParity === 1 ? '0x1' : '0x0'
   }
   const result = await guard.authorizationPreflight({
-    chainId: DEFAULT_NETWORK.chainIdHex,
+    ...(network ? { chainId: network.chainIdHex } : {}),
     authority,
     authorization,
   })
@@ -83,7 +88,5 @@ function addressOption(value: string | undefined, what: string): Address {
 function quantityOption(value: string, what: string): string {
   if (/^[0-9]+$/.test(value)) return toHex(BigInt(value))
   if (isHexNumberText(value)) return toHex(BigInt(value))
-  throw new UsageError(
-    `${what} must be an integer, hex (${DEFAULT_NETWORK.chainIdHex}) or decimal (${DEFAULT_NETWORK.chainId})`,
-  )
+  throw new UsageError(`${what} must be an integer, hex (0x1a) or decimal (26)`)
 }

@@ -1,10 +1,7 @@
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
 import type { Discovery } from '../client/guard-responses.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
+import { servedNetworkOf } from '../client/served-network.js'
 import { redactUrls, shortMessage, UsageError } from './cli-output.js'
-
-/** viem's default public Base RPC, used for balances when BASE_RPC_URL is unset (mainnet). */
-export const PUBLIC_BASE_RPC = 'https://mainnet.base.org'
 
 /** The chain the flow reads balances and the settlement from, and how to name it in output. */
 export interface ChainReader {
@@ -13,7 +10,8 @@ export interface ChainReader {
 }
 
 /**
- * The chain to read balances from: `rpcUrl` (--rpc-url), else BASE_RPC_URL, else public Base. The RPC a
+ * The chain to read balances from: `rpcUrl` (--rpc-url), else BASE_RPC_URL, else the public RPC
+ * of the network the guard serves; it must be on that network (discovery's). The RPC a
  * devnet discovery names is used only for anvil's demo account: a guard never picks the chain a
  * user's own payment is verified on. Labels never carry more of a URL than its origin.
  */
@@ -23,13 +21,14 @@ export async function chainReader(
   env: Record<string, string | undefined>,
   demo: boolean,
 ): Promise<ChainReader> {
+  const network = servedNetworkOf(discovery)
   const [url, label] = rpcUrl
     ? [rpcUrl, '--rpc-url']
     : demo && discovery.devnet
       ? [discovery.devnet.rpcUrl, `devnet RPC ${redactUrls(discovery.devnet.rpcUrl)}`]
       : env.BASE_RPC_URL
         ? [env.BASE_RPC_URL, 'BASE_RPC_URL']
-        : [PUBLIC_BASE_RPC, PUBLIC_BASE_RPC]
+        : [network.publicRpcUrl, network.publicRpcUrl]
   let client: PublicClient
   let chainId: number
   try {
@@ -40,9 +39,9 @@ export async function chainReader(
       `the RPC for balances (${label}) does not answer, nothing was paid: ${shortMessage(error)}`,
     )
   }
-  if (chainId !== DEFAULT_NETWORK.chainId) {
+  if (chainId !== network.chainId) {
     throw new UsageError(
-      `the RPC for balances (${label}) is chain ${chainId}, not Base (${DEFAULT_NETWORK.chainId})`,
+      `the RPC for balances (${label}) is chain ${chainId}, the guard serves ${network.label} (${network.id}, chain ${network.chainId}); nothing was paid`,
     )
   }
   return { client, label }

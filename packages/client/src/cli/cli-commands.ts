@@ -1,6 +1,7 @@
 import { checkChallenge } from '../client/check-challenge.js'
 import type { GuardClient, TransactionRequest } from '../client/guard-client.js'
 import type { Discovery } from '../client/guard-responses.js'
+import { networkById } from '../types/networks.js'
 import { type CliValues, required, transaction } from './cli-args.js'
 import {
   describeChallengeRequest,
@@ -29,6 +30,7 @@ export async function checkCommand(
   values: CliValues,
 ): Promise<number> {
   const tx = transaction({
+    network: await guard.network(),
     from: required(values.from, 'check --from'),
     to: required(values.to, 'check --to'),
     data: values.data,
@@ -51,6 +53,7 @@ export async function challengeCommand(
 ): Promise<number> {
   const discovery = await guard.discovery()
   const tx = transaction({
+    network: networkById(discovery.network),
     from: values.from ?? discovery.payTo,
     to: values.to ?? discovery.payTo,
     data: values.data,

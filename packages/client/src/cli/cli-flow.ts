@@ -8,6 +8,7 @@ import {
 } from '../client/guard-client.js'
 import type { Discovery } from '../client/guard-responses.js'
 import { verifyOfferReceipt } from '../client/verify-offer-receipt.js'
+import { networkById } from '../types/networks.js'
 import { withTypedDataGuard } from '../viem/typed-data-guard.js'
 import { type CliValues, transaction } from './cli-args.js'
 import { type ChainReader, chainReader, usdcBalance } from './cli-chain.js'
@@ -45,6 +46,8 @@ export async function flowCommand(
 
   // 2. The unpaid challenge, no wallet needed; it must match discovery before any money moves.
   const tx = transaction({
+    // A network the kit does not know names no chain here: the challenge's checks refuse it.
+    network: networkById(discovery.network),
     from: payer?.address ?? discovery.payTo,
     to: values.to ?? discovery.payTo,
     data: values.data,

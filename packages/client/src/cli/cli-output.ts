@@ -4,6 +4,7 @@ import type { ChallengeChecks } from '../client/check-challenge.js'
 import { GuardError } from '../client/guard-error.js'
 import type { Discovery, PreflightResult } from '../client/guard-responses.js'
 import type { ReceiptVerification } from '../client/verify-receipt.js'
+import { DEFAULT_NETWORK, networkById } from '../types/networks.js'
 import type { GuardUrl, RunningGuard } from './running-guards.js'
 
 /** How the buyer CLI talks to people and machines: exit codes, output, error reports. */
@@ -143,9 +144,15 @@ export function discoverySummary(d: Discovery) {
 }
 
 export function describeDiscovery(d: Discovery, baseUrl: string): string[] {
+  const network = networkById(d.network)
+  // Base mainnet's words as they were; another network's devnet is shaped like that network.
+  const shape =
+    network === undefined || network.id === DEFAULT_NETWORK.id
+      ? 'Base, NOT Base mainnet'
+      : `${network.label}, NOT ${network.label} itself`
   const env =
     d.environment === 'devnet'
-      ? `devnet: a local chain shaped like Base, NOT Base mainnet; no real money${d.devnet ? ` (RPC ${d.devnet.rpcUrl})` : ''}`
+      ? `devnet: a local chain shaped like ${shape}; no real money${d.devnet ? ` (RPC ${d.devnet.rpcUrl})` : ''}`
       : (d.environment ?? 'unknown')
   return [
     `${d.title}  <${baseUrl}>`,

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs'
 import { isAddress } from 'viem'
 import type { GuardClient, TypedDataJson } from '../client/guard-client.js'
 import type { TypedDataResult } from '../client/guard-responses.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
 import { type CliValues, required } from './cli-args.js'
 import { EXIT, type Printer, UsageError } from './cli-output.js'
 
@@ -39,8 +38,9 @@ export async function checkTypedCommand(
     throw new UsageError(
       'check-typed --signer (a 0x address) is required unless the file names the signer',
     )
+  const network = await guard.network()
   const result = await guard.typedDataPreflight({
-    chainId: DEFAULT_NETWORK.chainIdHex,
+    ...(network ? { chainId: network.chainIdHex } : {}),
     signer,
     typedData,
   })

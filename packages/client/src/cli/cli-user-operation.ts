@@ -22,7 +22,12 @@ export async function checkUserOperationCommand(
   print: Printer,
   values: CliValues,
 ): Promise<number> {
-  const result = await guard.userOperationPreflight(userOperationRequest(values))
+  const request = userOperationRequest(values)
+  const network = await guard.network()
+  const result = await guard.userOperationPreflight({
+    ...request,
+    ...(network ? { chainId: network.chainIdHex } : {}),
+  })
   print.result(result, () => describeUserOperation(result))
   return result.verdict === 'sign'
     ? EXIT.ok

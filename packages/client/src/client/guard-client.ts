@@ -1,5 +1,7 @@
+import type { ServedNetwork } from '../types/networks.js'
 import { ROUTES, routePath } from '../types/routes.js'
 import { DEFAULT_MAX_PAYMENT } from './check-challenge.js'
+import { GuardError } from './guard-error.js'
 import { decodeOffer, errorOf, parseBody, unreachable } from './guard-replies.js'
 import {
   AuthorizationResultSchema,
@@ -13,6 +15,7 @@ import {
 } from './guard-responses.js'
 import type { GuardClient, GuardClientOptions } from './guard-types.js'
 import { paidPreflight } from './paid-preflight.js'
+import { servedNetworkOf } from './served-network.js'
 import { verifyReceipt } from './verify-receipt.js'
 
 export * from './guard-types.js'
@@ -46,6 +49,9 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       body: JSON.stringify(body),
     })
 
+  // The served network never changes while a guard runs: asked once, kept (not a failure).
+  let served: Promise<ServedNetwork | undefined> | undefined
+
   const client: GuardClient = {
     baseUrl,
 
@@ -53,6 +59,16 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       const res = await send(`${baseUrl}${ROUTES.discovery}`)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, DiscoveryReaderSchema, 'discovery document')
+    },
+
+    network() {
+      served ??= client.discovery().then(servedNetworkOf, (error: unknown) => {
+        // A guard without a paid route publishes no discovery: it names no network.
+        if (error instanceof GuardError && error.status === 404) return undefined
+        served = undefined
+        throw error
+      })
+      return served
     },
 
     async preflight(tx) {

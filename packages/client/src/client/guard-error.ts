@@ -20,6 +20,8 @@ export type GuardClientErrorCode =
   | 'receipt_invalid'
   /** The guard checked on another environment than the wallet expects (viem wrapper). */
   | 'environment_mismatch'
+  /** Discovery names a network this kit does not know (not one of `NETWORKS`). */
+  | 'network_unsupported'
 
 /** A failed guard call: the service's `error` code (or a {@link GuardClientErrorCode}). */
 export class GuardError extends PreSendGuardBaseError {

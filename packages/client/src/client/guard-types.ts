@@ -8,6 +8,7 @@ import type {
   TypedDataRequestSchema,
   UserOperationRequestSchema,
 } from '../schemas/requests.js'
+import type { ServedNetwork } from '../types/networks.js'
 import { ROUTES } from '../types/routes.js'
 import type { ChallengeChecks } from './check-challenge.js'
 import type {
@@ -142,6 +143,14 @@ export interface GuardClient {
   readonly baseUrl: string
   /** `GET /.well-known/x402`. */
   discovery(): Promise<Discovery>
+  /**
+   * The network the guard serves, as its discovery names it (`network`, a CAIP-2 id): fetched
+   * once and kept (a failed fetch is not kept). Every request the kit builds carries its chain
+   * id. Undefined for a guard that publishes no discovery (404: it sells nothing): its routes
+   * then refuse another network's chain id themselves (422). A network the kit does not know
+   * is a `network_unsupported` GuardError.
+   */
+  network(): Promise<ServedNetwork | undefined>
   /** The free read-only preflight: verdict, findings, call, gas, fees. */
   preflight(tx: TransactionRequest): Promise<PreflightResult>
   /** The free typed-data preflight: what a signature would grant, and a verdict. Signs nothing. */

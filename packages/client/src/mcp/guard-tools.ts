@@ -1,24 +1,17 @@
 import { createRequire } from 'node:module'
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import {
-  AuthorizationRequestSchema,
-  BundleRequestSchema,
-  EvidenceRequestSchema,
-  TransactionRequestSchema,
-  TypedDataRequestSchema,
-  UserOperationRequestSchema,
-} from '../schemas/requests.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
+import { requestSchemasOn, TransactionRequestSchema } from '../schemas/requests.js'
+import { DEFAULT_NETWORK, type NetworkFacts } from '../types/networks.js'
 import { ROUTES } from '../types/routes.js'
 
 // The one MCP tool set of Pre-Send Guard. Both MCP servers register exactly these tools, with
 // these names, words and input schemas: the stdio server of this package (`pre-send-guard-mcp`,
 // which calls a guard over HTTP and pays with a configured key) and the guard's own Streamable
 // HTTP endpoint (`POST /mcp`, which calls its routes in process and takes payment under x402's
-// MCP convention). The input schemas are the routes' own request schemas, so a tool accepts
-// exactly what its route accepts. Only how the paid tool is paid differs, and its description
-// says so for each server.
+// MCP convention). The input schemas are the routes' own request schemas on the guard's network
+// (`requestSchemasOn`), so a tool accepts exactly what its route accepts. Only how the paid tool
+// is paid differs, and its description says so for each server.
 
 /** One tool: its name, the words a model reads, its input schema and the route it asks. */
 export interface GuardTool {
@@ -43,6 +36,15 @@ export const PaidTransactionRequestSchema = TransactionRequestSchema.extend({
 })
 export type PaidTransactionRequest = z.input<typeof PaidTransactionRequestSchema>
 
+/** The paid tool's input on `network`: {@link PaidTransactionRequestSchema} on Base mainnet. */
+function paidTransactionRequestOn(network: NetworkFacts): typeof PaidTransactionRequestSchema {
+  if (network.chainIdHex === DEFAULT_NETWORK.chainIdHex) return PaidTransactionRequestSchema
+  // Typed as mainnet's: only the literal chain id differs, and nothing reads its type.
+  return PaidTransactionRequestSchema.extend({
+    chainId: requestSchemasOn(network).transaction.shape.chainId,
+  }) as unknown as typeof PaidTransactionRequestSchema
+}
+
 const readOnly: ToolAnnotations = { readOnlyHint: true, openWorldHint: true }
 
 const PAID_DESCRIPTION =
@@ -55,8 +57,18 @@ const PAYMENT_WORDS: Record<PaidToolPayment, string> = {
     'Called without payment it fails (isError) with the x402 PaymentRequired object as structuredContent; sign the offer in `accepts` (exact scheme, EIP-3009 authorization) and call again with the PaymentPayload in params._meta["x402/payment"]. The settlement comes back in _meta["x402/payment-response"]. Calling again with the same payment returns the same answer and is never charged twice.',
 }
 
-/** Every tool both MCP servers serve, in the order they list them. */
-export function guardTools(payment: PaidToolPayment): GuardTool[] {
+/**
+ * Every tool both MCP servers serve, in the order they list them, for a guard on `network`
+ * (default Base mainnet): the input schemas accept that network's chain id only, as its routes
+ * do, and the descriptions name it.
+ */
+export function guardTools(
+  payment: PaidToolPayment,
+  network: NetworkFacts = DEFAULT_NETWORK,
+): GuardTool[] {
+  const bodies = requestSchemasOn(network)
+  // Mainnet's words stay as they were: "Base" is Base mainnet.
+  const chain = network.chainIdHex === DEFAULT_NETWORK.chainIdHex ? 'Base' : network.label
   return [
     {
       name: 'guard_status',
@@ -69,8 +81,8 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
     {
       name: 'preflight_transaction',
       title: 'Preflight a Base transaction before signing it (free)',
-      description: `Before signing an EVM transaction on Base (chain id ${DEFAULT_NETWORK.chainIdHex}): simulates it at the latest block (never broadcasts) and answers whether it reverts (with the decoded reason), the gas and the total cost in wei (L2 execution + L1 data fee), what it does to balances and approvals (effects), and a verdict: sign, review or block, with findings that explain each risk. Input: from, to, data (0x-hex calldata; "0x" for none), optional value (hex wei) and chainId ("${DEFAULT_NETWORK.chainIdHex}"). No other fields are accepted. Do not sign when the verdict is block; ask a person when it is review.`,
-      inputSchema: TransactionRequestSchema,
+      description: `Before signing an EVM transaction on ${chain} (chain id ${network.chainIdHex}): simulates it at the latest block (never broadcasts) and answers whether it reverts (with the decoded reason), the gas and the total cost in wei (L2 execution + L1 data fee), what it does to balances and approvals (effects), and a verdict: sign, review or block, with findings that explain each risk. Input: from, to, data (0x-hex calldata; "0x" for none), optional value (hex wei) and chainId ("${network.chainIdHex}"). No other fields are accepted. Do not sign when the verdict is block; ask a person when it is review.`,
+      inputSchema: bodies.transaction,
       annotations: readOnly,
       path: ROUTES.transactionPreflight,
     },
@@ -79,7 +91,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
       title: 'Preflight 1-8 Base transactions in order (free)',
       description:
         "Simulates 1 to 8 transactions in order in one block (approve, then swap: each sees the state the earlier left), optionally under state overrides (balance, nonce, code, storage by address; answers under overrides are marked hypothetical) and with EIP-7702 authorization lists. Answers each transaction's verdict, findings, gas, fees and effects, the net effects per sender, and one overall verdict (the worst).",
-      inputSchema: BundleRequestSchema,
+      inputSchema: bodies.bundle,
       annotations: readOnly,
       path: ROUTES.bundlePreflight,
     },
@@ -88,7 +100,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
       title: 'Screen EIP-712 typed data before signing it (free)',
       description:
         'Before signing eth_signTypedData_v4 data (permits, Permit2, orders, EIP-3009 authorizations): checks the typed data is well formed and says what signing it allows (who may spend what, until when), with a verdict sign, review or block and findings. Signs nothing.',
-      inputSchema: TypedDataRequestSchema,
+      inputSchema: bodies.typedData,
       annotations: readOnly,
       path: ROUTES.typedDataPreflight,
     },
@@ -97,7 +109,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
       title: 'Judge an EIP-7702 authorization before signing or sending it (free)',
       description:
         "Before signing (or sending) an EIP-7702 authorization that delegates an account's code: checks the signer, chain id and nonce, and probes the delegate's behaviour in a simulation (does incoming ETH leave the account; can a stranger or an address hard-coded in the delegate move its assets). Verdict sign (a recognised wallet delegate, or clearing with the zero address), review (unknown delegate, chain id 0, replacing a delegation, a nonce the chain would skip) or block (sweeper, open executor, hard-coded operator, no code, wrong signer). Input: authority, authorization {address, chainId, nonce, optional yParity/r/s} in JSON-RPC hex form. Signs and sends nothing.",
-      inputSchema: AuthorizationRequestSchema,
+      inputSchema: bodies.authorization,
       annotations: readOnly,
       path: ROUTES.authorizationPreflight,
     },
@@ -106,7 +118,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
       title: 'Screen an ERC-4337 user operation before sending it to a bundler (free)',
       description:
         'Before sending an ERC-4337 user operation (eth_sendUserOperation) from a smart account: simulates it through its canonical EntryPoint (v0.6 execution only; v0.7/v0.8 with validation, prefund and paymaster) at the latest Base block and screens every call the account makes (execute, executeBatch, ERC-7821 batches) with the account as sender. Input: entryPoint and userOperation in the JSON-RPC form eth_sendUserOperation takes (hex quantities); gas fields and signature may be omitted (a stub signature is simulated). Answers a verdict sign, review or block with findings, the operation hash, validation, prefund, execution, decoded calls and asset effects. Sends nothing.',
-      inputSchema: UserOperationRequestSchema,
+      inputSchema: bodies.userOperation,
       annotations: readOnly,
       path: ROUTES.userOperationPreflight,
     },
@@ -115,7 +127,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
       title: 'Read one public web page as hashed evidence (free)',
       description:
         'Reads one public http(s) URL (never a private or local address) and returns its main content as bounded markdown with a SHA-256 hash, to keep as evidence of what a page said (a contract address on a project page, say).',
-      inputSchema: EvidenceRequestSchema,
+      inputSchema: bodies.evidence,
       annotations: readOnly,
       path: ROUTES.evidence,
     },
@@ -123,7 +135,7 @@ export function guardTools(payment: PaidToolPayment): GuardTool[] {
       name: 'paid_preflight_transaction',
       title: 'Paid preflight with signed receipts ($0.01 USDC, x402)',
       description: `${PAID_DESCRIPTION} ${PAYMENT_WORDS[payment]}`,
-      inputSchema: PaidTransactionRequestSchema,
+      inputSchema: paidTransactionRequestOn(network),
       annotations: { readOnlyHint: false, openWorldHint: true, idempotentHint: true },
       path: ROUTES.paidTransactionPreflight,
     },

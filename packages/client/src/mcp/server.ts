@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { formatUnits, type LocalAccount, parseUnits } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -11,6 +11,7 @@ import type { GuardClient, TransactionRequest } from '../client/guard-types.js'
 import { verifyOfferReceipt } from '../client/verify-offer-receipt.js'
 import { canonicalJson, verifyReceipt } from '../client/verify-receipt.js'
 import { isBytes32Text } from '../types/hex.js'
+import { DEFAULT_NETWORK, type NetworkFacts, networkById } from '../types/networks.js'
 import { type GuardTool, guardMcpServerInfo, guardTools } from './guard-tools.js'
 
 /** The guard the server calls when none is configured: `npm start`'s address. */
@@ -104,13 +105,8 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
   /** Payments made per transaction (canonical JSON): a repeat resumes, never pays again. */
   const payments = new Map<string, string>()
   let discovery: Promise<Discovery> | undefined
-  const discover = () => {
-    discovery ??= guard.discovery().catch((error: unknown) => {
-      discovery = undefined
-      throw error
-    })
-    return discovery
-  }
+  // Set below, once the tools are registered: a discovery also lists them for its network.
+  let discover: () => Promise<Discovery> = () => guard.discovery()
   const spend = () => ({
     spentUsdc: formatUnits(spent, 6),
     capUsdc: formatUnits(options.spendCap, 6),
@@ -209,14 +205,49 @@ export function createGuardMcpServer(options: GuardMcpOptions): McpServer {
   }
 
   const server = new McpServer(guardMcpServerInfo())
-  for (const tool of guardTools('configured-payer')) {
+  // Listed first for Base mainnet, the default; once discovery names the guard's network (asked
+  // now, and by any tool that reads it), the tools are listed again for that network (the SDK
+  // tells the client the list changed), so their chain ids are the guard's.
+  let listedFor: NetworkFacts = DEFAULT_NETWORK
+  let registered = registerAll(server, guardTools('configured-payer'), handlers, options)
+  const follow = (d: Discovery) => {
+    const network = networkById(d.network)
+    if (network === undefined || network.id === listedFor.id) return
+    listedFor = network
+    for (const tool of registered) tool.remove()
+    registered = registerAll(server, guardTools('configured-payer', network), handlers, options)
+  }
+  discover = () => {
+    discovery ??= guard.discovery().then(
+      (d) => {
+        follow(d)
+        return d
+      },
+      (error: unknown) => {
+        discovery = undefined
+        throw error
+      },
+    )
+    return discovery
+  }
+  if (!options.configError) discover().catch(() => undefined)
+  return server
+}
+
+/** Registers every tool of `tools` with its handler (or the configuration error). */
+function registerAll(
+  server: McpServer,
+  tools: GuardTool[],
+  handlers: Record<string, (input: Record<string, unknown>) => Promise<CallToolResult>>,
+  options: GuardMcpOptions,
+): RegisteredTool[] {
+  return tools.map((tool) => {
     const handler = handlers[tool.name]
     if (!handler) throw new Error(`no handler for the MCP tool ${tool.name}`)
-    register(server, tool, (input) =>
+    return register(server, tool, (input) =>
       options.configError ? run(() => Promise.reject(options.configError)) : handler(input),
     )
-  }
-  return server
+  })
 }
 
 /**
@@ -232,8 +263,8 @@ function register(
   server: McpServer,
   tool: GuardTool,
   handler: (input: Record<string, unknown>) => Promise<CallToolResult>,
-): void {
-  server.registerTool(
+): RegisteredTool {
+  return server.registerTool(
     tool.name,
     {
       title: tool.title,

@@ -308,14 +308,42 @@ export function transactionRequestOn(network: NetworkFacts): typeof TransactionR
  */
 export function requestBodiesOn(network: NetworkFacts): typeof OPENAPI_REQUEST_BODIES {
   if (network.chainIdHex === DEFAULT_NETWORK.chainIdHex) return OPENAPI_REQUEST_BODIES
-  const chainId = chainIdOn(network)
-  // Typed as mainnet's bodies: only the literal chain id differs, and nothing reads its type.
+  const bodies = requestSchemasOn(network)
   return {
-    transaction: transactionRequestOn(network).meta({ id: 'TransactionPreflightRequest' }),
-    bundle: BundleRequestSchema.extend({ chainId }).meta({ id: 'BundlePreflightRequest' }),
-    typedData: TypedDataRequestSchema.extend({ chainId }).meta({ id: 'TypedDataRequest' }),
+    transaction: bodies.transaction.meta({ id: 'TransactionPreflightRequest' }),
+    bundle: bodies.bundle.meta({ id: 'BundlePreflightRequest' }),
+    typedData: bodies.typedData.meta({ id: 'TypedDataRequest' }),
     evidence: OPENAPI_REQUEST_BODIES.evidence,
+    authorization: bodies.authorization,
+    userOperation: bodies.userOperation,
+  }
+}
+
+/** The request schemas themselves, without OpenAPI component names. */
+const REQUEST_SCHEMAS = {
+  transaction: TransactionRequestSchema,
+  bundle: BundleRequestSchema,
+  typedData: TypedDataRequestSchema,
+  evidence: EvidenceRequestSchema,
+  authorization: AuthorizationRequestSchema,
+  userOperation: UserOperationRequestSchema,
+}
+
+/**
+ * The request schemas on `network` (the schemas above themselves on Base mainnet; elsewhere
+ * their copies whose `chainId` takes that network's only), without OpenAPI component names:
+ * what an MCP tool takes as input for a guard on that network.
+ */
+export function requestSchemasOn(network: NetworkFacts): typeof REQUEST_SCHEMAS {
+  if (network.chainIdHex === DEFAULT_NETWORK.chainIdHex) return REQUEST_SCHEMAS
+  const chainId = chainIdOn(network)
+  // Typed as mainnet's: only the literal chain id differs, and nothing reads its type.
+  return {
+    transaction: transactionRequestOn(network),
+    bundle: BundleRequestSchema.extend({ chainId }),
+    typedData: TypedDataRequestSchema.extend({ chainId }),
+    evidence: EvidenceRequestSchema,
     authorization: AuthorizationRequestSchema.extend({ chainId }),
     userOperation: UserOperationRequestSchema.extend({ chainId }),
-  } as unknown as typeof OPENAPI_REQUEST_BODIES
+  } as unknown as typeof REQUEST_SCHEMAS
 }

@@ -40,6 +40,7 @@ export {
   type NetworkName,
   networkByChainId,
   networkById,
+  type ServedNetwork,
 } from './networks.js'
 export {
   FREE_ROUTES_PREFIX,

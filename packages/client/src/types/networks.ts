@@ -21,7 +21,12 @@ export interface NetworkFacts {
   usdc: { address: `0x${string}`; name: string; version: string; decimals: number }
   /** WETH9, the OP-stack predeploy (one address on every Base network). */
   weth: `0x${string}`
+  /** The network's public RPC (viem's chain definition's default), for reads when none is given. */
+  publicRpcUrl: string
 }
+
+/** One network the guard serves, as a buyer knows it. */
+export type ServedNetwork = (typeof NETWORKS)[keyof typeof NETWORKS]
 
 /** Every network the guard can serve, by the name `NETWORK` takes. Base mainnet is the default. */
 export const NETWORKS = {
@@ -38,6 +43,7 @@ export const NETWORKS = {
       decimals: 6,
     },
     weth: '0x4200000000000000000000000000000000000006',
+    publicRpcUrl: 'https://mainnet.base.org',
   },
   'base-sepolia': {
     name: 'base-sepolia',
@@ -52,6 +58,7 @@ export const NETWORKS = {
       decimals: 6,
     },
     weth: '0x4200000000000000000000000000000000000006',
+    publicRpcUrl: 'https://sepolia.base.org',
   },
 } as const satisfies Record<string, NetworkFacts>
 

@@ -10,10 +10,11 @@ import {
 import { createGuardClient, type GuardClient } from '../client/guard-client.js'
 import { GuardError } from '../client/guard-error.js'
 import type { UserOperationRequest } from '../schemas/requests.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
+import { NETWORK_NAMES, NETWORKS, networkByChainId } from '../types/networks.js'
 import type { UserOperationCheck } from './guard-checks.js'
 import type { RequestArguments, RequestFn } from './guarded-request.js'
 import {
+  expectServedChain,
   GuardUnavailableError,
   notCheckable,
   TransactionNotCheckableError,
@@ -136,8 +137,19 @@ export function withPreSendGuardBundler<client extends AnyBundlerClient>(
   const failClosed = options.failClosed ?? true
   let lastCheck: UserOperationCheck | undefined
 
-  async function ask(request: UserOperationRequest): Promise<UserOperationCheck> {
-    const result = await guard.userOperationPreflight(request)
+  /**
+   * Asks the guard about an operation for the bundler's chain: refused before asking when the
+   * guard serves another network (ChainMismatchError); the body carries the guard's chain id.
+   */
+  async function ask(request: UserOperationRequest, chainId: number): Promise<UserOperationCheck> {
+    const network = await guard.network()
+    // A guard without discovery names no network: the body carries the bundler's chain id,
+    // which its route refuses (422) when it is another network's.
+    if (network !== undefined) expectServedChain(chainId, network)
+    const result = await guard.userOperationPreflight({
+      ...request,
+      chainId: (network ?? networkByChainId(chainId))?.chainIdHex,
+    })
     if (options.environment && result.environment !== options.environment) {
       throw new GuardError(
         'environment_mismatch',
@@ -156,10 +168,10 @@ export function withPreSendGuardBundler<client extends AnyBundlerClient>(
   }
 
   /** Judges an operation about to be sent; throws to refuse. Resolves when it may be sent. */
-  async function judge(request: UserOperationRequest): Promise<void> {
+  async function judge(request: UserOperationRequest, chainId: number): Promise<void> {
     let check: UserOperationCheck
     try {
-      check = await ask(request)
+      check = await ask(request, chainId)
     } catch (error) {
       if (error instanceof GuardError && error.unavailable && !failClosed) {
         options.onGuardUnavailable?.(error)
@@ -185,19 +197,24 @@ export function withPreSendGuardBundler<client extends AnyBundlerClient>(
   }
   const inner = original.request
 
-  /** The route judges Base only: the operation's hash and its authorization bind a chain id. */
-  async function assertBase(): Promise<void> {
+  /**
+   * The bundler's chain, when a guard can serve it: the operation's hash and its authorization
+   * bind a chain id, and the guard judges the network it serves only (compared in `ask`).
+   */
+  async function servableChainId(): Promise<number> {
     const id = original.chain?.id ?? Number(await inner({ method: 'eth_chainId' }))
-    if (id !== DEFAULT_NETWORK.chainId)
-      throw notCheckable(`a user operation on chain ${id} (not Base, ${DEFAULT_NETWORK.chainId})`)
+    if (networkByChainId(id) === undefined) {
+      const served = NETWORK_NAMES.map((n) => `${NETWORKS[n].label}, ${NETWORKS[n].chainId}`)
+      throw notCheckable(`a user operation on chain ${id} (not ${served.join(' or ')})`)
+    }
+    return id
   }
 
   const request: RequestFn = async (args: RequestArguments, requestOptions?: unknown) => {
     if (args.method === SEND_USER_OPERATION) {
       const params = Array.isArray(args.params) ? (args.params as unknown[]) : []
       const body = toUserOperationRequest(params[0], params[1])
-      await assertBase()
-      await judge(body)
+      await judge(body, await servableChainId())
     } else if (UNCHECKED_SENDS.test(args.method)) {
       throw notCheckable(`${args.method} through a guarded bundler client`)
     }
@@ -246,8 +263,7 @@ export function withPreSendGuardBundler<client extends AnyBundlerClient>(
         const entryPoint: Address =
           (parameters as { entryPointAddress?: Address }).entryPointAddress ??
           account.entryPoint.address
-        await assertBase()
-        return ask(toUserOperationRequest(rpc, entryPoint))
+        return ask(toUserOperationRequest(rpc, entryPoint), await servableChainId())
       },
     },
   })) as unknown as client & PreSendGuardBundlerActions

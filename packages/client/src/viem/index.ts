@@ -20,6 +20,7 @@ export type {
   UserOperationCheck,
 } from './guard-checks.js'
 export {
+  ChainMismatchError,
   GuardUnavailableError,
   PreSendGuardError,
   SignatureBlockedError,

@@ -1,6 +1,7 @@
 import { PreSendGuardBaseError } from '../client/base-error.js'
 import type { GuardError } from '../client/guard-error.js'
 import type { Finding } from '../client/guard-responses.js'
+import { networkByChainId, type ServedNetwork } from '../types/networks.js'
 import type {
   AuthorizationCheck,
   BatchCheck,
@@ -46,13 +47,41 @@ export class TransactionNeedsReviewError extends PreSendGuardError {
 
 /**
  * The guard cannot judge this transaction or signature (contract creation, an EIP-7702
- * authorization whose signer cannot be recovered, batched calls, a chain other than Base,
+ * authorization whose signer cannot be recovered, batched calls, a chain the guard does not
+ * serve ({@link ChainMismatchError} when it is another Base network than the guard's),
  * signing a transaction to broadcast elsewhere, a raw-hash `eth_sign`, typed data not in the
  * `eth_signTypedData_v4` form, an action added to the client before it was wrapped): nothing
  * was sent or signed.
  */
 export class TransactionNotCheckableError extends PreSendGuardError {
   override name = 'TransactionNotCheckableError'
+}
+
+/**
+ * The wallet (its chain, its RPC, its bundler, or the chain a signed transaction names) is on
+ * another chain than the one the guard serves (its discovery's `network`): the verdict would be
+ * about another chain, so nothing was sent or signed. Names both.
+ */
+export class ChainMismatchError extends TransactionNotCheckableError {
+  override name = 'ChainMismatchError'
+  /** The wallet's chain id. */
+  readonly walletChainId: number
+  /** The network the guard serves. */
+  readonly guardNetwork: ServedNetwork
+  constructor(walletChainId: number, guardNetwork: ServedNetwork) {
+    const wallet = networkByChainId(walletChainId)
+    super(
+      `the wallet is on ${wallet ? `${wallet.label} (chain ${walletChainId})` : `chain ${walletChainId}`}, the guard serves ${guardNetwork.label} (${guardNetwork.id}, chain ${guardNetwork.chainId}): its verdict would be about another chain, nothing was sent or signed`,
+    )
+    this.walletChainId = walletChainId
+    this.guardNetwork = guardNetwork
+  }
+}
+
+/** Throws {@link ChainMismatchError} unless `chainId` (a number or 0x-hex) is `network`'s. */
+export function expectServedChain(chainId: number | string, network: ServedNetwork): void {
+  const id = Number(chainId)
+  if (id !== network.chainId) throw new ChainMismatchError(id, network)
 }
 
 /**

@@ -10,14 +10,11 @@ import {
   toHex,
 } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
+import { NETWORK_NAMES, NETWORKS, networkByChainId } from '../types/networks.js'
 import type { AnyWalletClient } from './any-wallet-client.js'
 import { type AuthorizationToJudge, authorizationsToJudge } from './authorizations-to-judge.js'
 import { isPlainObject } from './is-plain-object.js'
 import { TransactionNotCheckableError } from './pre-send-guard-errors.js'
-
-/** The only chain the guard checks: Base (the devnet is Base-shaped, chain id 8453 too). */
-const BASE_CHAIN_ID: number = DEFAULT_NETWORK.chainId
 
 /**
  * What a send asks of the guard: the transaction for the transaction route (without its
@@ -40,8 +37,9 @@ export async function toGuardedSend(
 }
 
 /**
- * The guard's body for a viem `sendTransaction` call, exactly as viem will build it; an
- * `authorizationList` is left out (see {@link toGuardedSend}).
+ * The guard's body for a viem `sendTransaction` call, exactly as viem will build it, with the
+ * wallet's chain id (a chain no guard serves throws); an `authorizationList` is left out (see
+ * {@link toGuardedSend}).
  */
 export async function toGuardRequest(
   client: AnyWalletClient,
@@ -52,14 +50,16 @@ export async function toGuardRequest(
   const to = parameters.to
   if (!to) throw new TransactionNotCheckableError('contract creation (no `to`)')
   const chain = parameters.chain === undefined ? client.chain : parameters.chain
-  await assertBase(chain?.id ?? hexToNumber(await client.request({ method: 'eth_chainId' })))
+  const chainId = servable(
+    chain?.id ?? hexToNumber(await client.request({ method: 'eth_chainId' })),
+  )
   // viem appends the data suffix (parameter, else the client's) before sending: check that.
   const clientSuffix = (client as { dataSuffix?: Hex | { value: Hex } }).dataSuffix
   const suffix =
     parameters.dataSuffix ?? (typeof clientSuffix === 'string' ? clientSuffix : clientSuffix?.value)
   const data = parameters.data ?? '0x'
   return {
-    chainId: DEFAULT_NETWORK.chainIdHex,
+    chainId,
     from: typeof account === 'string' ? account : account.address,
     to,
     data: suffix ? concat([data, suffix]) : data,
@@ -100,10 +100,10 @@ export async function objectToGuardRequest(
     throw new TransactionNotCheckableError('a malformed `value`')
   }
   const claimed = request.chainId
-  await assertBase(
+  const onChain = servable(
     typeof claimed === 'string' && isHex(claimed) ? hexToNumber(claimed) : await chainId(),
   )
-  return { chainId: DEFAULT_NETWORK.chainIdHex, from, to, data: calldata, value: toHex(wei) }
+  return { chainId: onChain, from, to, data: calldata, value: toHex(wei) }
 }
 
 /** The guard's questions for an already signed transaction (type 4: its list's signers recovered). */
@@ -122,10 +122,9 @@ export async function rawToGuardedSend(serialized: unknown): Promise<GuardedSend
     throw new TransactionNotCheckableError('a signed transaction that cannot be parsed')
   }
   if (!tx.to) throw new TransactionNotCheckableError('contract creation (no `to`)')
-  await assertBase(tx.chainId)
   return {
     transaction: {
-      chainId: DEFAULT_NETWORK.chainIdHex,
+      chainId: servable(tx.chainId),
       from: from as TransactionRequest['from'],
       to: tx.to,
       data: tx.data ?? '0x',
@@ -137,10 +136,18 @@ export async function rawToGuardedSend(serialized: unknown): Promise<GuardedSend
   }
 }
 
-async function assertBase(chainId: number | undefined): Promise<void> {
-  if (chainId !== BASE_CHAIN_ID) {
+/**
+ * `chainId` as the request carries it, when it is a network a guard can serve: the request then
+ * names the wallet's chain, and the wrapper compares it with the guard's own network before
+ * asking (`ChainMismatchError`). Any other chain cannot be checked by any guard.
+ */
+function servable(chainId: number | undefined): `0x${string}` {
+  const network = chainId === undefined ? undefined : networkByChainId(chainId)
+  if (network === undefined) {
+    const served = NETWORK_NAMES.map((n) => `${NETWORKS[n].label} (${NETWORKS[n].chainId})`)
     throw new TransactionNotCheckableError(
-      `chain ${chainId ?? '(unknown)'}: the guard checks Base (chain id ${BASE_CHAIN_ID}) only`,
+      `chain ${chainId ?? '(unknown)'}: the guard checks ${served.join(' or ')} only`,
     )
   }
+  return network.chainIdHex
 }

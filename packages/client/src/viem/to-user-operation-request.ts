@@ -1,6 +1,5 @@
 import { hexToNumber, isAddress, isHex } from 'viem'
 import { type UserOperationRequest, UserOperationRequestSchema } from '../schemas/requests.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
 import { isPlainObject } from './is-plain-object.js'
 import { notCheckable } from './pre-send-guard-errors.js'
 
@@ -8,7 +7,8 @@ import { notCheckable } from './pre-send-guard-errors.js'
  * The body the user-operation route takes for an operation in the JSON-RPC form viem sends
  * (`formatUserOperationRequest`'s output, the first parameter of `eth_sendUserOperation`) and
  * its EntryPoint. Only the spelling of `eip7702Auth.yParity` changes: viem pads it to a byte
- * (`0x01`), the route takes the minimal quantity (`0x1`); the value is the same. Anything the
+ * (`0x01`), the route takes the minimal quantity (`0x1`); the value is the same. No `chainId`:
+ * the caller adds the guard's network's (its discovery's) once it knows it. Anything the
  * route would refuse throws TransactionNotCheckableError naming the field, before the guard is
  * asked.
  */
@@ -21,7 +21,6 @@ export function toUserOperationRequest(
     throw notCheckable('a user operation without an EntryPoint address')
   }
   const body = {
-    chainId: DEFAULT_NETWORK.chainIdHex,
     entryPoint,
     userOperation: withMinimalYParity(userOperation),
   }

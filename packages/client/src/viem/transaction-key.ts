@@ -1,7 +1,6 @@
 import { toHex } from 'viem'
 import type { TransactionRequest } from '../client/guard-client.js'
 import { canonicalJsonHash } from '../client/verify-receipt.js'
-import { DEFAULT_NETWORK } from '../types/networks.js'
 import type { AuthorizationToJudge } from './authorizations-to-judge.js'
 
 /**
@@ -15,7 +14,7 @@ export function transactionKey(
   authorizations: readonly AuthorizationToJudge[] = [],
 ): string {
   return canonicalJsonHash({
-    chainId: DEFAULT_NETWORK.chainIdHex,
+    chainId: transaction.chainId ?? null,
     from: transaction.from.toLowerCase(),
     to: transaction.to.toLowerCase(),
     data: transaction.data.toLowerCase(),

@@ -25,6 +25,7 @@ import { guardedRequest, type RequestFn } from './guarded-request.js'
 import { guardedWalletActions } from './guarded-wallet-actions.js'
 import { createPaidGuardCheck } from './paid-guard-check.js'
 import {
+  expectServedChain,
   GuardUnavailableError,
   SignatureBlockedError,
   SignatureNeedsReviewError,
@@ -47,8 +48,6 @@ export type {
   GuardMode,
   TypedDataCheck,
 } from './guard-checks.js'
-
-import { DEFAULT_NETWORK } from '../types/networks.js'
 
 /**
  * Default absolute ceiling on a guard-suggested `maxFeePerGas`: 10 gwei, far above Base's usual
@@ -198,13 +197,29 @@ export function withPreSendGuard<client extends AnyWalletClient>(
   const approved = createApprovedSends()
   let lastCheck: GuardCheck | undefined
 
+  /**
+   * The guard's network (its discovery, asked once); a transaction on another chain than it
+   * serves is refused before it is asked about (ChainMismatchError), in paid mode before
+   * anything is paid. A guard without discovery names none: its route refuses another
+   * network's chain id (422), which is a refusal too.
+   */
+  async function expectOnGuardNetwork(transactions: readonly TransactionRequest[]) {
+    const network = await guard.network()
+    for (const { chainId } of transactions) {
+      if (chainId !== undefined && network !== undefined) expectServedChain(chainId, network)
+    }
+    return network
+  }
+
   async function ask(transaction: TransactionRequest): Promise<GuardCheck> {
+    await expectOnGuardNetwork([transaction])
     if (mode !== 'read-only') return paidCheck(transaction)
     const result = await guard.preflight(transaction)
     return { mode, transaction, verdict: result.verdict, findings: result.findings, result }
   }
 
   async function askBatch(transactions: TransactionRequest[]): Promise<BatchCheck> {
+    await expectOnGuardNetwork(transactions)
     const result = await guard.bundlePreflight({
       transactions: transactions.map(({ chainId: _, ...tx }) => tx),
     })
@@ -216,8 +231,9 @@ export function withPreSendGuard<client extends AnyWalletClient>(
     authority: Address,
     authorization: AuthorizationToJudge['authorization'],
   ): Promise<AuthorizationCheck> {
+    const network = await expectOnGuardNetwork([])
     const result = await guard.authorizationPreflight({
-      chainId: DEFAULT_NETWORK.chainIdHex,
+      ...(network ? { chainId: network.chainIdHex } : {}),
       authority,
       authorization,
     })
