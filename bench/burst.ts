@@ -7,7 +7,8 @@
  *    answers a body of the preflight answer's size) and against each service variant: p50,
  *    p99, max, errors (anything but a 200 or a documented 503 `overloaded`) and 503s; the
  *    service's p99 over the bare server's in the same run. Variants: `ACCEPT_HANDLES=1`
- *    (Node's default, one accepting handle), the default (`ACCEPT_HANDLES` unset), and, with
+ *    (Node's default, one accepting handle), the default (`ACCEPT_HANDLES` unset) or the list
+ *    in BURST_ACCEPT_HANDLES (e.g. `1,8,32,default`), and, with
  *    BURST_CLUSTER=1, the service as the one worker of a `node:cluster` primary that only
  *    accepts (SCHED_RR) - the design that was measured against the extra handles and not kept.
  * 2. Twice the capacity (BURST_OVERLOAD_SECONDS > 0, default 5): capacity measured first, in
@@ -39,6 +40,8 @@ const SIZE = Math.max(1, Number(process.env.BURST_SIZE ?? 256))
 const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
 const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
 const CLUSTER = process.env.BURST_CLUSTER === '1'
+/** The service's variants, e.g. `BURST_ACCEPT_HANDLES=1,8,32,default`. */
+const VARIANTS = (process.env.BURST_ACCEPT_HANDLES ?? '1,default').split(',')
 let nextPort = Number(process.env.BURST_PORT_BASE ?? 0)
 const port = async () => (nextPort > 0 ? nextPort++ : freePort())
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
@@ -333,12 +336,17 @@ const load = () =>
     .join(' ')
 
 const loadAtStart = load()
-const services: Target[] = [
-  await startService('service, ACCEPT_HANDLES=1 (one handle, Node default)', {
-    ACCEPT_HANDLES: '1',
-  }),
-  await startService('service, default ACCEPT_HANDLES', {}),
-]
+const services: Target[] = []
+for (const handles of VARIANTS) {
+  services.push(
+    handles === 'default'
+      ? await startService('service, default ACCEPT_HANDLES', {})
+      : await startService(
+          `service, ACCEPT_HANDLES=${handles}${handles === '1' ? ' (Node default)' : ''}`,
+          { ACCEPT_HANDLES: handles },
+        ),
+  )
+}
 if (CLUSTER) {
   services.push(
     await startService(

@@ -6,10 +6,12 @@ import { Server as NetServer, type Socket } from 'node:net'
  * Accepting handles on the listening socket when `ACCEPT_HANDLES` is unset. Node 20's libuv
  * (1.46) accepts one connection per event-loop wake-up of a listening handle
  * (libuv/libuv#3696); each handle on the same socket adds one accept per wake-up, so a burst of
- * fresh connections waits for about burst / handles event-loop turns instead of one turn each
- * (docs/performance.md, "The accept rate").
+ * fresh connections waits for about burst / handles event-loop turns instead of one turn each.
+ * 32: at 256 in flight on a loaded machine (turns of 100 ms and more), 8 handles still left the
+ * slowest 1 % 2.5 s in the accept queue, 32 emptied it (docs/performance.md, "The accept rate").
+ * A handle costs a descriptor, and an `accept4` that finds nothing only while others are pending.
  */
-export const DEFAULT_ACCEPT_HANDLES = 8
+export const DEFAULT_ACCEPT_HANDLES = 32
 
 /** The extra accepting handles of a server; see {@link addAcceptHandles}. */
 export interface AcceptHandles {
