@@ -20,8 +20,9 @@
  * Runs: BURST_RUNS (default 5) of each, interleaved; min/median/max over runs; load average.
  * Figures, never a pass/fail: the machine is shared and noisy.
  *
- * Run: npx tsx bench/burst.ts   (BURST_SIZE, default 256; BURST_PORT_BASE: ports from there,
- * else free ones)
+ * Run: npx tsx bench/burst.ts   (BURST_SIZE, default 256, 0 for none; BURST_SERVICE_ENV:
+ * settings for every variant, e.g. `MAX_PREFLIGHTS_IN_FLIGHT=16`; BURST_PORT_BASE: ports from
+ * there, else free ones)
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -36,7 +37,15 @@ import { freePort } from '../test/support/net.js'
 import { percentile } from './stats.js'
 
 const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
-const SIZE = Math.max(1, Number(process.env.BURST_SIZE ?? 256))
+/** 0 skips the burst part. */
+const SIZE = Math.max(0, Number(process.env.BURST_SIZE ?? 256))
+/** Settings every service variant gets, e.g. `BURST_SERVICE_ENV=MAX_PREFLIGHTS_IN_FLIGHT=16`. */
+const SERVICE_ENV = Object.fromEntries(
+  (process.env.BURST_SERVICE_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
+)
 const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
 const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
 const CLUSTER = process.env.BURST_CLUSTER === '1'
@@ -102,6 +111,7 @@ async function startService(name: string, env: Record<string, string>, cluster =
       PORT: String(listenPort),
       DATA_DIR: dataDir,
       MAIN,
+      ...SERVICE_ENV,
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -363,12 +373,13 @@ const bare = await startBareServer(sample.bytes)
 const targets = [bare, ...services]
 try {
   for (const target of targets) await closedLoop(target.base, 16, WARMUP_SECONDS)
-  console.log(
-    `\n-- 1. a burst of ${SIZE} fresh connections at once, one preflight each, ${RUNS} runs (load average at start ${loadAtStart})`,
-  )
+  if (SIZE > 0)
+    console.log(
+      `\n-- 1. a burst of ${SIZE} fresh connections at once, one preflight each, ${RUNS} runs (load average at start ${loadAtStart})`,
+    )
   const bursts = new Map<Target, Burst[]>(targets.map((t) => [t, []]))
   const ratios = new Map<Target, number[]>(services.map((t) => [t, []]))
-  for (let run = 0; run < RUNS; run++) {
+  for (let run = 0; run < (SIZE > 0 ? RUNS : 0); run++) {
     const floor = await burst(bare.base)
     bursts.get(bare)?.push(floor)
     await new Promise((r) => setTimeout(r, 500))
@@ -383,8 +394,8 @@ try {
       `  run ${run + 1}: p99 ${targets.map((t) => f0(bursts.get(t)?.at(-1)?.p99 ?? Number.NaN)).join(' | ')} ms (load ${load()})`,
     )
   }
-  console.log('  min/median/max over runs:')
-  for (const target of targets) {
+  if (SIZE > 0) console.log('  min/median/max over runs:')
+  for (const target of SIZE > 0 ? targets : []) {
     const list = bursts.get(target) ?? []
     const sum = (pick: (b: Burst) => number) => list.reduce((a, b) => a + pick(b), 0)
     const first = list.find((b) => b.firstError)?.firstError
