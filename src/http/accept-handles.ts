@@ -17,7 +17,11 @@ export const DEFAULT_ACCEPT_HANDLES = 32
 export interface AcceptHandles {
   /** Handles accepting on the listening socket, the server's own included. */
   readonly count: number
-  /** Stops every extra handle accepting (the server's own is closed by `server.close()`). */
+  /**
+   * Stops every extra handle accepting at once (the server's own is closed by `server.close()`)
+   * and resolves once the connections they accepted have all closed: those belong to the HTTP
+   * server, which answers their requests in flight and closes them like its own.
+   */
   close(): Promise<void>
 }
 
@@ -45,8 +49,21 @@ type RawHandle = object
  */
 export async function addAcceptHandles(server: HttpServer, count: number): Promise<AcceptHandles> {
   const extras: NetServer[] = []
-  const handles = count > 1 ? await duplicateHandle(server, count - 1) : []
+  const handles =
+    count > 1
+      ? await duplicateHandle(server, count - 1).catch((error: unknown) => {
+          // Closed while the duplicates were on their way (a stop right after start): the
+          // handles left to send are closed too, and there is nothing to accept on any more.
+          if (!server.listening) return []
+          throw error
+        })
+      : []
   for (const handle of handles) {
+    // Closed while the duplicates were on their way: they must not start accepting.
+    if (!server.listening) {
+      ;(handle as { close(): void }).close()
+      continue
+    }
     const extra = new NetServer((socket: Socket) => server.emit('connection', socket))
     // A raw TCP handle is a documented form of `listen(handle)`; the socket already listens.
     extra.listen(handle as Parameters<NetServer['listen']>[0])
@@ -56,17 +73,9 @@ export async function addAcceptHandles(server: HttpServer, count: number): Promi
   return {
     count: 1 + extras.length,
     close() {
+      // A net.Server's close callback runs once the connections it accepted have closed.
       closed ??= Promise.all(
-        // Resolves once it stops accepting; its accepted sockets belong to `server` and are
-        // ended with the server's own (closeIdleConnections, closeAllConnections).
-        extras.map(
-          (extra) =>
-            new Promise<void>((resolve) => {
-              extra.close(() => resolve())
-              // The close callback waits for its accepted sockets: do not wait on them here.
-              setImmediate(resolve)
-            }),
-        ),
+        extras.map((extra) => new Promise<void>((resolve) => extra.close(() => resolve()))),
       ).then(() => undefined)
       return closed
     },
@@ -84,12 +93,16 @@ function duplicateHandle(server: HttpServer, copies: number): Promise<RawHandle[
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     })
     const got: RawHandle[] = []
+    let settled = false
+    const close = (handle: RawHandle) => (handle as { close(): void }).close()
     const done = (error?: Error) => {
+      if (settled) return
+      settled = true
       clearTimeout(timer)
       if (child.connected) child.disconnect()
       if (error) {
         child.kill()
-        for (const handle of got) (handle as { close(): void }).close()
+        for (const handle of got) close(handle)
         reject(error)
       } else resolve(got)
     }
@@ -98,12 +111,13 @@ function duplicateHandle(server: HttpServer, copies: number): Promise<RawHandle[
       ECHO_TIMEOUT_MS,
     )
     timer.unref()
-    child.once('error', (error) => done(error))
-    child.once('exit', (code) => {
-      if (got.length < copies) done(new Error(`the handle-duplicating child exited (${code})`))
-    })
+    // Every handle queued behind a failed one fails too: one 'error' each.
+    child.on('error', (error) => done(error))
+    child.once('exit', (code) => done(new Error(`the handle-duplicating child exited (${code})`)))
     child.on('message', (_message, handle: RawHandle | undefined) => {
       if (!handle) return
+      // One that comes back after a failure is not kept open.
+      if (settled) return close(handle)
       got.push(handle)
       if (got.length === copies) done()
     })

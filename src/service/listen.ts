@@ -112,9 +112,12 @@ export function listen(
     () =>
       // Let in-flight requests finish, but never wait on idle keep-alive sockets or forever.
       new Promise<void>((resolve) => {
-        // Every handle stops accepting at once; the extra handles' connections are the server's.
-        void accepting.then((handles) => handles?.close())
-        server.close(() => resolve())
+        // Every handle stops accepting at once; the connections the extra handles accepted are
+        // the server's (its idle and 5 s cuts reach them) and are waited for like its own.
+        void Promise.all([
+          new Promise<void>((closed) => server.close(() => closed())),
+          accepting.then((handles) => handles?.close()),
+        ]).then(() => resolve())
         if ('closeIdleConnections' in server) server.closeIdleConnections()
         setTimeout(() => {
           if ('closeAllConnections' in server) server.closeAllConnections()

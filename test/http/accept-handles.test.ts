@@ -21,9 +21,13 @@ afterEach(async () => {
   }
 })
 
-async function serve(count: number) {
+async function serve(
+  count: number,
+  fetch = (request: Request): Response | Promise<Response> =>
+    Response.json({ path: new URL(request.url).pathname }),
+) {
   const server = startHttpServer({
-    fetch: (request) => Response.json({ path: new URL(request.url).pathname }),
+    fetch,
     port: 0,
     hostname: '127.0.0.1',
     limits: { headersTimeoutMs: 5_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 5_000 },
@@ -130,5 +134,56 @@ describe('accepting handles (ACCEPT_HANDLES)', () => {
       socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
     })
     expect(refused).toBe('ECONNREFUSED')
+  })
+
+  it('closing waits for the requests in flight on connections the extra handles accepted', async () => {
+    let arrived = 0
+    let allArrived = () => {}
+    const arrival = new Promise<void>((resolve) => {
+      allArrived = resolve
+    })
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const { server, handles, acceptedBy, port } = await serve(4, async () => {
+      if (++arrived === 16) allArrived()
+      await gate
+      return new Response('done')
+    })
+    const answers = burst(port, 16)
+    await arrival
+    expect(acceptedBy.size).toBe(4)
+    // The extra handles' connections count on their own: the server's close alone would also
+    // wait for its own handle's connections and hide a close() that does not wait.
+    let handlesClosed = false
+    const closingHandles = handles.close().then(() => {
+      handlesClosed = true
+    })
+    const closingServer = new Promise<void>((resolve) => server.close(() => resolve()))
+    // Every handle stopped accepting at once; the 16 requests are still being answered.
+    expect(listeningDescriptors(port)).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(handlesClosed).toBe(false)
+    release()
+    expect((await answers).map((a) => [a.status, a.body])).toEqual(Array(16).fill([200, 'done']))
+    await Promise.all([closingHandles, closingServer])
+    expect(handlesClosed).toBe(true)
+  })
+
+  it('a server closed while its duplicates are on their way ends with no handle accepting', async () => {
+    const server = startHttpServer({
+      fetch: () => new Response('x'),
+      port: 0,
+      hostname: '127.0.0.1',
+      limits: { headersTimeoutMs: 5_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 5_000 },
+    }) as Server
+    await new Promise((resolve) => server.once('listening', resolve))
+    const port = (server.address() as AddressInfo).port
+    const adding = addAcceptHandles(server, 8)
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    const handles = await adding
+    expect(handles.count).toBe(1)
+    expect(listeningDescriptors(port)).toBe(0)
   })
 })
