@@ -38,6 +38,9 @@ const ECHO_TIMEOUT_MS = 10_000
 /** The raw TCP handle of a listening `net.Server` (what `child.send` passes as `net.Native`). */
 type RawHandle = object
 
+/** Closes a raw handle: its descriptor, not the socket (other descriptors keep it open). */
+const closeHandle = (handle: RawHandle) => (handle as { close(): void }).close()
+
 /**
  * Adds `count - 1` handles to a listening HTTP server's socket: duplicates of its descriptor,
  * got by a round trip through a short-lived child (sent, echoed back, the child gone), each
@@ -61,7 +64,7 @@ export async function addAcceptHandles(server: HttpServer, count: number): Promi
   for (const handle of handles) {
     // Closed while the duplicates were on their way: they must not start accepting.
     if (!server.listening) {
-      ;(handle as { close(): void }).close()
+      closeHandle(handle)
       continue
     }
     const extra = new NetServer((socket: Socket) => server.emit('connection', socket))
@@ -94,7 +97,6 @@ function duplicateHandle(server: HttpServer, copies: number): Promise<RawHandle[
     })
     const got: RawHandle[] = []
     let settled = false
-    const close = (handle: RawHandle) => (handle as { close(): void }).close()
     const done = (error?: Error) => {
       if (settled) return
       settled = true
@@ -102,7 +104,7 @@ function duplicateHandle(server: HttpServer, copies: number): Promise<RawHandle[
       if (child.connected) child.disconnect()
       if (error) {
         child.kill()
-        for (const handle of got) close(handle)
+        for (const handle of got) closeHandle(handle)
         reject(error)
       } else resolve(got)
     }
@@ -117,7 +119,7 @@ function duplicateHandle(server: HttpServer, copies: number): Promise<RawHandle[
     child.on('message', (_message, handle: RawHandle | undefined) => {
       if (!handle) return
       // One that comes back after a failure is not kept open.
-      if (settled) return close(handle)
+      if (settled) return closeHandle(handle)
       got.push(handle)
       if (got.length === copies) done()
     })
