@@ -15,7 +15,8 @@
  *    the same run, as the best of 16/64 in flight over keep-alive connections; then requests
  *    arrive open-loop at twice that rate (a fixed schedule, whatever the answers do), each on a
  *    keep-alive connection free at that moment or a new one: 200s per second against capacity,
- *    the 503s' share, p99 and `Retry-After`, and errors.
+ *    the 503s' share, p99 and `Retry-After`, and errors; beside it the bare server offered the
+ *    same rate the same way (its p99: what the driver and the machine add at that rate).
  * Each variant first takes a warm-up (BURST_WARMUP_SECONDS, default 5, at 16 in flight).
  * Runs: BURST_RUNS (default 5) of each, interleaved; min/median/max over runs; load average.
  * Figures, never a pass/fail: the machine is shared and noisy.
@@ -292,8 +293,11 @@ interface Overload {
 }
 
 /** Capacity first, then open-loop arrivals at twice it for OVERLOAD_SECONDS. */
-async function overload(base: string): Promise<Overload> {
-  const capacity = Math.max(await closedLoop(base, 16, 3), await closedLoop(base, 64, 3))
+async function overload(base: string, offered?: number): Promise<Overload> {
+  const capacity =
+    offered === undefined
+      ? Math.max(await closedLoop(base, 16, 3), await closedLoop(base, 64, 3))
+      : offered / 2
   const rate = 2 * capacity
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })
   const pending: Promise<Answer>[] = []
@@ -412,9 +416,12 @@ try {
     for (let run = 0; run < RUNS; run++) {
       for (const service of services) {
         const o = await overload(service.base)
+        // The floor: the bare server offered the same rate the same way, which it serves
+        // whole: what this driver and machine add to a fast answer at that rate.
+        const floor = await overload(bare.base, o.offered)
         overloads.get(service)?.push(o)
         console.log(
-          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''} (load ${load()})`,
+          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s (load ${load()})`,
         )
         await new Promise((r) => setTimeout(r, 1_000))
       }
