@@ -351,26 +351,30 @@ const load = () =>
 
 const loadAtStart = load()
 const services: Target[] = []
-for (const handles of VARIANTS) {
-  services.push(
-    handles === 'default'
-      ? await startService('service, default ACCEPT_HANDLES', {})
-      : await startService(
-          `service, ACCEPT_HANDLES=${handles}${handles === '1' ? ' (Node default)' : ''}`,
-          { ACCEPT_HANDLES: handles },
-        ),
-  )
-}
-if (CLUSTER) {
-  services.push(
-    await startService(
-      'service as the worker of a cluster primary (SCHED_RR)',
-      {
-        ACCEPT_HANDLES: '1',
-      },
-      true,
-    ),
-  )
+try {
+  for (const handles of VARIANTS) {
+    services.push(
+      handles === 'default'
+        ? await startService('service, default ACCEPT_HANDLES', {})
+        : await startService(
+            `service, ACCEPT_HANDLES=${handles}${handles === '1' ? ' (Node default)' : ''}`,
+            { ACCEPT_HANDLES: handles },
+          ),
+    )
+  }
+  if (CLUSTER) {
+    services.push(
+      await startService(
+        'service as the worker of a cluster primary (SCHED_RR)',
+        { ACCEPT_HANDLES: '1' },
+        true,
+      ),
+    )
+  }
+} catch (error) {
+  // One variant failed to start: the ones already up are not left running.
+  for (const service of services) await service.stop()
+  throw error
 }
 const sample = await preflight((services[0] as Target).base, false)
 const bare = await startBareServer(sample.bytes)
