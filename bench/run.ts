@@ -9,6 +9,7 @@ const benches = [
   'preflight.ts',
   'rpc.ts',
   'service.ts',
+  'burst.ts',
   'effects.ts',
   'sellability.ts',
   'screen.ts',

@@ -52,9 +52,18 @@ import { percentile } from './stats.js'
 
 const SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 3)
 const ROUNDS = Math.max(1, Number(process.env.SERVICE_BENCH_ROUNDS ?? 5))
-const MEMORY_ROUNDS = Math.max(1, Number(process.env.SERVICE_BENCH_MEMORY_ROUNDS ?? 5))
+/** 0 skips the memory part. */
+const MEMORY_ROUNDS = Math.max(0, Number(process.env.SERVICE_BENCH_MEMORY_ROUNDS ?? 5))
 const WARMUP_SECONDS = Math.max(1, Number(process.env.SERVICE_BENCH_WARMUP_SECONDS ?? 5))
-const CONCURRENCY = [1, 4, 16, 64, 256]
+/** The sweep's points, e.g. `SERVICE_BENCH_CONCURRENCY=64,256` for the tail alone. */
+const CONCURRENCY = (process.env.SERVICE_BENCH_CONCURRENCY ?? '1,4,16,64,256')
+  .split(',')
+  .map(Number)
+/**
+ * `SERVICE_BENCH_ALSO_ENV=ACCEPT_HANDLES=1` (space-separated NAME=value pairs): this tree's
+ * service is also swept with those settings, in the same rounds.
+ */
+const ALSO_ENV = process.env.SERVICE_BENCH_ALSO_ENV?.trim()
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
 const UNKNOWN_ROUTE = '/payanagent/v1/no-such-route'
 const BUYER = DEVNET_ACCOUNTS.buyer.address
@@ -321,6 +330,12 @@ console.log(
 )
 const BEFORE_DIR = process.env.BENCH_BEFORE_DIR?.replace(/\/+$/, '')
 const services: [string, Service][] = [['after (this tree)', await startService()]]
+if (ALSO_ENV) {
+  const env = Object.fromEntries(
+    ALSO_ENV.split(/\s+/).map((pair) => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
+  )
+  services.push([`this tree with ${ALSO_ENV}`, await startService(env)])
+}
 if (BEFORE_DIR) {
   services.push([
     'before (BENCH_BEFORE_DIR)',
@@ -514,7 +529,10 @@ try {
       const shed = list.reduce((a, p) => a + p.shed, 0)
       const first = list.find((p) => p.firstError)?.firstError
       console.log(
-        `  c=${String(concurrency).padStart(3)}  ${stat(list.map((p) => p.rate)).padStart(17)} preflights/s  p50 ${stat(list.map((p) => p.p50)).padStart(16)} ms  p99 ${stat(list.map((p) => p.p99)).padStart(18)} ms  errors=${errors}${first ? ` (first: ${first})` : ''}${shed ? ` 503=${shed}` : ''}`,
+        `  c=${String(concurrency).padStart(3)}  ${stat(list.map((p) => p.rate)).padStart(17)} preflights/s  p50 ${stat(list.map((p) => p.p50)).padStart(16)} ms  p99 ${stat(list.map((p) => p.p99)).padStart(18)} ms  p99/p50 ${stat(
+          list.map((p) => p.p99 / p.p50),
+          f2,
+        )}  errors=${errors}${first ? ` (first: ${first})` : ''}${shed ? ` 503=${shed}` : ''}`,
       )
     }
     console.log(
@@ -559,9 +577,10 @@ try {
 }
 
 // --- 2. memory ---------------------------------------------------------------------------------
-console.log(
-  `\n-- 2. memory: 10k warm-up requests, then ${MEMORY_ROUNDS} rounds of 10k (16 in flight, mixed routes, 2,000 clients)`,
-)
+if (MEMORY_ROUNDS > 0)
+  console.log(
+    `\n-- 2. memory: 10k warm-up requests, then ${MEMORY_ROUNDS} rounds of 10k (16 in flight, mixed routes, 2,000 clients)`,
+  )
 const typedData = (k: number) => usdcPermitRequest(BUYER, SPENDER, String(k + 1))
 const MIX: [
   string,
@@ -691,6 +710,7 @@ async function memoryOf(name: string, main: string): Promise<void> {
     await memoryService.stop()
   }
 }
-await memoryOf('after (this tree)', MAIN)
-if (BEFORE_DIR) await memoryOf('before (BENCH_BEFORE_DIR)', `${BEFORE_DIR}/dist/src/main.js`)
+if (MEMORY_ROUNDS > 0) await memoryOf('after (this tree)', MAIN)
+if (BEFORE_DIR && MEMORY_ROUNDS > 0)
+  await memoryOf('before (BENCH_BEFORE_DIR)', `${BEFORE_DIR}/dist/src/main.js`)
 agent.destroy()

@@ -1,6 +1,8 @@
+import type { Server } from 'node:http'
 import type { ServerType } from '@hono/node-server'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
+import { type AcceptHandles, addAcceptHandles } from '../http/accept-handles.js'
 import { startHttpServer } from '../http/server.js'
 import { publicOrigin } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
@@ -11,8 +13,10 @@ import { logStartupFailure } from './startup-failure.js'
 
 /**
  * Start-up's listen step: serves `fetch` on HOST:PORT with the configured limits and says
- * where. A port in use (or any listen error) stops the service with exit code 2. On the way
- * out, in-flight requests finish (bounded by 5 s) and idle keep-alive sockets are not waited on.
+ * where. A port in use (or any listen error) stops the service with exit code 2. Once
+ * listening, `ACCEPT_HANDLES` handles accept on the socket (see `addAcceptHandles`). On the way
+ * out every handle stops accepting, in-flight requests finish (bounded by 5 s) and idle
+ * keep-alive sockets are not waited on.
  */
 export function listen(
   fetch: (request: Request) => Response | Promise<Response>,
@@ -24,6 +28,7 @@ export function listen(
   clock?: StartupClock,
 ): ServerType {
   const { devnet, environment } = chain
+  let accepting: Promise<AcceptHandles | undefined> = Promise.resolve(undefined)
   const server = startHttpServer({
     fetch,
     port: config.PORT,
@@ -34,6 +39,20 @@ export function listen(
       keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
     },
     onListening: (info) => {
+      accepting = addAcceptHandles(server as Server, config.ACCEPT_HANDLES).then(
+        (handles) => {
+          logger.debug({ acceptHandles: handles.count }, 'accepting connections')
+          return handles
+        },
+        (error: unknown) => {
+          // Serving on one handle is what Node does by default: slower to accept a burst only.
+          logger.warn(
+            { err: error, acceptHandles: 1 },
+            `cannot add accepting handles (ACCEPT_HANDLES=${config.ACCEPT_HANDLES}); accepting on one`,
+          )
+          return undefined
+        },
+      )
       const url = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`
       if (config.PRE_SEND_GUARD_INSTANCES) {
         // Listening on every interface: the CLI on this machine reaches it over loopback.
@@ -93,7 +112,12 @@ export function listen(
     () =>
       // Let in-flight requests finish, but never wait on idle keep-alive sockets or forever.
       new Promise<void>((resolve) => {
-        server.close(() => resolve())
+        // Every handle stops accepting at once; the connections the extra handles accepted are
+        // the server's (its idle and 5 s cuts reach them) and are waited for like its own.
+        void Promise.all([
+          new Promise<void>((closed) => server.close(() => closed())),
+          accepting.then((handles) => handles?.close()),
+        ]).then(() => resolve())
         if ('closeIdleConnections' in server) server.closeIdleConnections()
         setTimeout(() => {
           if ('closeAllConnections' in server) server.closeAllConnections()

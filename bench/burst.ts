@@ -1,0 +1,447 @@
+/**
+ * Fresh connections at once, and twice the capacity: the built service (`node dist/src/main.js`,
+ * devnet, its log on /dev/null) against a bare `node:http` server in the same run (issue 39).
+ *
+ * 1. Burst: 256 fresh connections opened at once, one read-only preflight each (distinct
+ *    inputs, `Connection: close`), against the bare server (reads and parses the JSON body,
+ *    answers a body of the preflight answer's size) and against each service variant: p50,
+ *    p99, max, errors (anything but a 200 or a documented 503 `overloaded`) and 503s; the
+ *    service's p99 over the bare server's in the same run. Variants: `ACCEPT_HANDLES=1`
+ *    (Node's default, one accepting handle), the default (`ACCEPT_HANDLES` unset) or the list
+ *    in BURST_ACCEPT_HANDLES (e.g. `1,8,32,default`), and, with
+ *    BURST_CLUSTER=1, the service as the one worker of a `node:cluster` primary that only
+ *    accepts (SCHED_RR) - the design that was measured against the extra handles and not kept.
+ * 2. Twice the capacity (BURST_OVERLOAD_SECONDS > 0, default 5): capacity measured first, in
+ *    the same run, as the best of 16/64 in flight over keep-alive connections; then requests
+ *    arrive open-loop at twice that rate (a fixed schedule, whatever the answers do), each on a
+ *    keep-alive connection free at that moment or a new one: 200s per second against capacity,
+ *    the 503s' share, p99 and `Retry-After`, and errors; beside it the bare server offered the
+ *    same rate the same way (its p99: what the driver and the machine add at that rate).
+ * Each variant first takes a warm-up (BURST_WARMUP_SECONDS, default 5, at 16 in flight).
+ * Runs: BURST_RUNS (default 5) of each, interleaved; min/median/max over runs; load average.
+ * Figures, never a pass/fail: the machine is shared and noisy.
+ *
+ * Run: npx tsx bench/burst.ts   (BURST_SIZE, default 256, 0 for none; BURST_SERVICE_ENV:
+ * settings for every variant, e.g. `MAX_PREFLIGHTS_IN_FLIGHT=16`; BURST_PORT_BASE: ports from
+ * there, else free ones)
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import http from 'node:http'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData, erc20Abi } from 'viem'
+// @ts-expect-error: a plain-JavaScript script without type declarations
+import { ensureBuilt, MAIN } from '../scripts/build.mjs'
+import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js'
+import { freePort } from '../test/support/net.js'
+import { percentile } from './stats.js'
+
+const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
+/** 0 skips the burst part. */
+const SIZE = Math.max(0, Number(process.env.BURST_SIZE ?? 256))
+/** Settings every service variant gets, e.g. `BURST_SERVICE_ENV=MAX_PREFLIGHTS_IN_FLIGHT=16`. */
+const SERVICE_ENV = Object.fromEntries(
+  (process.env.BURST_SERVICE_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((pair) => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
+)
+const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
+const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
+const CLUSTER = process.env.BURST_CLUSTER === '1'
+/** The service's variants, e.g. `BURST_ACCEPT_HANDLES=1,8,32,default`. */
+const VARIANTS = (process.env.BURST_ACCEPT_HANDLES ?? '1,default').split(',')
+let nextPort = Number(process.env.BURST_PORT_BASE ?? 0)
+const port = async () => (nextPort > 0 ? nextPort++ : freePort())
+const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
+const BUYER = DEVNET_ACCOUNTS.buyer.address
+const PERSON = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+
+await ensureBuilt()
+
+/** A distinct read-only preflight input for each `k`: an ETH or an ERC-20 transfer. */
+function preflightBody(k: number) {
+  const amount = BigInt(k + 1)
+  return k % 2 === 0
+    ? { from: BUYER, to: PERSON, data: '0x', value: `0x${amount.toString(16)}` }
+    : {
+        from: BUYER,
+        to: USDC_ADDRESS,
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [PERSON, amount],
+        }),
+        value: '0x0',
+      }
+}
+
+interface Target {
+  name: string
+  base: string
+  stop(): Promise<void>
+}
+
+/** Waits for `GET /healthz` to answer 200 (120 s at most). */
+async function healthy(base: string, child: ChildProcess, stderr: () => string) {
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`exited at start: ${stderr()}`)
+    if (
+      await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return
+    if (Date.now() > deadline) throw new Error(`not up in 120 s: ${stderr()}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+/** The built service, or with `cluster` the same as the one worker of an accepting primary. */
+async function startService(name: string, env: Record<string, string>, cluster = false) {
+  const listenPort = await port()
+  const dataDir = mkdtempSync(join(tmpdir(), 'psg-bench-burst-'))
+  const args = cluster ? ['-e', CLUSTER_PRIMARY] : [MAIN]
+  const child = spawn(process.execPath, args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      PORT: String(listenPort),
+      DATA_DIR: dataDir,
+      MAIN,
+      ...SERVICE_ENV,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString()
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const base = `http://127.0.0.1:${listenPort}`
+  await healthy(base, child, () => stderr)
+  return {
+    name,
+    base,
+    async stop() {
+      child.kill('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+      if (child.exitCode === null) child.kill('SIGKILL')
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  } satisfies Target
+}
+
+/**
+ * Design (b) of issue 39's accept fix, as measured: a `node:cluster` primary that only accepts
+ * (round-robin scheduling hands every accepted socket to the worker) and one worker that is
+ * the service. Signals are passed on; the primary exits with the worker.
+ */
+const CLUSTER_PRIMARY = `
+const cluster = require('node:cluster')
+cluster.schedulingPolicy = cluster.SCHED_RR
+cluster.setupPrimary({ exec: process.env.MAIN, execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+const worker = cluster.fork()
+for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => worker.process.kill(s))
+worker.on('exit', (code) => process.exit(code ?? 1))`
+
+/** A bare node:http server: reads and parses the JSON body, answers `size` bytes of JSON. */
+const BARE_SERVER = `
+const http = require('node:http')
+const size = Number(process.env.ANSWER_BYTES)
+const answer = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) }))
+http.createServer((req, res) => {
+  const chunks = []
+  req.on('data', (c) => chunks.push(c))
+  req.on('end', () => {
+    JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length })
+    res.end(answer)
+  })
+}).listen(Number(process.env.PORT), '127.0.0.1', () => process.send('up'))`
+
+async function startBareServer(answerBytes: number): Promise<Target> {
+  const listenPort = await port()
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], {
+    env: { PORT: String(listenPort), ANSWER_BYTES: String(answerBytes) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  await new Promise((resolve) => child.once('message', resolve))
+  return {
+    name: 'bare node:http server',
+    base: `http://127.0.0.1:${listenPort}`,
+    async stop() {
+      child.kill('SIGTERM')
+    },
+  }
+}
+
+interface Answer {
+  status: number
+  ms: number
+  retryAfter: string | undefined
+  bytes: number
+  error?: string
+}
+
+let counter = 0
+/** One preflight over `agent` (false: a fresh connection, closed after the answer). */
+function preflight(base: string, agent: http.Agent | false): Promise<Answer> {
+  const target = new URL(PREFLIGHT, base)
+  const payload = Buffer.from(JSON.stringify(preflightBody(counter++)))
+  const started = performance.now()
+  return new Promise((resolve) => {
+    const fail = (error: Error) =>
+      resolve({
+        status: 0,
+        ms: performance.now() - started,
+        retryAfter: undefined,
+        bytes: 0,
+        error: error.message.slice(0, 120),
+      })
+    const req = http.request(
+      {
+        agent,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': payload.length,
+          ...(agent === false ? { connection: 'close' } : {}),
+        },
+      },
+      (res) => {
+        let bytes = 0
+        res.on('data', (c: Buffer) => {
+          bytes += c.length
+        })
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ms: performance.now() - started,
+            retryAfter: res.headers['retry-after'],
+            bytes,
+          }),
+        )
+        res.on('error', fail)
+      },
+    )
+    req.setTimeout(60_000, () => req.destroy(new Error('no answer in 60 s')))
+    req.on('error', fail)
+    req.end(payload)
+  })
+}
+
+/** `concurrency` clients over keep-alive connections for `seconds`: 200s per second. */
+async function closedLoop(base: string, concurrency: number, seconds: number): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
+  let ok = 0
+  const started = performance.now()
+  const until = started + seconds * 1000
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) if ((await preflight(base, agent)).status === 200) ok++
+    }),
+  )
+  agent.destroy()
+  return ok / ((performance.now() - started) / 1000)
+}
+
+interface Burst {
+  p50: number
+  p99: number
+  max: number
+  ok: number
+  shed: number
+  errors: number
+  firstError: string
+}
+
+/** `SIZE` fresh connections at once, one preflight each. */
+async function burst(base: string): Promise<Burst> {
+  const answers = await Promise.all(Array.from({ length: SIZE }, () => preflight(base, false)))
+  const ms = answers.map((a) => a.ms)
+  const shed = answers.filter((a) => a.status === 503 && a.retryAfter !== undefined).length
+  const bad = answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.retryAfter))
+  return {
+    p50: percentile(ms, 50),
+    p99: percentile(ms, 99),
+    max: Math.max(...ms),
+    ok: answers.filter((a) => a.status === 200).length,
+    shed,
+    errors: bad.length,
+    firstError: bad[0] ? (bad[0].error ?? `HTTP ${bad[0].status}`) : '',
+  }
+}
+
+interface Overload {
+  capacity: number
+  offered: number
+  okRate: number
+  shedShare: number
+  shedP99: number
+  okP99: number
+  withoutRetryAfter: number
+  errors: number
+  firstError: string
+}
+
+/** Capacity first, then open-loop arrivals at twice it for OVERLOAD_SECONDS. */
+async function overload(base: string, offered?: number): Promise<Overload> {
+  const capacity =
+    offered === undefined
+      ? Math.max(await closedLoop(base, 16, 3), await closedLoop(base, 64, 3))
+      : offered / 2
+  const rate = 2 * capacity
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })
+  const pending: Promise<Answer>[] = []
+  const started = performance.now()
+  const end = started + OVERLOAD_SECONDS * 1000
+  // A fixed schedule: request i is due at started + i / rate, sent as soon as the loop sees it
+  // due (every 1-2 ms), whatever the earlier answers are doing.
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now()
+      const due = Math.floor(((Math.min(now, end) - started) / 1000) * rate)
+      while (pending.length < due) pending.push(preflight(base, agent))
+      if (now >= end) resolve()
+      else setTimeout(tick, 1)
+    }
+    tick()
+  })
+  const answers = await Promise.all(pending)
+  const elapsed = (performance.now() - started) / 1000
+  agent.destroy()
+  const ok = answers.filter((a) => a.status === 200)
+  const shed = answers.filter((a) => a.status === 503)
+  const bad = answers.filter((a) => a.status !== 200 && a.status !== 503)
+  return {
+    capacity,
+    offered: answers.length / OVERLOAD_SECONDS,
+    okRate: ok.length / elapsed,
+    shedShare: shed.length / Math.max(1, answers.length),
+    shedP99: percentile(
+      shed.map((a) => a.ms),
+      99,
+    ),
+    okP99: percentile(
+      ok.map((a) => a.ms),
+      99,
+    ),
+    withoutRetryAfter: shed.filter((a) => a.retryAfter === undefined).length,
+    errors: bad.length,
+    firstError: bad[0] ? (bad[0].error ?? `HTTP ${bad[0].status}`) : '',
+  }
+}
+
+const f0 = (n: number) => n.toFixed(0)
+const f2 = (n: number) => n.toFixed(2)
+const stat = (xs: number[], f = f0) =>
+  `${f(Math.min(...xs))}/${f(percentile(xs, 50))}/${f(Math.max(...xs))}`
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
+
+const loadAtStart = load()
+const services: Target[] = []
+try {
+  for (const handles of VARIANTS) {
+    services.push(
+      handles === 'default'
+        ? await startService('service, default ACCEPT_HANDLES', {})
+        : await startService(
+            `service, ACCEPT_HANDLES=${handles}${handles === '1' ? ' (Node default)' : ''}`,
+            { ACCEPT_HANDLES: handles },
+          ),
+    )
+  }
+  if (CLUSTER) {
+    services.push(
+      await startService(
+        'service as the worker of a cluster primary (SCHED_RR)',
+        { ACCEPT_HANDLES: '1' },
+        true,
+      ),
+    )
+  }
+} catch (error) {
+  // One variant failed to start: the ones already up are not left running.
+  for (const service of services) await service.stop()
+  throw error
+}
+const sample = await preflight((services[0] as Target).base, false)
+const bare = await startBareServer(sample.bytes)
+const targets = [bare, ...services]
+try {
+  for (const target of targets) await closedLoop(target.base, 16, WARMUP_SECONDS)
+  if (SIZE > 0)
+    console.log(
+      `\n-- 1. a burst of ${SIZE} fresh connections at once, one preflight each, ${RUNS} runs (load average at start ${loadAtStart})`,
+    )
+  const bursts = new Map<Target, Burst[]>(targets.map((t) => [t, []]))
+  const ratios = new Map<Target, number[]>(services.map((t) => [t, []]))
+  for (let run = 0; run < (SIZE > 0 ? RUNS : 0); run++) {
+    const floor = await burst(bare.base)
+    bursts.get(bare)?.push(floor)
+    await new Promise((r) => setTimeout(r, 500))
+    for (const service of services) {
+      const b = await burst(service.base)
+      bursts.get(service)?.push(b)
+      ratios.get(service)?.push(b.p99 / floor.p99)
+      // Let the service's last answers and closes settle before the next burst.
+      await new Promise((r) => setTimeout(r, 1_000))
+    }
+    console.log(
+      `  run ${run + 1}: p99 ${targets.map((t) => f0(bursts.get(t)?.at(-1)?.p99 ?? Number.NaN)).join(' | ')} ms (load ${load()})`,
+    )
+  }
+  if (SIZE > 0) console.log('  min/median/max over runs:')
+  for (const target of SIZE > 0 ? targets : []) {
+    const list = bursts.get(target) ?? []
+    const sum = (pick: (b: Burst) => number) => list.reduce((a, b) => a + pick(b), 0)
+    const first = list.find((b) => b.firstError)?.firstError
+    const ratio = ratios.get(target)
+    console.log(
+      `  ${target.name}: p50 ${stat(list.map((b) => b.p50))} ms, p99 ${stat(list.map((b) => b.p99))} ms, max ${stat(list.map((b) => b.max))} ms${ratio ? `, p99 / the bare server's ${stat(ratio, f2)}x` : ''}; 200 ${sum((b) => b.ok)}, 503 overloaded ${sum((b) => b.shed)}, errors ${sum((b) => b.errors)}${first ? ` (first: ${first})` : ''}`,
+    )
+  }
+  if (OVERLOAD_SECONDS > 0) {
+    console.log(
+      `\n-- 2. open-loop arrivals at twice the capacity measured just before, ${OVERLOAD_SECONDS} s, ${RUNS} runs`,
+    )
+    const overloads = new Map<Target, Overload[]>(services.map((t) => [t, []]))
+    for (let run = 0; run < RUNS; run++) {
+      for (const service of services) {
+        const o = await overload(service.base)
+        // The floor: the bare server offered the same rate the same way, which it serves
+        // whole: what this driver and machine add to a fast answer at that rate.
+        const floor = await overload(bare.base, o.offered)
+        overloads.get(service)?.push(o)
+        console.log(
+          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s (load ${load()})`,
+        )
+        await new Promise((r) => setTimeout(r, 1_000))
+      }
+    }
+    console.log('  min/median/max over runs:')
+    for (const service of services) {
+      const list = overloads.get(service) ?? []
+      console.log(
+        `  ${service.name}: 200s / capacity ${stat(
+          list.map((o) => o.okRate / o.capacity),
+          f2,
+        )}x, 503 p99 ${stat(list.map((o) => o.shedP99))} ms, 200 p99 ${stat(list.map((o) => o.okP99))} ms, errors ${list.reduce((a, o) => a + o.errors, 0)}, 503 without Retry-After ${list.reduce((a, o) => a + o.withoutRetryAfter, 0)}`,
+      )
+    }
+  }
+  console.log(`load average at start ${loadAtStart}, at the end ${load()}`)
+} finally {
+  for (const target of targets) await target.stop()
+}
