@@ -35,6 +35,7 @@ import { encodeFunctionData, erc20Abi } from 'viem'
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js'
 import { freePort } from '../test/support/net.js'
+import { startBareNodeServer } from './bare-node-server.js'
 import { percentile } from './stats.js'
 
 const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
@@ -149,33 +150,13 @@ const worker = cluster.fork()
 for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => worker.process.kill(s))
 worker.on('exit', (code) => process.exit(code ?? 1))`
 
-/** A bare node:http server: reads and parses the JSON body, answers `size` bytes of JSON. */
-const BARE_SERVER = `
-const http = require('node:http')
-const size = Number(process.env.ANSWER_BYTES)
-const answer = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) }))
-http.createServer((req, res) => {
-  const chunks = []
-  req.on('data', (c) => chunks.push(c))
-  req.on('end', () => {
-    JSON.parse(Buffer.concat(chunks).toString('utf8'))
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length })
-    res.end(answer)
-  })
-}).listen(Number(process.env.PORT), '127.0.0.1', () => process.send('up'))`
-
 async function startBareServer(answerBytes: number): Promise<Target> {
-  const listenPort = await port()
-  const child = spawn(process.execPath, ['-e', BARE_SERVER], {
-    env: { PORT: String(listenPort), ANSWER_BYTES: String(answerBytes) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  })
-  await new Promise((resolve) => child.once('message', resolve))
+  const bare = await startBareNodeServer(answerBytes, await port())
   return {
     name: 'bare node:http server',
-    base: `http://127.0.0.1:${listenPort}`,
+    base: bare.base,
     async stop() {
-      child.kill('SIGTERM')
+      bare.stop()
     },
   }
 }

@@ -47,6 +47,7 @@ import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js
 import { freePort } from '../test/support/net.js'
 import { postJson, preflightApp } from '../test/support/preflight-app.js'
 import { usdcPermitRequest } from '../test/support/usdc-typed-data.js'
+import { startBareNodeServer } from './bare-node-server.js'
 import { callsOf, startLatencyRpc } from './latency-rpc.js'
 import { percentile } from './stats.js'
 
@@ -295,33 +296,8 @@ const stat = (xs: number[], f = f1) =>
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`
 
 // --- floors --------------------------------------------------------------------------------
-/** A bare node:http server: reads and parses the JSON body, answers `size` bytes of JSON. */
-const BARE_SERVER = `
-const http = require('node:http')
-const size = Number(process.env.ANSWER_BYTES)
-const answer = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) }))
-http.createServer((req, res) => {
-  const chunks = []
-  req.on('data', (c) => chunks.push(c))
-  req.on('end', () => {
-    JSON.parse(Buffer.concat(chunks).toString('utf8'))
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length })
-    res.end(answer)
-  })
-}).listen(Number(process.env.PORT), '127.0.0.1', () => process.send('up'))`
-
 async function startBareServer(answerBytes: number) {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['-e', BARE_SERVER], {
-    env: { PORT: String(port), ANSWER_BYTES: String(answerBytes) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  })
-  await new Promise((resolve) => child.once('message', resolve))
-  return {
-    pid: child.pid as number,
-    base: `http://127.0.0.1:${port}`,
-    stop: () => child.kill('SIGTERM'),
-  }
+  return startBareNodeServer(answerBytes, await freePort())
 }
 
 const loadAtStart = loadavg()
