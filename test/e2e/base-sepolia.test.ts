@@ -8,21 +8,33 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createGuardClient } from '@pre-send-guard/client'
-import { ChainMismatchError, withPreSendGuard } from '@pre-send-guard/client/viem'
 import {
+  ChainMismatchError,
+  withPreSendGuard,
+  withPreSendGuardBundler,
+} from '@pre-send-guard/client/viem'
+import {
+  concat,
   createPublicClient,
+  createTestClient,
   createWalletClient,
+  custom,
   encodeFunctionData,
   http,
   parseAbi,
   parseEther,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { base, baseSepolia } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/accounts.js'
 import { startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
+import {
+  ENTRY_POINTS,
+  SIMPLE_7702_ACCOUNT,
+} from '../../src/domain/account-abstraction/entry-points.js'
 import { keptAddresses } from '../../src/domain/delegation/delegate-probe.js'
 import { NETWORK_PROFILES } from '../../src/domain/network/network-profile.js'
 import { type GuardProcess, spawnGuard } from '../support/guard-process.js'
@@ -423,5 +435,91 @@ describe('the Sepolia devnet', () => {
     expect(onMainnet).toContain(BASE_CONTRACTS.swapRouter02)
     expect(onSepolia).not.toContain(BASE_CONTRACTS.swapRouter02)
     expect(onSepolia).not.toContain(BASE_CONTRACTS.universalRouter)
+  })
+})
+
+/**
+ * The bundler guard on a Sepolia guard: a Simple7702Account operation (EntryPoint v0.8, both
+ * placed on the Sepolia devnet) is judged with Sepolia's chain id and sent; a bundler on Base
+ * mainnet is refused before the guard is asked and before anything reaches the bundler.
+ */
+describe('withPreSendGuardBundler on Sepolia', () => {
+  const FAKE_HASH = `0x${'ab'.repeat(32)}` as const
+
+  /** A fresh owner with 1 ETH, delegated to Simple7702Account, as a viem smart account. */
+  async function delegatedOwner() {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const test = createTestClient({ mode: 'anvil', transport: http(rpcUrl) })
+    await test.setBalance({ address: owner.address, value: parseEther('1') })
+    await test.setCode({
+      address: owner.address,
+      bytecode: concat(['0xef0100', SIMPLE_7702_ACCOUNT]),
+    })
+    const client = createPublicClient({ chain: baseSepolia, transport: http(rpcUrl) })
+    return { client, account: await toSimple7702SmartAccount({ client, owner }) }
+  }
+
+  /** A stand-in bundler on `chainIdHex`: fixed gas, sends recorded (never run), rest forwarded. */
+  function recordingBundler(
+    chainIdHex: string,
+    client: { request: (args: never) => Promise<unknown> },
+  ) {
+    const sent: unknown[] = []
+    const transport = custom({
+      async request({ method, params }: { method: string; params?: unknown }) {
+        if (method === 'eth_chainId') return chainIdHex
+        if (method === 'eth_estimateUserOperationGas') {
+          return {
+            callGasLimit: '0x7a120',
+            verificationGasLimit: '0xc3500',
+            preVerificationGas: '0xea60',
+          }
+        }
+        if (method === 'eth_sendUserOperation') {
+          sent.push(params)
+          return FAKE_HASH
+        }
+        return client.request({ method, params } as never)
+      },
+    })
+    return { sent, transport }
+  }
+
+  it("judges an operation with Sepolia's chain id and sends it", async () => {
+    const { client, account } = await delegatedOwner()
+    const { sent, transport } = recordingBundler('0x14a34', client)
+    const bundler = withPreSendGuardBundler(
+      createBundlerClient({ account, chain: baseSepolia, client, transport }),
+      { guard: baseUrl },
+    )
+    const hash = await bundler.sendUserOperation({
+      calls: [{ to: BODY.to, value: parseEther('0.01') }],
+    })
+    expect(hash).toBe(FAKE_HASH)
+    expect(sent).toHaveLength(1)
+    const check = bundler.preSendGuard.lastCheck()
+    expect(check?.entryPoint).toBe(ENTRY_POINTS['0.8'])
+    expect(check?.verdict, JSON.stringify(check?.findings)).toBe('sign')
+    expect(check?.result).toMatchObject({ chainId: '0x14a34', network: 'eip155:84532' })
+    expect(check?.result.execution.success).toBe(true)
+  })
+
+  it('refuses a bundler on Base mainnet, naming both networks; nothing reaches it', async () => {
+    const { client, account } = await delegatedOwner()
+    const { sent, transport } = recordingBundler('0x2105', client)
+    const bundler = withPreSendGuardBundler(
+      createBundlerClient({ account, chain: base, client, transport }),
+      { guard: baseUrl },
+    )
+    const error = await bundler
+      .sendUserOperation({ calls: [{ to: BODY.to, value: parseEther('0.01') }] })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ChainMismatchError)
+    expect(error).toMatchObject({
+      walletChainId: 8453,
+      guardNetwork: { id: 'eip155:84532', chainId: 84532 },
+    })
+    expect(sent).toHaveLength(0)
+    expect(bundler.preSendGuard.lastCheck()).toBeUndefined()
   })
 })
