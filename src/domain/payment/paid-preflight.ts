@@ -778,7 +778,6 @@ async function finishSettled(
   }
 }
 
-/** A 402 outcome carrying the call's timings. */
 /** Whether the call carries a PAYMENT-SIGNATURE at all (blank is none). */
 function carriesPayment(
   request: PaidPreflightRequest,
@@ -786,6 +785,7 @@ function carriesPayment(
   return request.paymentHeader !== undefined && request.paymentHeader.trim() !== ''
 }
 
+/** A 402 outcome carrying the call's timings. */
 function paymentRequired(
   timings: PhaseTimings,
   reason: PaymentReason,
