@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @title DevnetUSDC
+/// @title DevnetFiatToken, and its two devnet USDCs: DevnetUSDC (Base) and DevnetSepoliaUSDC
 /// @notice A devnet stand-in for Base's USDC (FiatToken v2.2): ERC-20 with 6 decimals, EIP-3009
 /// transfer/receive/cancel authorizations, EIP-2612 permit and EIP-5267 domain introspection.
 /// @dev The devnet preparer places this runtime code at the real Base USDC address with
 /// `anvil_setCode`, so no constructor ever runs and storage starts empty. Hence:
 ///  - there is no constructor, no immutable and no initializer;
 ///  - the EIP-712 domain separator is derived from `block.chainid` and `address(this)` on every
-///    call, so signatures made for `{name: "USD Coin", version: "2", chainId, USDC address}`
-///    verify exactly as on mainnet;
+///    call, so signatures made for `{name, version: "2", chainId, USDC address}` verify exactly
+///    as on the network it stands in for (the name is the only difference: "USD Coin" on Base,
+///    "USDC" on Base Sepolia; each concrete contract below gives its own);
 ///  - the only privileged role (the devnet minter) lives in a fixed storage slot that the
 ///    preparer writes with `anvil_setStorageAt`.
 /// Revert strings mirror FiatToken's so that clients which classify failures by message
 /// (e.g. the x402 EVM facilitator) see the same reasons they would see on Base mainnet.
 /// Not for production: there is no blacklist, pause or minter allowance.
-contract DevnetUSDC {
+abstract contract DevnetFiatToken {
     /// @dev Storage slot holding the devnet minter address:
     /// keccak256("pre-send-guard.devnet-usdc.minter"). A hashed slot cannot collide with the
     /// sequential slots of the state variables below.
@@ -23,7 +24,6 @@ contract DevnetUSDC {
 
     bytes32 private constant EIP712_DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
-    bytes32 private constant NAME_HASH = keccak256("USD Coin");
     bytes32 private constant VERSION_HASH = keccak256("2");
 
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
@@ -58,8 +58,14 @@ contract DevnetUSDC {
     // ---------------------------------------------------------------- metadata
 
     function name() external pure returns (string memory) {
-        return "USD Coin";
+        return _tokenName();
     }
+
+    /// @dev The EIP-712 domain's name and the token's `name()`.
+    function _tokenName() internal pure virtual returns (string memory);
+
+    /// @dev keccak256 of {_tokenName}, a constant of the concrete contract.
+    function _tokenNameHash() internal pure virtual returns (bytes32);
 
     function symbol() external pure returns (string memory) {
         return "USDC";
@@ -150,7 +156,7 @@ contract DevnetUSDC {
 
     /// @notice The EIP-712 domain separator for the current chain and this address.
     function DOMAIN_SEPARATOR() public view returns (bytes32) {
-        return keccak256(abi.encode(EIP712_DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH, block.chainid, address(this)));
+        return keccak256(abi.encode(EIP712_DOMAIN_TYPEHASH, _tokenNameHash(), VERSION_HASH, block.chainid, address(this)));
     }
 
     /// @notice EIP-5267 domain description (name, version, chainId, verifyingContract).
@@ -167,7 +173,7 @@ contract DevnetUSDC {
             uint256[] memory extensions
         )
     {
-        return (hex"0f", "USD Coin", "2", block.chainid, address(this), bytes32(0), new uint256[](0));
+        return (hex"0f", _tokenName(), "2", block.chainid, address(this), bytes32(0), new uint256[](0));
     }
 
     // ---------------------------------------------------------------- EIP-3009
@@ -349,5 +355,31 @@ contract DevnetUSDC {
         if (uint256(s) > HALF_CURVE_ORDER) return address(0);
         if (v != 27 && v != 28) return address(0);
         return ecrecover(digest, v, r, s);
+    }
+}
+
+/// @notice Base's USDC on the devnet: EIP-712 name "USD Coin", version "2".
+contract DevnetUSDC is DevnetFiatToken {
+    bytes32 private constant NAME_HASH = keccak256("USD Coin");
+
+    function _tokenName() internal pure override returns (string memory) {
+        return "USD Coin";
+    }
+
+    function _tokenNameHash() internal pure override returns (bytes32) {
+        return NAME_HASH;
+    }
+}
+
+/// @notice Base Sepolia's USDC on a Sepolia-shaped devnet: EIP-712 name "USDC", version "2".
+contract DevnetSepoliaUSDC is DevnetFiatToken {
+    bytes32 private constant NAME_HASH = keccak256("USDC");
+
+    function _tokenName() internal pure override returns (string memory) {
+        return "USDC";
+    }
+
+    function _tokenNameHash() internal pure override returns (bytes32) {
+        return NAME_HASH;
     }
 }
