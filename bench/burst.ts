@@ -1,41 +1,12 @@
-/**
- * Fresh connections at once, and twice the capacity: the built service (`node dist/src/main.js`,
- * devnet, its log on /dev/null) against a bare `node:http` server in the same run (issue 39).
- *
- * 1. Burst: 256 fresh connections opened at once, one read-only preflight each (distinct
- *    inputs, `Connection: close`), against the bare server (reads and parses the JSON body,
- *    answers a body of the preflight answer's size) and against each service variant: p50,
- *    p99, max, errors (anything but a 200 or a documented 503 `overloaded`) and 503s; the
- *    service's p99 over the bare server's in the same run. Variants: `ACCEPT_HANDLES=1`
- *    (Node's default, one accepting handle), the default (`ACCEPT_HANDLES` unset) or the list
- *    in BURST_ACCEPT_HANDLES (e.g. `1,8,32,default`), and, with
- *    BURST_CLUSTER=1, the service as the one worker of a `node:cluster` primary that only
- *    accepts (SCHED_RR) - the design that was measured against the extra handles and not kept.
- * 2. Twice the capacity (BURST_OVERLOAD_SECONDS > 0, default 5): capacity measured first, in
- *    the same run, as the best of 16/64 in flight over keep-alive connections; then requests
- *    arrive open-loop at twice that rate (a fixed schedule, whatever the answers do), each on a
- *    keep-alive connection free at that moment or a new one: 200s per second against capacity,
- *    the 503s' share, p99 and `Retry-After`, and errors; beside it the bare server offered the
- *    same rate the same way (its p99: what the driver and the machine add at that rate).
- * Each variant first takes a warm-up (BURST_WARMUP_SECONDS, default 5, at 16 in flight).
- * Runs: BURST_RUNS (default 5) of each, interleaved; min/median/max over runs; load average.
- * Figures, never a pass/fail: the machine is shared and noisy.
- *
- * Run: npx tsx bench/burst.ts   (BURST_SIZE, default 256, 0 for none; BURST_SERVICE_ENV:
- * settings for every variant, e.g. `MAX_PREFLIGHTS_IN_FLIGHT=16`; BURST_PORT_BASE: ports from
- * there, else free ones)
- */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
-import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { loadavg } from 'node:os'
 import { encodeFunctionData, erc20Abi } from 'viem'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
 import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js'
 import { freePort } from '../test/support/net.js'
 import { startBareNodeServer } from './bare-node-server.js'
+import { startBuiltService } from './built-service.js'
 import { percentile } from './stats.js'
 
 const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
@@ -84,57 +55,14 @@ interface Target {
   stop(): Promise<void>
 }
 
-/** Waits for `GET /healthz` to answer 200 (120 s at most). */
-async function healthy(base: string, child: ChildProcess, stderr: () => string) {
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`exited at start: ${stderr()}`)
-    if (
-      await fetch(`${base}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return
-    if (Date.now() > deadline) throw new Error(`not up in 120 s: ${stderr()}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
-
 /** The built service, or with `cluster` the same as the one worker of an accepting primary. */
 async function startService(name: string, env: Record<string, string>, cluster = false) {
-  const listenPort = await port()
-  const dataDir = mkdtempSync(join(tmpdir(), 'psg-bench-burst-'))
-  const args = cluster ? ['-e', CLUSTER_PRIMARY] : [MAIN]
-  const child = spawn(process.execPath, args, {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? tmpdir(),
-      PORT: String(listenPort),
-      DATA_DIR: dataDir,
-      MAIN,
-      ...SERVICE_ENV,
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const service = await startBuiltService({
+    port: await port(),
+    args: cluster ? ['-e', CLUSTER_PRIMARY] : [MAIN],
+    env: { MAIN, ...SERVICE_ENV, ...env },
   })
-  let stderr = ''
-  child.stderr?.on('data', (c: Buffer) => {
-    stderr += c.toString()
-  })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const base = `http://127.0.0.1:${listenPort}`
-  await healthy(base, child, () => stderr)
-  return {
-    name,
-    base,
-    async stop() {
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
-      if (child.exitCode === null) child.kill('SIGKILL')
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  } satisfies Target
+  return { name, base: service.base, stop: service.stop } satisfies Target
 }
 
 /**

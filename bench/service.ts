@@ -1,44 +1,6 @@
-/**
- * The built service as users run it (`node dist/src/main.js`, devnet, default settings, its
- * log on /dev/null), driven over real HTTP from this process with distinct inputs, each figure
- * beside floors measured in the same run:
- *
- * 1. Read-only preflight throughput, a concurrency sweep (1, 4, 16, 64, 256 in flight) with
- *    p50, p99 and errors; CPU per preflight of the service's process and of its anvil apart
- *    (from /proc), and of this driver; the machine's ceiling from those (2 cores / CPU per
- *    preflight). Every request is a different transaction (an ETH transfer, an ERC-20 transfer
- *    or an approve, each with its own amount), so nothing answers from a cache.
- *    Floors: a bare `node:http` server that reads and parses a JSON body and answers a body of
- *    the preflight answer's size, driven the same way (CPU per request); one preflight's own
- *    RPC exchanges replayed through a bare `node:http` keep-alive client (CPU; one after
- *    another, and with 16 replays in flight as the service sends them under load); the same
- *    calls sent one per HTTP request (the floor issue 10 was filed against: its calls over a
- *    keep-alive `node:http` agent, before they were batched); one raw
- *    `eth_call` round trip to the same anvil; the bare server's p99 at 256 in flight; and, to
- *    say where the rest goes, the service's own HTTP stack with no preflight behind it (a POST
- *    to an unknown route: every middleware, routing and a JSON 404).
- *    Each service first takes an unmeasured-in-the-sweep warm-up (SERVICE_BENCH_WARMUP_SECONDS,
- *    default 5, at 16 in flight), printed apart: V8 compiles the hot paths then. The service's
- *    CPU is also split into its main thread and its other threads (/proc/<pid>/task/<pid>).
- * 2. Memory: a fresh instance with per-client rate limits (RATE_LIMIT_CLIENT_HEADER, 2,000
- *    distinct clients) takes 10k warm-up requests of a mix (distinct read-only preflights,
- *    bundles, typed data, unpaid 402s, health and 404s), then rounds of 10k: RSS and V8 used
- *    heap at each 10k mark (the median of samples over its last 2k requests, since one reading
- *    lands anywhere in V8's collection cycle); growth of each round over the one before
- *    (min/median/max) and from 10k to 20k (the issue's figure: under 5 %).
- * Figures, never a pass/fail: the machine is shared and noisy.
- *
- * With BENCH_BEFORE_DIR (a checkout of an earlier commit, built, with its node_modules), that
- * checkout's service is swept too, in the same rounds, interleaved.
- *
- * Run: npx tsx bench/service.ts   (SERVICE_BENCH_SECONDS per sweep point, default 3;
- * SERVICE_BENCH_ROUNDS sweep rounds, default 5; SERVICE_BENCH_MEMORY_ROUNDS, default 5)
- */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
-import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { loadavg } from 'node:os'
 import { encodeFunctionData, erc20Abi } from 'viem'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
@@ -48,6 +10,7 @@ import { freePort } from '../test/support/net.js'
 import { postJson, preflightApp } from '../test/support/preflight-app.js'
 import { usdcPermitRequest } from '../test/support/usdc-typed-data.js'
 import { startBareNodeServer } from './bare-node-server.js'
+import { startBuiltService } from './built-service.js'
 import { callsOf, startLatencyRpc } from './latency-rpc.js'
 import { percentile } from './stats.js'
 
@@ -137,50 +100,15 @@ async function startService(
   env: Record<string, string> = {},
   main: string = MAIN,
 ): Promise<Service> {
-  const port = await freePort()
-  const dataDir = mkdtempSync(join(tmpdir(), 'psg-bench-service-'))
-  const child: ChildProcess = spawn(process.execPath, [main], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? tmpdir(),
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr?.on('data', (c: Buffer) => {
-    stderr += c.toString()
-  })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited at start: ${stderr}`)
-    const up = await fetch(`${base}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (up) break
-    if (Date.now() > deadline) throw new Error(`service not up in 120 s: ${stderr}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  const pid = child.pid as number
+  const service = await startBuiltService({ port: await freePort(), args: [main], env })
+  const { pid } = service
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)
   const anvilPid = Number(children[0])
-  if (!Number.isInteger(anvilPid) || anvilPid <= 0) throw new Error('no anvil child found')
-  return {
-    pid,
-    anvilPid,
-    base,
-    async stop() {
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
-      if (child.exitCode === null) child.kill('SIGKILL')
-      rmSync(dataDir, { recursive: true, force: true })
-    },
+  if (!Number.isInteger(anvilPid) || anvilPid <= 0) {
+    await service.stop()
+    throw new Error('no anvil child found')
   }
+  return { pid, anvilPid, base: service.base, stop: service.stop }
 }
 
 // --- the driver: keep-alive node:http, bodies as bytes ----------------------------------------
