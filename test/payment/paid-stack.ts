@@ -36,9 +36,12 @@ import { createJinaReader } from '../../src/adapters/reader/jina-reader.js'
 import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import type { DevnetDescription } from '../../src/domain/discovery/discovery-document.js'
 import type { PageReader } from '../../src/domain/evidence/page-reader.js'
+import { authorizationId } from '../../src/domain/payment/authorization-id.js'
+import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import type { PaidPreflightDeps } from '../../src/domain/payment/paid-preflight.js'
-import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
+import type { NewPayment, PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
+import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 import { type AppDeps, createApp } from '../../src/http/create-app.js'
 import { contractChecked } from '../support/openapi-contract.js'
@@ -304,6 +307,32 @@ export async function settlementsOf(client: PublicClient, payer: Address, nonce:
     toBlock: 'latest',
   })
   return logs.map((log) => log.transactionHash)
+}
+
+/**
+ * The ledger row a paid call of {@link EXAMPLE_BODY} claims for `header`, for tests that put a
+ * payment where a request would have left it (an owner that died, a copy that waits).
+ */
+export function newPaymentOf(
+  header: string,
+  requirements: Parameters<typeof decodePayment>[1],
+): NewPayment {
+  const decoded = decodePayment(header, requirements)
+  if (!decoded.ok) throw new Error(decoded.reason)
+  const { payload, inner, authorization } = decoded.payment
+  return {
+    id: authorizationId('eip155:8453', USDC_ADDRESS, authorization),
+    network: 'eip155:8453',
+    asset: USDC_ADDRESS,
+    payer: authorization.payer,
+    nonce: authorization.nonce,
+    payTo: authorization.to,
+    amount: authorization.value,
+    validBefore: authorization.validBefore,
+    payloadHash: canonicalJsonHash(inner),
+    payload,
+    requestHash: canonicalJsonHash(EXAMPLE_BODY),
+  }
 }
 
 /** The authorization nonce inside a PAYMENT-SIGNATURE header. */

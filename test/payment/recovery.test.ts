@@ -8,11 +8,9 @@ import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
 import { authorizationId } from '../../src/domain/payment/authorization-id.js'
-import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { ABANDONED_CODE } from '../../src/domain/payment/owner-lease.js'
 import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
-import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { startFaultyRpc } from '../support/faulty-rpc.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 import {
@@ -20,6 +18,7 @@ import {
   builtinFacilitator,
   EXAMPLE_BODY,
   fundedPayer,
+  newPaymentOf,
   nonceOf,
   PAY_TO,
   type PaidApp,
@@ -131,32 +130,14 @@ function submitOnChain(header: string): Promise<Hex> {
  * runs out after `leaseMs` and is never renewed.
  */
 async function ownerDiedWhileSettling(header: string, leaseMs: number): Promise<void> {
-  const decoded = decodePayment(header, stack.rail.requirements)
-  if (!decoded.ok) throw new Error(decoded.reason)
-  const { payload, inner, authorization } = decoded.payment
+  const payment = newPaymentOf(header, stack.rail.requirements)
   // A real result to receipt: another paid call's.
   const other = await x402Buyer(stack.app, devnet.rpcUrl, await fundedPayer(devnet.rpcUrl))
   const { result } = (await pay(await other.paymentHeader(await unpaidOffer(stack.app)))).body as {
     result: PreflightResult
   }
-  const id = idOf(header)
-  const claimed = await storage.ledger.claim(
-    {
-      id,
-      network: 'eip155:8453',
-      asset: USDC_ADDRESS,
-      payer: authorization.payer,
-      nonce: authorization.nonce,
-      payTo: authorization.to,
-      amount: authorization.value,
-      validBefore: authorization.validBefore,
-      payloadHash: canonicalJsonHash(inner),
-      payload,
-      requestHash: canonicalJsonHash(EXAMPLE_BODY),
-    },
-    leaseMs,
-  )
-  expect(claimed).toEqual({ claimed: true })
+  const { id } = payment
+  expect(await storage.ledger.claim(payment, leaseMs)).toEqual({ claimed: true })
   await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
   await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
 }
@@ -241,28 +222,9 @@ describe('a payment whose owner died before settling', () => {
         await unpaidOffer(stack.app),
       )
       const leaseMs = 2_000
-      const decoded = decodePayment(header, stack.rail.requirements)
-      if (!decoded.ok) throw new Error(decoded.reason)
-      const { payload, inner, authorization } = decoded.payment
-      const id = idOf(header)
-      expect(
-        await storage.ledger.claim(
-          {
-            id,
-            network: 'eip155:8453',
-            asset: USDC_ADDRESS,
-            payer: authorization.payer,
-            nonce: authorization.nonce,
-            payTo: authorization.to,
-            amount: authorization.value,
-            validBefore: authorization.validBefore,
-            payloadHash: canonicalJsonHash(inner),
-            payload,
-            requestHash: canonicalJsonHash(EXAMPLE_BODY),
-          },
-          leaseMs,
-        ),
-      ).toEqual({ claimed: true })
+      const payment = newPaymentOf(header, stack.rail.requirements)
+      const { id } = payment
+      expect(await storage.ledger.claim(payment, leaseMs)).toEqual({ claimed: true })
       if (stage === 'verified')
         await storage.ledger.transition(id, ['verifying'], { status: stage })
       // The copy arrives while the lease runs (the default 10 s wait is longer than the lease).
@@ -288,23 +250,8 @@ describe('a payment the reconciler marked abandoned while a copy waited on it', 
     const header = await x402Buyer(stack.app, devnet.rpcUrl, payer).paymentHeader(
       await unpaidOffer(stack.app),
     )
-    const decoded = decodePayment(header, stack.rail.requirements)
-    if (!decoded.ok) throw new Error(decoded.reason)
-    const { payload, inner, authorization } = decoded.payment
-    const id = idOf(header)
-    const newPayment = {
-      id,
-      network: 'eip155:8453',
-      asset: USDC_ADDRESS,
-      payer: authorization.payer,
-      nonce: authorization.nonce,
-      payTo: authorization.to,
-      amount: authorization.value,
-      validBefore: authorization.validBefore,
-      payloadHash: canonicalJsonHash(inner),
-      payload,
-      requestHash: canonicalJsonHash(EXAMPLE_BODY),
-    }
+    const newPayment = newPaymentOf(header, stack.rail.requirements)
+    const { id } = newPayment
     // An owner that died 1 s into a 3 s lease: the copy arrives and waits.
     expect(await storage.ledger.claim(newPayment, 3_000)).toEqual({ claimed: true })
     const started = Date.now()

@@ -21,7 +21,6 @@ import {
 import { createViemSettlementChain } from '../../src/adapters/facilitator/settlement-chain.js'
 import type { Storage } from '../../src/adapters/storage/open-storage.js'
 import { authorizationId } from '../../src/domain/payment/authorization-id.js'
-import { decodePayment } from '../../src/domain/payment/decode-payment.js'
 import { createInFlightTracker } from '../../src/domain/payment/in-flight.js'
 import {
   DEFAULT_PAYMENT_LEASE_MS,
@@ -31,7 +30,6 @@ import type { PaymentRail } from '../../src/domain/payment/payment-rail.js'
 import { reconcileSettlements } from '../../src/domain/payment/reconcile-settlements.js'
 import type { SettlementChain } from '../../src/domain/payment/settlement-chain.js'
 import type { PreflightResult } from '../../src/domain/preflight/run-preflight.js'
-import { canonicalJsonHash } from '../../src/domain/receipt/canonical-json.js'
 import { DEFAULT_REDACTOR } from '../../src/secrets.js'
 import { startPaymentServices } from '../../src/service/payment-services.js'
 import { broadcastRelay } from './broadcast-relay.js'
@@ -44,6 +42,7 @@ import {
   EIP3009_ABI,
   EXAMPLE_BODY,
   fundedPayer,
+  newPaymentOf,
   nonceOf,
   PAY_TO,
   type PaidApp,
@@ -437,29 +436,12 @@ describe('a payment whose request died while settling (no transaction hash recor
 
 /** Leaves `header`'s payment in `settling` with a real result, as a request dying there would. */
 async function diedWhileSettling(header: string): Promise<PreflightResult> {
-  const decoded = decodePayment(header, stack.rail.requirements)
-  if (!decoded.ok) throw new Error(decoded.reason)
-  const { payload, inner, authorization } = decoded.payment
+  const payment = newPaymentOf(header, stack.rail.requirements)
+  const { id } = payment
   // A real result to receipt: an earlier paid call's.
   const paid = await suite.paymentHeader(stack)
   const { result } = (await pay(paid)).body as { result: PreflightResult }
-  const id = authorizationId('eip155:8453', USDC_ADDRESS, authorization)
-  await storage.ledger.claim(
-    {
-      id,
-      network: 'eip155:8453',
-      asset: USDC_ADDRESS,
-      payer: authorization.payer,
-      nonce: authorization.nonce,
-      payTo: authorization.to,
-      amount: authorization.value,
-      validBefore: authorization.validBefore,
-      payloadHash: canonicalJsonHash(inner),
-      payload,
-      requestHash: canonicalJsonHash(EXAMPLE_BODY),
-    },
-    0,
-  ) // the owner never renews its lease: it died
+  await storage.ledger.claim(payment, 0) // the owner never renews its lease: it died
   await storage.ledger.transition(id, ['verifying'], { status: 'verified' })
   await storage.ledger.transition(id, ['verified'], { status: 'settling', result })
   return result
