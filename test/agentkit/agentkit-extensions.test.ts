@@ -302,13 +302,13 @@ describe('the other actions', () => {
     )
   }, 60_000)
 
-  it('are left out on other networks, and refuse an answer judged for another chain', async () => {
+  it('are left out on other networks, and refuse a guard serving another chain before asking it', async () => {
     const onEthereum = await agentKit(viemProvider(mainnet))
     expect(onEthereum.getActions().map((a) => a.name)).not.toContain(ACTIONS[0])
     const onSepolia = await agentKit(viemProvider(baseSepolia))
     const preflight = onSepolia.getActions().find((a) => a.name === ACTIONS[0])!
     expect(await preflight.invoke({ to: friend })).toMatch(
-      /^Pre-Send Guard: GuardNetworkMismatchError: the guard judged this on eip155:8453 \(chain 0x2105\), the wallet is on eip155:84532/,
+      /^Pre-Send Guard: GuardNetworkMismatchError: the guard serves eip155:8453 \(chain 0x2105\), the wallet is on eip155:84532; nothing was asked/,
     )
   })
 })

@@ -1,4 +1,4 @@
-import { GuardError } from '@pre-send-guard/client'
+import { createGuardClient, GuardError } from '@pre-send-guard/client'
 import {
   GuardUnavailableError,
   SignatureBlockedError,
@@ -24,6 +24,8 @@ import { base, baseSepolia, mainnet } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createViemWalletProvider } from '../../packages/agentkit/src/create-viem-wallet-provider.js'
 import {
+  expectAnsweredOn,
+  GUARD_NETWORKS,
   GuardNetworkMismatchError,
   UnsupportedNetworkError,
 } from '../../packages/agentkit/src/guard-network.js'
@@ -342,11 +344,43 @@ describe('networks', () => {
     expect(String(error)).toContain('ethereum-mainnet')
   })
 
-  it("refuses a Base Sepolia wallet's transaction judged by a Base mainnet guard", async () => {
-    const { provider } = guarded({}, baseSepolia)
+  it('refuses a Base Sepolia wallet before asking a Base mainnet guard anything', async () => {
+    const asked: string[] = []
+    const client = createGuardClient({
+      baseUrl: guard.baseUrl,
+      fetch: (input, init) => {
+        asked.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`)
+        return fetch(input, init)
+      },
+    })
+    const { provider } = guarded({ guard: client }, baseSepolia)
+    const before = await nonce()
     const error = await provider.nativeTransfer(friend, '1').catch((e) => e)
     expect(error).toBeInstanceOf(GuardNetworkMismatchError)
-    expect(String(error)).toContain('eip155:84532')
+    expect((error as GuardNetworkMismatchError).asked).toBe(false)
+    expect(String(error)).toContain(
+      'the guard serves eip155:8453 (chain 0x2105), the wallet is on eip155:84532; nothing was asked',
+    )
+    // Discovery only: no preflight, free or paid, was asked for.
+    expect(asked).toEqual(['GET /.well-known/x402'])
+    expect(await nonce()).toBe(before)
+  })
+
+  it('refuses an answer judged on another chain than the wallet expects', () => {
+    const sepolia = GUARD_NETWORKS['base-sepolia']
+    const error = (() => {
+      try {
+        expectAnsweredOn(sepolia, { chainId: '0x2105', network: 'eip155:8453' })
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(GuardNetworkMismatchError)
+    expect((error as GuardNetworkMismatchError).asked).toBe(true)
+    expect(String(error)).toContain('the guard judged this on eip155:8453 (chain 0x2105)')
+    expect(() =>
+      expectAnsweredOn(sepolia, { chainId: '0x14a34', network: 'eip155:84532' }),
+    ).not.toThrow()
   })
 })
 

@@ -22,7 +22,12 @@ import {
   PreflightTypedDataSchema,
   PreflightUserOperationSchema,
 } from './action-schemas.js'
-import { expectAnsweredOn, expectGuardNetwork, guardNetworkOf } from './guard-network.js'
+import {
+  expectAnsweredOn,
+  expectGuardNetwork,
+  expectGuardServes,
+  guardNetworkOf,
+} from './guard-network.js'
 import {
   summariseAuthorization,
   summariseBundle,
@@ -88,6 +93,7 @@ export class PreSendGuardActionProvider extends ActionProvider<EvmWalletProvider
     ): Promise<string> => {
       try {
         const expected = network()
+        await expectGuardServes(guard, expected)
         const result = await ask()
         expectAnsweredOn(expected, result)
         return withFullAnswer(summarise(result), result, full)

@@ -1,4 +1,5 @@
 import type { Network } from '@coinbase/agentkit'
+import type { GuardClient } from '@pre-send-guard/client'
 import { NETWORKS } from '@pre-send-guard/client/types'
 import { PreSendGuardError } from '@pre-send-guard/client/viem'
 
@@ -7,11 +8,13 @@ export const GUARD_NETWORKS = {
   'base-mainnet': {
     networkId: 'base-mainnet',
     chainId: NETWORKS.base.chainId,
+    chainIdHex: NETWORKS.base.chainIdHex,
     caip2: NETWORKS.base.id,
   },
   'base-sepolia': {
     networkId: 'base-sepolia',
     chainId: NETWORKS['base-sepolia'].chainId,
+    chainIdHex: NETWORKS['base-sepolia'].chainIdHex,
     caip2: NETWORKS['base-sepolia'].id,
   },
 } as const
@@ -35,20 +38,30 @@ export class UnsupportedNetworkError extends PreSendGuardError {
 }
 
 /**
- * The guard answered for another chain than the wallet's (a Base mainnet guard asked about a
- * Base Sepolia wallet's transaction): its verdict says nothing about what the wallet would do,
- * so nothing was sent or signed.
+ * The guard serves, or answered for, another chain than the wallet's (a Base mainnet guard and
+ * a Base Sepolia wallet): its verdict would say nothing about what the wallet would do, so
+ * nothing was sent or signed. Found from the guard's discovery before anything is asked (then
+ * `asked` is false and no call was made, paid or free), or from an answer judged elsewhere.
  */
 export class GuardNetworkMismatchError extends PreSendGuardError {
   override name = 'GuardNetworkMismatchError'
   readonly expected: GuardNetwork
   readonly answered: { chainId: string; network: string }
-  constructor(expected: GuardNetwork, answered: { chainId: string; network: string }) {
+  /** Whether the guard was asked (and answered for the other chain) before the refusal. */
+  readonly asked: boolean
+  constructor(
+    expected: GuardNetwork,
+    answered: { chainId: string; network: string },
+    asked = true,
+  ) {
     super(
-      `the guard judged this on ${answered.network} (chain ${answered.chainId}), the wallet is on ${expected.caip2}; not acting on it`,
+      asked
+        ? `the guard judged this on ${answered.network} (chain ${answered.chainId}), the wallet is on ${expected.caip2}; not acting on it`
+        : `the guard serves ${answered.network} (chain ${answered.chainId}), the wallet is on ${expected.caip2}; nothing was asked, sent or signed`,
     )
     this.expected = expected
     this.answered = answered
+    this.asked = asked
   }
 }
 
@@ -70,6 +83,22 @@ export function expectGuardNetwork(network: Network): GuardNetwork {
   const found = guardNetworkOf(network)
   if (found === undefined) throw new UnsupportedNetworkError(network)
   return found
+}
+
+/**
+ * Throws GuardNetworkMismatchError (nothing asked) when the guard's discovery names another
+ * network than `expected`. The guard's `network()` is read once and kept; a guard that
+ * publishes no discovery names none, and its routes refuse the request's chain id (422).
+ */
+export async function expectGuardServes(guard: GuardClient, expected: GuardNetwork): Promise<void> {
+  const served = await guard.network()
+  if (served !== undefined && served.id !== expected.caip2) {
+    throw new GuardNetworkMismatchError(
+      expected,
+      { chainId: served.chainIdHex, network: served.id },
+      false,
+    )
+  }
 }
 
 /** Throws GuardNetworkMismatchError unless `answer` was judged on `expected`'s chain. */

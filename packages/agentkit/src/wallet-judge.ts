@@ -12,7 +12,7 @@ import {
   TransactionBlockedError,
   TransactionNeedsReviewError,
 } from '@pre-send-guard/client/viem'
-import { expectAnsweredOn, type GuardNetwork } from './guard-network.js'
+import { expectAnsweredOn, expectGuardServes, type GuardNetwork } from './guard-network.js'
 import { type BudgetHold, createSpendBudget } from './spend-budget.js'
 import {
   hasPolicy,
@@ -94,6 +94,8 @@ export function createWalletJudge(
   ): Promise<R | undefined> {
     let answer: R
     try {
+      // A guard whose discovery names another network is not asked at all.
+      await expectGuardServes(guard, network)
       answer = await asking()
     } catch (error) {
       if (error instanceof GuardError && error.unavailable) {
