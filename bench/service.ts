@@ -28,6 +28,13 @@ const CONCURRENCY = (process.env.SERVICE_BENCH_CONCURRENCY ?? '1,4,16,64,256')
  * service is also swept with those settings, in the same rounds.
  */
 const ALSO_ENV = process.env.SERVICE_BENCH_ALSO_ENV?.trim()
+/**
+ * `SERVICE_BENCH_PORT_BASE=19200`: every port this bench listens on (each service, its devnet,
+ * the floors' devnet and bare server) is the next one from there, for a machine where others run
+ * benches too; unset, free ports.
+ */
+let nextPort = Number(process.env.SERVICE_BENCH_PORT_BASE ?? 0)
+const port = async () => (nextPort > 0 ? nextPort++ : await freePort())
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
 const UNKNOWN_ROUTE = '/payanagent/v1/no-such-route'
 const BUYER = DEVNET_ACCOUNTS.buyer.address
@@ -100,7 +107,11 @@ async function startService(
   env: Record<string, string> = {},
   main: string = MAIN,
 ): Promise<Service> {
-  const service = await startBuiltService({ port: await freePort(), args: [main], env })
+  const service = await startBuiltService({
+    port: await port(),
+    args: [main],
+    env: nextPort > 0 ? { DEVNET_PORT: String(await port()), ...env } : env,
+  })
   const { pid } = service
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)
   const anvilPid = Number(children[0])
@@ -225,7 +236,7 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`
 
 // --- floors --------------------------------------------------------------------------------
 async function startBareServer(answerBytes: number) {
-  return startBareNodeServer(answerBytes, await freePort())
+  return startBareNodeServer(answerBytes, await port())
 }
 
 const loadAtStart = loadavg()
@@ -247,7 +258,7 @@ if (BEFORE_DIR) {
   ])
 }
 const service = (services[0] as [string, Service])[1]
-const bareRpc = await startDevnet()
+const bareRpc = await startDevnet(nextPort > 0 ? { port: await port() } : {})
 try {
   // One preflight's RPC exchanges, recorded through a proxy in front of a devnet, for the
   // replay floor (the same requests the service sends, batches as batches).
