@@ -56,7 +56,7 @@ function plainStringOf(data: Hex): string | undefined {
 }
 
 /** The string a `symbol()`/`name()` answer holds (ABI string or bytes32), undecodable: undefined. */
-export function textOf(data: Hex): string | undefined {
+function textOf(data: Hex): string | undefined {
   let text: string | undefined
   if (data.length >= MIN_STRING_HEX) {
     text = plainStringOf(data)
