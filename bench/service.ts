@@ -481,6 +481,19 @@ try {
       `${name}: machine ceiling on 2 cores = 2000 ms / (service + anvil + driver) = ${f1(2000 / (svc + anvil + driver))} preflights/s (${f1(2000 / (svc + anvil))}/s with the client elsewhere; the service's one thread alone ${f1(1000 / svc)}/s); best point ${f1(Math.max(0, ...loaded.map((p) => p.rate)))}/s`,
     )
   }
+  // Each round sweeps every service back to back: their ratio round by round cancels most of
+  // a shared machine's drift, which the medians above do not.
+  const [first, ...others] = [...sweeps]
+  for (const [name, points] of others) {
+    const ratios = [16, 64, 256].flatMap((c) => {
+      const mine = first?.[1].get(c) ?? []
+      return (points.get(c) ?? []).map((p, round) => (mine[round]?.cpu[0] ?? 0) / p.cpu[0])
+    })
+    if (ratios.length > 0)
+      console.log(
+        `${first?.[0]} against ${name}, service CPU per preflight round by round at 16-256 in flight (min/median/max): ${stat(ratios, f2)}x`,
+      )
+  }
   console.log(
     `load average at start ${loadAtStart.map((l) => l.toFixed(1)).join(' ')}, at the end ${loadavg()
       .map((l) => l.toFixed(1))
