@@ -28,6 +28,13 @@ const CONCURRENCY = (process.env.SERVICE_BENCH_CONCURRENCY ?? '1,4,16,64,256')
  * service is also swept with those settings, in the same rounds.
  */
 const ALSO_ENV = process.env.SERVICE_BENCH_ALSO_ENV?.trim()
+/**
+ * `SERVICE_BENCH_PORT_BASE=19200`: every port this bench listens on (each service, its devnet,
+ * the floors' devnet and bare server) is the next one from there, for a machine where others run
+ * benches too; unset, free ports.
+ */
+let nextPort = Number(process.env.SERVICE_BENCH_PORT_BASE ?? 0)
+const port = async () => (nextPort > 0 ? nextPort++ : await freePort())
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
 const UNKNOWN_ROUTE = '/payanagent/v1/no-such-route'
 const BUYER = DEVNET_ACCOUNTS.buyer.address
@@ -100,7 +107,11 @@ async function startService(
   env: Record<string, string> = {},
   main: string = MAIN,
 ): Promise<Service> {
-  const service = await startBuiltService({ port: await freePort(), args: [main], env })
+  const service = await startBuiltService({
+    port: await port(),
+    args: [main],
+    env: nextPort > 0 ? { DEVNET_PORT: String(await port()), ...env } : env,
+  })
   const { pid } = service
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)
   const anvilPid = Number(children[0])
@@ -225,7 +236,7 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`
 
 // --- floors --------------------------------------------------------------------------------
 async function startBareServer(answerBytes: number) {
-  return startBareNodeServer(answerBytes, await freePort())
+  return startBareNodeServer(answerBytes, await port())
 }
 
 const loadAtStart = loadavg()
@@ -247,7 +258,7 @@ if (BEFORE_DIR) {
   ])
 }
 const service = (services[0] as [string, Service])[1]
-const bareRpc = await startDevnet()
+const bareRpc = await startDevnet(nextPort > 0 ? { port: await port() } : {})
 try {
   // One preflight's RPC exchanges, recorded through a proxy in front of a devnet, for the
   // replay floor (the same requests the service sends, batches as batches).
@@ -469,6 +480,19 @@ try {
     console.log(
       `${name}: machine ceiling on 2 cores = 2000 ms / (service + anvil + driver) = ${f1(2000 / (svc + anvil + driver))} preflights/s (${f1(2000 / (svc + anvil))}/s with the client elsewhere; the service's one thread alone ${f1(1000 / svc)}/s); best point ${f1(Math.max(0, ...loaded.map((p) => p.rate)))}/s`,
     )
+  }
+  // Each round sweeps every service back to back: their ratio round by round cancels most of
+  // a shared machine's drift, which the medians above do not.
+  const [first, ...others] = [...sweeps]
+  for (const [name, points] of others) {
+    const ratios = [16, 64, 256].flatMap((c) => {
+      const mine = first?.[1].get(c) ?? []
+      return (points.get(c) ?? []).map((p, round) => (mine[round]?.cpu[0] ?? 0) / p.cpu[0])
+    })
+    if (ratios.length > 0)
+      console.log(
+        `${first?.[0]} against ${name}, service CPU per preflight round by round at 16-256 in flight (min/median/max): ${stat(ratios, f2)}x`,
+      )
   }
   console.log(
     `load average at start ${loadAtStart.map((l) => l.toFixed(1)).join(' ')}, at the end ${loadavg()

@@ -1,4 +1,5 @@
-import { encodeAbiParameters, type Hex, stringToHex } from 'viem'
+import fc from 'fast-check'
+import { bytesToHex, decodeAbiParameters, encodeAbiParameters, type Hex, stringToHex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { SimulatedCall } from '../../src/domain/preflight/chain-reader.js'
 import { metadataFromResults } from '../../src/domain/preflight/read-token-metadata.js'
@@ -78,5 +79,54 @@ describe('token symbol', () => {
       symbol: 'US DC',
       name: `US\u200bD${'C'.repeat(60)}`,
     })
+  })
+
+  it("reads an ABI string as viem's decodeAbiParameters does, for any answer", () => {
+    const viemText = (data: Hex) => {
+      try {
+        return decodeAbiParameters([{ type: 'string' }], data)[0]
+      } catch {
+        return undefined
+      }
+    }
+    const hexWord = (n: bigint) => word(n).slice(2)
+    // Well-formed strings (any code points, invalid UTF-8 bytes too), then layouts that are
+    // not: other offsets, lengths past the data, extra words, odd lengths, upper-case digits.
+    const answer = fc.oneof(
+      fc
+        .string({ unit: 'binary', maxLength: 80 })
+        .map((t) => encodeAbiParameters([{ type: 'string' }], [t])),
+      fc
+        .uint8Array({ maxLength: 90 })
+        .map((b) => encodeAbiParameters([{ type: 'bytes' }], [bytesToHex(b)])),
+      fc
+        .tuple(
+          fc.oneof(
+            fc.constant(32n),
+            fc.bigInt({ min: 0n, max: 200n }),
+            fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
+          ),
+          fc.oneof(fc.bigInt({ min: 0n, max: 120n }), fc.bigInt({ min: 0n, max: 2n ** 256n - 1n })),
+          fc.uint8Array({ maxLength: 130 }),
+          fc.constantFrom('', '0', 'ab'),
+          fc.boolean(),
+        )
+        .map(([offset, length, bytes, tail, upper]) => {
+          const body = `${hexWord(offset)}${hexWord(length)}${bytesToHex(bytes).slice(2)}${tail}`
+          return `0x${upper ? body.toUpperCase() : body}` as Hex
+        }),
+    )
+    // The name as claimed: the decoded text, cut to 64 code points; null when there is none.
+    const claimedName = (data: Hex) =>
+      metadataFromResults([TOKEN], [ok('0x'), ok('0x'), ok('0x'), ok(data)]).get(
+        TOKEN.toLowerCase(),
+      )?.claimed?.name
+    fc.assert(
+      fc.property(answer, (data) => {
+        const text = viemText(data)
+        expect(claimedName(data)).toBe(text ? [...text].slice(0, 64).join('') : null)
+      }),
+      { numRuns: 3000 },
+    )
   })
 })

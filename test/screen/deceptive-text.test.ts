@@ -22,6 +22,23 @@ const BIDI = [
 const UNLISTED = '0x0000000000000000000000000000000000001234'
 
 describe('hidden characters', () => {
+  it('finds nothing in printable ASCII, and only the controls of the rest of ASCII', () => {
+    // Each character beside a Latin letter outside ASCII, so the full check runs on it too.
+    for (let cp = 0; cp < 0x80; cp++) {
+      const char = String.fromCodePoint(cp)
+      const expected =
+        cp >= 0x20 && cp <= 0x7e ? [] : [expect.objectContaining({ name: 'control character' })]
+      expect(hiddenCharacters(`${char}\u00e9`), cp.toString(16)).toEqual(expected)
+      expect(hiddenCharacters(`x${char}`), cp.toString(16)).toEqual(expected)
+      expect(lookAlikeMix(`${char}\u00e9`), cp.toString(16)).toBeUndefined()
+      expect(lookAlikeMix(`\u0405${char}`), cp.toString(16)).toEqual(
+        /[A-Za-z]/.test(char)
+          ? expect.objectContaining({ scripts: ['Cyrillic', 'Latin'] })
+          : undefined,
+      )
+    }
+  })
+
   it('finds every bidi control, named and marked as such', () => {
     for (const cp of BIDI) {
       const found = hiddenCharacters(`US${String.fromCodePoint(cp)}DC`)

@@ -1,5 +1,5 @@
-import { isBytesText } from '@pre-send-guard/client/types'
-import { type Hex, numberToHex } from 'viem'
+import { hexNumber, isBytesText } from '@pre-send-guard/client/types'
+import type { Hex } from 'viem'
 import type {
   BlockRef,
   CallRequest,
@@ -111,7 +111,8 @@ function txParams(request: CallRequest) {
     from: request.from,
     to: request.to,
     data: request.data,
-    value: numberToHex(request.value),
+    // Validated quantities (never negative): viem's range checks cost more than the digits.
+    value: hexNumber(request.value),
   }
 }
 
@@ -270,9 +271,9 @@ export function createJsonRpcChainReader(options: {
 
     async priorityFeeRewards(count, at, percentile) {
       const raw = await request('eth_feeHistory', 'eth_feeHistory', [
-        numberToHex(count),
+        hexNumber(count),
         // eth_feeHistory takes no hash; the numbered blocks before the pinned one are settled.
-        numberToHex(at.number),
+        hexNumber(at.number),
         [percentile],
       ])
       return parse(feeRewardsOf, raw, 'eth_feeHistory').map((r) => r[0] ?? 0n)

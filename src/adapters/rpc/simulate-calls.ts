@@ -1,5 +1,6 @@
 import { address, hex } from '@pre-send-guard/client/schemas'
-import { type Address, type Hex, numberToHex, pad, toHex } from 'viem'
+import { hexNumber } from '@pre-send-guard/client/types'
+import { type Address, type Hex, pad, toHex } from 'viem'
 import { z } from 'zod'
 import {
   type BlockRef,
@@ -93,15 +94,16 @@ function callParams(request: CallRequest) {
     from: request.from,
     to: request.to,
     data: request.data,
-    value: numberToHex(request.value),
+    // Validated quantities (never negative): viem's range checks cost more than the digits.
+    value: hexNumber(request.value),
   }
   // The node applies them as the chain would: an invalid tuple is skipped, not an error.
   if (request.authorizationList !== undefined && request.authorizationList.length > 0) {
     params.authorizationList = request.authorizationList.map((a) => ({
       address: a.address,
-      chainId: numberToHex(a.chainId),
-      nonce: numberToHex(a.nonce),
-      yParity: numberToHex(a.yParity),
+      chainId: hexNumber(a.chainId),
+      nonce: hexNumber(a.nonce),
+      yParity: hexNumber(a.yParity),
       r: a.r,
       s: a.s,
     }))
@@ -115,8 +117,8 @@ function wireOverrides(overrides: StateOverrides): Record<string, Record<string,
   for (const [key, o] of Object.entries(overrides).sort(byKey)) {
     if (o === undefined) continue
     const entry: Record<string, unknown> = {}
-    if (o.balance !== undefined) entry.balance = numberToHex(o.balance)
-    if (o.nonce !== undefined) entry.nonce = numberToHex(o.nonce)
+    if (o.balance !== undefined) entry.balance = hexNumber(o.balance)
+    if (o.nonce !== undefined) entry.nonce = hexNumber(o.nonce)
     if (o.code !== undefined) entry.code = o.code
     if (o.state !== undefined) entry.state = sortedSlots(o.state)
     if (o.stateDiff !== undefined) entry.stateDiff = sortedSlots(o.stateDiff)

@@ -1,10 +1,10 @@
+import { hexNumber } from '@pre-send-guard/client/types'
 import {
   type Address,
   encodeFunctionData,
   type Hex,
   hexToBytes,
   maxUint256,
-  numberToHex,
   parseAbi,
   toRlp,
 } from 'viem'
@@ -97,10 +97,14 @@ export function unsignedEip1559Bytes(tx: UnsignedEip1559): Uint8Array {
   if (tx.maxFeePerGas > maxUint256 || tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
     throw new RangeError('fee values no transaction can carry')
   }
-  const quantity = (n: bigint | number) => (n ? numberToHex(n) : '0x')
+  // viem's range checks, bar the sign, cost more than the digits: the fields are ours.
+  const quantity = (n: bigint | number): Hex => {
+    if (n < 0) throw new RangeError('a negative quantity')
+    return n ? hexNumber(n) : '0x'
+  }
   const rlp = toRlp(
     [
-      numberToHex(tx.chainId),
+      hexNumber(tx.chainId),
       quantity(tx.nonce),
       quantity(tx.maxPriorityFeePerGas),
       quantity(tx.maxFeePerGas),

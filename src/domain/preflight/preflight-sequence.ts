@@ -59,7 +59,11 @@ import {
 } from './l1-fee.js'
 import { type PositionOwnerProbe, positionOwnerProbes, positionOwners } from './position-owners.js'
 import { type PositionProbe, positionChanges, positionProbes } from './position-reads.js'
-import { probeTokenStandards } from './probe-token-standards.js'
+import {
+  probeTokenStandards,
+  standardProbeCalls,
+  tokenStandardsFromResults,
+} from './probe-token-standards.js'
 import {
   metadataCalls,
   metadataFromResults,
@@ -149,8 +153,10 @@ export interface SequenceOutcome {
  * actions move without naming them, so knowing them never costs a second wave; the answer's
  * token book stays the calldata's and execution's tokens, so answers do not change), the
  * GasPriceOracle's fee parameters, the positions catalogued calls change (Morpho's), read
- * before the transactions and again after them in the same simulated block, and the owners of
- * the position NFTs calls act on by token id (read before only).
+ * before the transactions and again after them in the same simulated block, the owners of
+ * the position NFTs calls act on by token id (read before only), and the token-standard probe
+ * of the tokens an approval or `transferFrom` names (three view calls each, which would
+ * otherwise be `eth_call`s of their own beside the simulation).
  */
 function ridingReads(
   calldataTokens: readonly Address[],
@@ -158,6 +164,7 @@ function ridingReads(
   owners: readonly PositionOwnerProbe[],
   sell: SellProbePlan | undefined,
   everyday: boolean,
+  standardTargets: readonly Address[],
 ) {
   // The tokens swaps buy ride too (their metadata is wanted once received), after the others
   // so that the book's order does not change.
@@ -171,20 +178,24 @@ function ridingReads(
   const l1 = l1FeeParamCalls()
   const positions = probes.map((p) => p.call)
   const ownerReads = owners.map((o) => o.call)
+  const standards = standardProbeCalls(standardTargets)
   // The sell probe's keeper records the senders' balances last, just before the transactions.
   const snapshot = sell?.snapshot ?? []
   const ownersAt = metadata.length + l1.length + positions.length
+  const standardsAt = ownersAt + ownerReads.length
   return {
     tokens,
     probes,
     owners,
-    before: [...metadata, ...l1, ...positions, ...ownerReads, ...snapshot],
+    standardTargets,
+    before: [...metadata, ...l1, ...positions, ...ownerReads, ...standards, ...snapshot],
     after: positions,
     split: (results: readonly SimulatedCall[]) => ({
       metadata: results.slice(0, metadata.length),
       l1: results.slice(metadata.length, metadata.length + l1.length),
       positions: results.slice(metadata.length + l1.length, ownersAt),
-      owners: results.slice(ownersAt, ownersAt + ownerReads.length),
+      owners: results.slice(ownersAt, standardsAt),
+      standards: results.slice(standardsAt, standardsAt + standards.length),
     }),
   }
 }
@@ -197,14 +208,15 @@ function unique(addresses: readonly Address[]): Address[] {
  * Simulates transactions in order at one pinned block and screens each, in one sequential RPC
  * wave in steady state whatever the count: `latest` (to confirm the tracked head, see
  * {@link atLatestHead}) beside `eth_simulateV1` of the whole sequence, which also carries the
- * token metadata reads of tokens the calldata names and the GasPriceOracle's fee parameters (so
- * the L1 data fee is computed here, {@link fjordL1Fee}), `eth_call`/`eth_estimateGas` of the first
- * transaction (when no overrides apply), balances, nonces, fee history, code (the addresses of
- * interest, and the tokens the calldata names or its swaps trade, for their owner powers) and
- * token-standard probes. A second wave follows only when execution reveals what the calldata did not name
- * (tokens whose metadata is read late, addresses an effect rule judges by their code) or when the
- * node lacks `eth_simulateV1` (the fee parameters are then read with `eth_call`); a third only
- * when the chain moved during the request. Sends nothing.
+ * token metadata reads of tokens the calldata names, their token-standard probes and the
+ * GasPriceOracle's fee parameters (so the L1 data fee is computed here, {@link fjordL1Fee}),
+ * `eth_call`/`eth_estimateGas` of the first transaction (when no overrides apply), balances,
+ * nonces, fee history and code (the addresses of interest, and the tokens the calldata names or
+ * its swaps trade, for their owner powers). A second wave follows only when execution reveals
+ * what the calldata did not name (tokens whose metadata is read late, addresses an effect rule
+ * judges by their code) or when the node lacks `eth_simulateV1` (the fee parameters and the
+ * probes are then read with `eth_call`); a third only when the chain moved during the request.
+ * Sends nothing.
  */
 export async function preflightSequence(
   deps: PreflightDeps,
@@ -348,6 +360,7 @@ function planReads(
       positionOwnerProbes(txs, decoded),
       sell,
       txs.some(mayMoveEverydayTokens),
+      probes,
     ),
   }
 }
@@ -384,9 +397,9 @@ function mayMoveEverydayTokens(tx: TransactionInput): boolean {
 type FirstWave = Awaited<ReturnType<typeof readFirstWave>>
 
 /**
- * Step 2, the first wave: the simulation (with the reads riding in it and the sell probe's
- * later block), the first transaction's eth_call/eth_estimateGas, balances, nonces, fee
- * history, code and token-standard probes, all at once.
+ * Step 2, the first wave: the simulation (with the reads riding in it, the token-standard probe
+ * among them, and the sell probe's later block), the first transaction's
+ * eth_call/eth_estimateGas, balances, nonces, fee history and code, all at once.
  */
 async function readFirstWave(
   chain: ChainReader,
@@ -396,34 +409,24 @@ async function readFirstWave(
   plan: ReadPlan,
 ) {
   const { at, direct, first, sell, riding } = plan
-  const [
-    simulation,
-    call0,
-    gas0,
-    balances,
-    nonces,
-    rewards,
-    codeList,
-    tokenStandards,
-    tokenCodeList,
-  ] = await Promise.all([
-    chain.simulate(
-      options?.simulateAs ?? txs,
-      at,
-      sell === undefined ? overrides : { ...overrides, ...sell.keeperOverride },
-      riding.before,
-      riding.after,
-      sell?.later,
-    ),
-    direct ? chain.call(first, at) : undefined,
-    direct ? chain.estimateGas(first, at) : undefined,
-    Promise.all(plan.senders.map((s) => chain.balance(s, at))),
-    Promise.all(plan.senders.map((s) => chain.nonce(s, at))),
-    chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
-    Promise.all(plan.watched.map((address) => chain.code(address, at))),
-    probeTokenStandards(chain, plan.probes, at),
-    Promise.all(plan.tokenCodeTargets.map((address) => chain.code(address, at))),
-  ])
+  const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenCodeList] =
+    await Promise.all([
+      chain.simulate(
+        options?.simulateAs ?? txs,
+        at,
+        sell === undefined ? overrides : { ...overrides, ...sell.keeperOverride },
+        riding.before,
+        riding.after,
+        sell?.later,
+      ),
+      direct ? chain.call(first, at) : undefined,
+      direct ? chain.estimateGas(first, at) : undefined,
+      Promise.all(plan.senders.map((s) => chain.balance(s, at))),
+      Promise.all(plan.senders.map((s) => chain.nonce(s, at))),
+      chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),
+      Promise.all(plan.watched.map((address) => chain.code(address, at))),
+      Promise.all(plan.tokenCodeTargets.map((address) => chain.code(address, at))),
+    ])
   const codes = new Map<string, Hex>(plan.watched.map((a, i) => [a, codeList[i] ?? '0x']))
   // Kept apart from `codes` (what the rules read), so no rule sees more than it asked for.
   const tokenCodes = new Map<string, Hex>(
@@ -440,6 +443,13 @@ async function readFirstWave(
   if (!simulation.available && (!direct || txs.length > 1)) {
     throw new SimulationUnavailableError(simulation.reason, simulation.refused === true)
   }
+  // The token-standard probe rode in the simulation; undefined when it could not (the second
+  // wave asks it by eth_call then).
+  const rode = simulation.available ? simulation.reads : undefined
+  const tokenStandards =
+    rode === undefined
+      ? undefined
+      : tokenStandardsFromResults(plan.riding.standardTargets, plan.riding.split(rode).standards)
   return { simulation, call0, gas0, balances, nonces, rewards, tokenStandards, codes, tokenCodes }
 }
 
@@ -580,13 +590,17 @@ async function readSecondWave(
     .filter((t) => !tokenCodes.has(t) && !codes.has(t) && !extraCode.includes(t) && lateSet.has(t))
     .slice(0, TOKEN_CODE_LIMIT)
   const viaSimulate = simulation.available && simulation.source === 'eth_simulateV1'
-  const [l1Params, lateTokens, extraCodes, senderDelegates, lateCodeList] = await Promise.all([
-    ridden !== undefined ? l1FeeParamsFromSimulated(ridden.l1) : readL1FeeParams(chain, at),
-    readTokenMetadata(chain, late, at, viaSimulate),
-    Promise.all(extraCode.map((a) => chain.code(a, at))),
-    Promise.all(delegated.map((d) => readSenderDelegate(chain, d.sender, d.delegate, at))),
-    Promise.all(lateCode.map((a) => chain.code(a, at))),
-  ])
+  const [l1Params, lateTokens, extraCodes, senderDelegates, lateCodeList, tokenStandards] =
+    await Promise.all([
+      ridden !== undefined ? l1FeeParamsFromSimulated(ridden.l1) : readL1FeeParams(chain, at),
+      readTokenMetadata(chain, late, at, viaSimulate),
+      Promise.all(extraCode.map((a) => chain.code(a, at))),
+      Promise.all(delegated.map((d) => readSenderDelegate(chain, d.sender, d.delegate, at))),
+      Promise.all(lateCode.map((a) => chain.code(a, at))),
+      // Without the simulation's reads (a node without eth_simulateV1), the metadata of the
+      // tokens the probe asks about is read here too: the probe costs no wave of its own.
+      wave.tokenStandards ?? probeTokenStandards(chain, plan.probes, at),
+    ])
   lateCode.forEach((a, i) => {
     tokenCodes.set(a, lateCodeList[i] ?? '0x')
   })
@@ -626,6 +640,7 @@ async function readSecondWave(
       : undefined
   return {
     l1Params,
+    tokenStandards,
     tokens,
     tokensOmitted: allTokens.length - tokenList.length,
     ownerPowers,
@@ -650,7 +665,8 @@ function screenOutcomes(
   outcomes: readonly ExecutedOutcome[],
   fee: { maxPriorityFeePerGas: bigint; l1Fees: readonly bigint[] },
 ): TransactionOutcome[] {
-  const { simulation, codes, tokenStandards } = wave
+  const { simulation, codes } = wave
+  const { tokenStandards } = late
   // What each sender can still spend as the sequence goes on (value and worst-case fees).
   const remaining = new Map(
     plan.senders.map((s, i) => [

@@ -36,11 +36,31 @@ const MAX_CLAIMED_CHARS = 64
 const STRING_RESULT = [{ type: 'string' }] as const
 /** An ABI-encoded string: its offset word and its length word at least. */
 const MIN_STRING_HEX = 2 + 2 * 64
+/** The offset word of a lone ABI string as every compiler writes it: 32. */
+const STRING_OFFSET_WORD = `${'0'.repeat(62)}20`
+const UTF8 = new TextDecoder()
+
+/**
+ * A lone ABI-encoded string in its usual layout (offset 32, the length word, the bytes), read
+ * directly: what viem's `decodeAbiParameters` gives for it (held equal in
+ * test/preflight/token-metadata.test.ts), without its byte copy of the whole answer and its
+ * cursor. Undefined for any other layout, which viem then decodes.
+ */
+function plainStringOf(data: Hex): string | undefined {
+  if (data.length % 2 !== 0 || data.slice(2, 66) !== STRING_OFFSET_WORD) return undefined
+  // A length beyond 32 bits is no plain string: viem decides.
+  if (!/^0{56}$/.test(data.slice(66, 122))) return undefined
+  const length = Number.parseInt(data.slice(122, 130), 16)
+  if (length > (data.length - MIN_STRING_HEX) / 2) return undefined
+  return UTF8.decode(Buffer.from(data.slice(MIN_STRING_HEX, MIN_STRING_HEX + 2 * length), 'hex'))
+}
 
 /** The string a `symbol()`/`name()` answer holds (ABI string or bytes32), undecodable: undefined. */
 function textOf(data: Hex): string | undefined {
   let text: string | undefined
   if (data.length >= MIN_STRING_HEX) {
+    text = plainStringOf(data)
+    if (text !== undefined) return text
     try {
       text = decodeAbiParameters(STRING_RESULT, data)[0]
     } catch {
@@ -60,8 +80,7 @@ function textOf(data: Hex): string | undefined {
  * other hidden character (bidi controls, zero-width and format characters) written as its
  * escape (`\u202E`), so an answer never draws `\u202eCDSU` as `USDC`.
  */
-function symbolOf(data: Hex): string | null {
-  const text = textOf(data)
+function symbolOf(text: string | undefined): string | null {
   if (text === undefined || text.length === 0 || text.length > MAX_SYMBOL_CHARS) return null
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   return /[\u0000-\u001f\u007f-\u009f\s]/.test(text) ? null : escapeHidden(text)
@@ -79,8 +98,7 @@ function supplyOf(data: Hex | undefined): bigint | undefined {
 }
 
 /** A symbol or name as the token claims it, cut to {@link MAX_CLAIMED_CHARS} code points. */
-function claimedOf(data: Hex | undefined): string | null {
-  const text = data === undefined ? undefined : textOf(data)
+function claimedOf(text: string | undefined): string | null {
   return text === undefined || text.length === 0
     ? null
     : [...text].slice(0, MAX_CLAIMED_CHARS).join('')
@@ -93,10 +111,14 @@ function metadataOf(
   supply: Hex | undefined,
   name: Hex | undefined,
 ): TokenMetadata {
+  const symbolText = symbol === undefined ? undefined : textOf(symbol)
   const meta: TokenMetadata = {
-    symbol: symbol === undefined ? null : symbolOf(symbol),
+    symbol: symbol === undefined ? null : symbolOf(symbolText),
     decimals: decimals === undefined ? null : decimalsOf(decimals),
-    claimed: { symbol: claimedOf(symbol), name: claimedOf(name) },
+    claimed: {
+      symbol: claimedOf(symbolText),
+      name: claimedOf(name === undefined ? undefined : textOf(name)),
+    },
   }
   const totalSupply = supplyOf(supply)
   if (totalSupply !== undefined) meta.totalSupply = totalSupply

@@ -12,8 +12,9 @@ import type { TransactionInput } from './context.js'
 export const ADDRESSES_OF_INTEREST_LIMIT = 64
 
 /**
- * Most addresses whose token standard the screen asks for. Each costs the preflight up to three
- * `eth_call`s; targets beyond it stay `unknown`, which the screen judges conservatively.
+ * Most addresses whose token standard the screen asks for. Each costs the preflight three view
+ * calls (riding in its simulation); targets beyond it stay `unknown`, which the screen judges
+ * conservatively.
  */
 export const STANDARD_PROBE_LIMIT = 16
 

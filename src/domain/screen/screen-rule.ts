@@ -45,10 +45,15 @@ export function codeOf(ctx: ScreenContext, address: string): Hex | undefined {
 }
 
 const DELEGATION = /^0xef0100[0-9a-fA-F]{40}$/
+/** `0x`, the 3-byte designator and a 20-byte address. */
+const DELEGATION_CHARS = 2 + 2 * 23
 
-/** The delegate of an EIP-7702 delegated account (code `0xef0100 || delegate`), if any. */
+/**
+ * The delegate of an EIP-7702 delegated account (code `0xef0100 || delegate`), if any. The
+ * length first: the rules ask this of every code they read, a token's runs to tens of kB.
+ */
 export function delegateOf(code: Hex): Address | undefined {
-  return DELEGATION.test(code) ? hexSlice(code, 3) : undefined
+  return code.length === DELEGATION_CHARS && DELEGATION.test(code) ? hexSlice(code, 3) : undefined
 }
 
 /**

@@ -7,6 +7,7 @@
  * revert string or a domain name can make the text read as something it is not.
  */
 const HIDDEN = /[\p{Cf}\p{Cc}\p{Co}\p{Cn}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Z}]/u
+const PRINTABLE_ASCII = /^[\u0020-\u007e]*$/
 const PICTOGRAPH = /\p{Extended_Pictographic}/u
 /** An emoji modifier (skin tone) or a variation selector, between a pictograph and a joiner. */
 const EMOJI_TAIL = /^(?:\p{Emoji_Modifier}|\uFE0E|\uFE0F)$/u
@@ -103,6 +104,8 @@ function hiddenAt(chars: readonly string[], index: number): boolean {
  * hiddenCharacters('\u202eCDSU') // [{ codePoint: 'U+202E', name: 'RIGHT-TO-LEFT OVERRIDE', bidi: true }]
  */
 export function hiddenCharacters(text: string): HiddenCharacter[] {
+  // Printable ASCII hides nothing (U+0020 is the space a reader sees): most symbols and names.
+  if (PRINTABLE_ASCII.test(text)) return []
   const chars = [...text]
   const seen = new Map<number, HiddenCharacter>()
   chars.forEach((char, index) => {

@@ -67,6 +67,9 @@ const ALLOWED_MIXES: readonly ReadonlySet<string>[] = [
   new Set(['Latin', 'Han', 'Hangul']),
 ]
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII character is the point
+const ASCII = /^[\u0000-\u007f]*$/
+
 function scriptOf(letter: string): string {
   for (const [name, pattern] of SCRIPTS) if (pattern.test(letter)) return name
   return 'Other'
@@ -91,6 +94,8 @@ export interface LookAlikeMix {
  * lookAlikeMix('U\u0405DC')?.lookAlikes // [{ letter: 'Ѕ', codePoint: 'U+0405', script: 'Cyrillic', looksLike: 'S' }]
  */
 export function lookAlikeMix(text: string): LookAlikeMix | undefined {
+  // ASCII letters are all Latin: one script, nothing mixed (most symbols and names).
+  if (ASCII.test(text)) return undefined
   const scripts: string[] = []
   const lookAlikes: LookAlikeMix['lookAlikes'] = []
   for (const letter of text) {
