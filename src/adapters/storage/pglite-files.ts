@@ -25,7 +25,7 @@ import type { SqlClient } from './sql-port.js'
  * JavaScript buffers, (3) PostgreSQL's default 128 MB of shared buffers is touched at start,
  * and (4) V8 recompiles PostgreSQL's hot functions with its optimising tier. Here: the
  * cluster is created once, in a short-lived child process, and copied; data always lives in
- * files; shared buffers are 8 MB (the ledger's working set is a few pages); WebAssembly stays
+ * files; shared buffers are 2 MB (the ledger's working set is a few pages); WebAssembly stays
  * on V8's baseline compiler. An open ledger then costs about 70 MB instead of 700.
  *
  * Start-up (the devnet's ledger is on the critical path of `npm start`): PGlite runs in a
@@ -35,8 +35,14 @@ import type { SqlClient } from './sql-port.js'
  * dropped: 393 files, not 993).
  */
 
-/** PostgreSQL's settings for the embedded ledger beyond PGlite's own: small shared buffers. */
-const EXTRA_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=8MB']
+/**
+ * PostgreSQL's settings for the embedded ledger beyond PGlite's own: small shared buffers.
+ * PGlite's shared memory is part of its WebAssembly memory and is touched at start, so every
+ * MB here is a MB of idle RSS: 2 MB (256 pages; WAL buffers follow at 1/32) hold 16 MB of
+ * WebAssembly memory where 8 MB held 22. A page past them is read back from the data
+ * directory's files (the system's page cache, or /dev/shm for a throwaway ledger).
+ */
+const EXTRA_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=2MB']
 
 /**
  * What a template's contents depend on besides PGlite's version and the migrations; bump it
