@@ -36,13 +36,21 @@ import type { SqlClient } from './sql-port.js'
  */
 
 /**
- * PostgreSQL's settings for the embedded ledger beyond PGlite's own: small shared buffers.
+ * PostgreSQL's settings for the embedded ledger beyond PGlite's own: a small shared memory.
  * PGlite's shared memory is part of its WebAssembly memory and is touched at start, so every
- * MB here is a MB of idle RSS: 2 MB (256 pages; WAL buffers follow at 1/32) hold 16 MB of
- * WebAssembly memory where 8 MB held 22. A page past them is read back from the data
- * directory's files (the system's page cache, or /dev/shm for a throwaway ledger).
+ * MB of it is a MB of idle RSS. Shared buffers of 2 MB (256 pages; WAL buffers follow) where
+ * 8 MB held 6 MB more: a page past them is read back from the data directory's files (the
+ * system's page cache, or /dev/shm for a throwaway ledger). PGlite runs PostgreSQL's
+ * single-user mode, one session, so the per-connection tables sized for the default 100
+ * connections are 3 MB for nothing: 4, the least the 3 superuser slots allow (the lock table
+ * still has 64 locks a transaction times 4). `SHOW shared_memory_size`: 15 MB -> 6 MB.
  */
-const EXTRA_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=2MB']
+const EXTRA_START_PARAMS: readonly string[] = [
+  '-c',
+  'shared_buffers=2MB',
+  '-c',
+  'max_connections=4',
+]
 
 /**
  * What a template's contents depend on besides PGlite's version and the migrations; bump it
