@@ -113,9 +113,11 @@ const VARIANTS: Record<string, Variant> = {
     : {}),
 }
 
-/** Resident set size of `pid` in MB (Linux /proc). */
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)
+/** A `kB` line of `/proc/<pid>/status` (VmRSS, RssAnon, RssFile) in MB. */
+function statusMb(pid: number, field: string): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(
+    new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'),
+  )
   return line?.[1] ? Number(line[1]) / 1024 : Number.NaN
 }
 
@@ -140,6 +142,8 @@ interface Run {
   ms: number
   /** With `idleMs`: node's RSS (every non-anvil process of the tree), and anvil's, in MB. */
   rss?: number
+  /** Of `rss`: anonymous memory (heaps, WebAssembly memory, stacks), the rest is files mapped. */
+  anonRss?: number
   anvilRss?: number
   /** With `idleMs`: the throwaway ledgers it made in memory-backed /dev/shm, in MB. */
   shmLedger?: number
@@ -203,11 +207,16 @@ async function startOnce(variant: Variant, idleMs = 0, dataDir?: string): Promis
       (pid) => !/^(npm|sh)\b/.test(command(pid)),
     )
     const anvils = tree.filter((pid) => command(pid) === 'anvil')
-    const sum = (pids: number[]) => pids.reduce((total, pid) => total + rssMb(pid), 0)
+    const sum = (pids: number[], field = 'VmRSS') =>
+      pids.reduce((total, pid) => total + statusMb(pid, field), 0)
     const ledgers = [...shmLedgers()].filter((name) => !ledgersBefore.has(name))
     return {
       ms,
       rss: sum(tree.filter((pid) => !anvils.includes(pid))),
+      anonRss: sum(
+        tree.filter((pid) => !anvils.includes(pid)),
+        'RssAnon',
+      ),
       anvilRss: sum(anvils),
       shmLedger: ledgers.reduce((total, name) => total + treeMb(join(SHM, name)), 0),
     }
@@ -254,11 +263,25 @@ console.log(
     'MB',
   ),
 )
+console.log(
+  spread(
+    '  of it anonymous (V8 heaps, WebAssembly memory, malloc)',
+    devnet.map((r) => r.anonRss ?? NaN),
+    'MB',
+  ),
+)
 if (before) {
   console.log(
     spread(
       '  the same, BENCH_BEFORE_DIR (alternating)',
       devnetBefore.map((r) => r.rss ?? NaN),
+      'MB',
+    ),
+  )
+  console.log(
+    spread(
+      '    of it anonymous',
+      devnetBefore.map((r) => r.anonRss ?? NaN),
       'MB',
     ),
   )

@@ -179,6 +179,8 @@ form.tx button{margin-top:.8rem;padding:.4rem 1.2rem;font-size:1rem}
 .hint{font-size:.88em;color:#555;margin:.2rem 0}.hint.bad{color:#a00}.optional{font-weight:400;color:#555}
 nav.toc{background:#f7f7f7;border:1px solid #ddd;padding:.4rem .9rem;margin:1rem 0}nav.toc ol{margin:.2rem 0;padding-left:1.2rem}nav.toc ol ol{font-size:.9em;display:flex;flex-wrap:wrap;gap:0 .9rem;list-style:none;padding:0}`
 
+// Characters outside ASCII in this file's markup are written as escapes (`\u00b7`): the
+// service bundle stays ASCII, so V8 keeps its source at one byte a character (scripts/build.mjs).
 function layout(
   title: string,
   environment: 'devnet' | 'mainnet',
@@ -191,7 +193,7 @@ function layout(
       : ''
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · Pre-Send Guard</title>
+<title>${title} \u00b7 Pre-Send Guard</title>
 <link rel="icon" type="image/svg+xml" href="/favicon.svg">
 <style>${raw(STYLE)}</style></head>
 <body><header class="site"><a class="brand" href="/start-here">Pre-Send Guard</a>
@@ -442,7 +444,7 @@ function playgroundPage(): Html {
 <label for="tx-to">to</label><input id="tx-to" name="to" autocomplete="off" spellcheck="false">
 <label for="tx-value">value</label>
 <div class="amount"><input id="tx-value" name="value" autocomplete="off" spellcheck="false" inputmode="decimal" placeholder="0.01" aria-describedby="value-hint"><select id="tx-value-unit" aria-label="unit of the value"><option value="eth">ETH</option><option value="gwei">gwei</option><option value="wei">wei</option></select></div>
-<p class="hint" id="value-hint" aria-live="polite">An amount in the unit chosen (0.01 ETH, or a whole number of wei); 0x… is hex wei. It is sent to the API as hex wei.</p>
+<p class="hint" id="value-hint" aria-live="polite">An amount in the unit chosen (0.01 ETH, or a whole number of wei); 0x\u2026 is hex wei. It is sent to the API as hex wei.</p>
 <label for="tx-data">data <span class="optional">(optional: leave empty for a plain ETH transfer)</span></label><textarea id="tx-data" name="data" rows="4" spellcheck="false" placeholder="0x"></textarea>
 <button type="submit" id="check">Check</button>
 </form>

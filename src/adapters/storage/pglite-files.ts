@@ -25,7 +25,7 @@ import type { SqlClient } from './sql-port.js'
  * JavaScript buffers, (3) PostgreSQL's default 128 MB of shared buffers is touched at start,
  * and (4) V8 recompiles PostgreSQL's hot functions with its optimising tier. Here: the
  * cluster is created once, in a short-lived child process, and copied; data always lives in
- * files; shared buffers are 8 MB (the ledger's working set is a few pages); WebAssembly stays
+ * files; shared buffers are 2 MB (the ledger's working set is a few pages); WebAssembly stays
  * on V8's baseline compiler. An open ledger then costs about 70 MB instead of 700.
  *
  * Start-up (the devnet's ledger is on the critical path of `npm start`): PGlite runs in a
@@ -35,8 +35,22 @@ import type { SqlClient } from './sql-port.js'
  * dropped: 393 files, not 993).
  */
 
-/** PostgreSQL's settings for the embedded ledger beyond PGlite's own: small shared buffers. */
-const EXTRA_START_PARAMS: readonly string[] = ['-c', 'shared_buffers=8MB']
+/**
+ * PostgreSQL's settings for the embedded ledger beyond PGlite's own: a small shared memory.
+ * PGlite's shared memory is part of its WebAssembly memory and is touched at start, so every
+ * MB of it is a MB of idle RSS. Shared buffers of 2 MB (256 pages; WAL buffers follow) where
+ * 8 MB held 6 MB more: a page past them is read back from the data directory's files (the
+ * system's page cache, or /dev/shm for a throwaway ledger). PGlite runs PostgreSQL's
+ * single-user mode, one session, so the per-connection tables sized for the default 100
+ * connections are 3 MB for nothing: 4, the least the 3 superuser slots allow (the lock table
+ * still has 64 locks a transaction times 4). `SHOW shared_memory_size`: 15 MB -> 6 MB.
+ */
+const EXTRA_START_PARAMS: readonly string[] = [
+  '-c',
+  'shared_buffers=2MB',
+  '-c',
+  'max_connections=4',
+]
 
 /**
  * What a template's contents depend on besides PGlite's version and the migrations; bump it

@@ -120,6 +120,9 @@ function workerError(error: { message: string; code?: string }): Error {
   return Object.assign(new Error(error.message), error.code ? { code: error.code } : {})
 }
 
+/** The ledger thread's young generation (V8's semi-spaces and new large objects), in MB. */
+const LEDGER_THREAD_YOUNG_GENERATION_MB = 3
+
 /**
  * Starts the worker thread and has it load PGlite (`entry`: its CommonJS entry) at once, so
  * that the loading runs beside whatever the caller does before {@link PgliteStarter.open}
@@ -134,6 +137,11 @@ export function startPgliteThread(entry: string): PgliteStarter {
     // a loader such as tsx would load into the thread); no environment for PostgreSQL.
     execArgv: [],
     env: {},
+    // The thread's JavaScript allocates little (PGlite's glue, one message per statement), but
+    // V8 sizes a new isolate's young generation as for the main thread: 8 MB of idle RSS for
+    // nothing. 3 MB is a 1 MB semi-space; start-up and a paid call's statements are unchanged
+    // (bench/startup.ts, docs/performance.md "Start-up and idle memory").
+    resourceLimits: { maxYoungGenerationSizeMb: LEDGER_THREAD_YOUNG_GENERATION_MB },
   })
   worker.unref()
   const pending = new Map<number, Pending>()
