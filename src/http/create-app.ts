@@ -198,9 +198,14 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       processMetrics: false,
       ...(deps.payments ? { unresolvedPayments: deps.payments.ledger.unresolvedCount } : {}),
     })
+  // Each answer metered and logged; one layer with the PAYMENT-SIGNATURE size check. The server
+  // lets headers up to 64 KiB through so that this refusal is ours, in JSON: a PAYMENT-SIGNATURE
+  // is a few hundred bytes, and over 16 KiB breaks x402 clients anyway.
   app.use('*', async (c, next) => {
     const started = performance.now()
-    await next()
+    const oversized = oversizedPaymentHeader(c)
+    if (oversized) c.res = errors.response(c, oversized)
+    else await next()
     const ms = performance.now() - started
     metrics.http([routeLabel(c), c.req.method, String(c.res.status)], ms / 1000)
     deps.logger.info(
@@ -213,23 +218,6 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       },
       'request',
     )
-  })
-  // The server lets headers up to 64 KiB through so that this refusal is ours, in JSON:
-  // a PAYMENT-SIGNATURE is a few hundred bytes, and over 16 KiB breaks x402 clients anyway.
-  app.use('*', async (c, next) => {
-    for (const name of ['payment-signature', 'x-payment']) {
-      const value = c.req.header(name)
-      if (value && Buffer.byteLength(value) > MAX_PAYMENT_HEADER_BYTES) {
-        return errors.response(
-          c,
-          new AppError(
-            'headers_too_large',
-            `${name.toUpperCase()} is ${Buffer.byteLength(value)} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted`,
-          ),
-        )
-      }
-    }
-    await next()
   })
   app.onError(errors.onError(deps.logger))
   // A browser gets a small page; API clients keep the JSON error body.
@@ -409,6 +397,20 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 
   registerOpenApiDocument(app, { publicBaseUrl: deps.publicBaseUrl })
   return app
+}
+
+/** `headers_too_large` for a PAYMENT-SIGNATURE (or X-PAYMENT) over the bound, else undefined. */
+function oversizedPaymentHeader(c: Context): AppError | undefined {
+  for (const name of ['payment-signature', 'x-payment']) {
+    const value = c.req.header(name)
+    if (value && Buffer.byteLength(value) > MAX_PAYMENT_HEADER_BYTES) {
+      return new AppError(
+        'headers_too_large',
+        `${name.toUpperCase()} is ${Buffer.byteLength(value)} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted`,
+      )
+    }
+  }
+  return undefined
 }
 
 /** The matched route pattern (bounded label values), or `unmatched` for 404s. */
