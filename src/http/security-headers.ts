@@ -18,11 +18,13 @@ export interface AnswerCors {
   exposeHeaders: string
 }
 
-/** Answers that already carry every header {@link answerHeaders} sets ({@link completeAnswer}). */
-const complete = new WeakSet<Response>()
-
-/** The CORS of the requests it applies to, for {@link completeAnswer}. */
-const corsOf = new WeakMap<Context, AnswerCors>()
+/**
+ * Context variables (not a WeakMap or WeakSet over each request's objects: short-lived keys
+ * cost the garbage collector more than the lookups save): the CORS of a request it applies
+ * to, and the answer {@link completeAnswer} built.
+ */
+const CORS_KEY = 'answerCors'
+const COMPLETE_KEY = 'completeAnswer'
 
 /**
  * The headers every answer carries, set on the route's own response (one middleware, outermost):
@@ -47,13 +49,13 @@ export function answerHeaders(csp: string, cors: AnswerCors): MiddlewareHandler 
       client !== undefined && CLIENT_REQUEST_ID.test(client) ? client : crypto.randomUUID()
     c.set('requestId', requestId)
     const crossOrigin = cors.applies(c.req.path)
-    if (crossOrigin) corsOf.set(c, cors)
+    if (crossOrigin) c.set(CORS_KEY, cors)
     if (crossOrigin && c.req.method === 'OPTIONS') {
       // hono's `cors` answers a preflight itself (not the route, nor the middlewares after this).
       const preflight = await cors.preflight(c, next)
       if (preflight) c.res = preflight
     } else await next()
-    if (complete.has(c.res)) return
+    if (c.res === c.get(COMPLETE_KEY)) return
     const headers = c.res.headers
     headers.set('X-Request-Id', requestId)
     headers.set('X-Content-Type-Options', 'nosniff')
@@ -88,7 +90,7 @@ export function completeAnswer(
     'x-content-type-options': 'nosniff',
     'x-request-id': c.get('requestId') as string,
   }
-  const cors = corsOf.get(c)
+  const cors = c.get(CORS_KEY) as AnswerCors | undefined
   if (cors) {
     all['access-control-allow-origin'] = cors.allowOrigin
     all['access-control-expose-headers'] = cors.exposeHeaders
@@ -99,6 +101,6 @@ export function completeAnswer(
   // after Date and Connection).
   sorted['Content-Length'] = String(Buffer.byteLength(body))
   const answer = new Response(body, { status, headers: sorted })
-  complete.add(answer)
+  c.set(COMPLETE_KEY, answer)
   return answer
 }
