@@ -170,15 +170,19 @@ export function registerPaidTransactionPreflight(
     const paid = deps.paid()
     const header = c.req.header('payment-signature')
     const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
-    if (header === undefined && c.req.header('x-payment') !== undefined) {
-      return challenge(c, deps, challengeJson, paid, baseUrl, {
-        reason: 'unsupported_x402_version',
-      })
+    if (header === undefined) {
+      if (c.req.header('x-payment') !== undefined) {
+        return challenge(c, deps, challengeJson, paid, baseUrl, {
+          reason: 'unsupported_x402_version',
+        })
+      }
+      // What `handlePaidPreflight` answers a call without a payment (it holds nothing, times
+      // nothing), without the call record it sets up for one that has a payment.
+      deps.onOutcome?.('payment_required', 'payment_missing', undefined)
+      return challenge(c, deps, challengeJson, paid, baseUrl, { reason: 'payment_missing' })
     }
-    if (header !== undefined) {
-      const shed = deps.shedPaid?.()
-      if (shed) throw shed
-    }
+    const shed = deps.shedPaid?.()
+    if (shed) throw shed
     let outcome: PaidPreflightOutcome
     let tx: TransactionInput | undefined
     try {
