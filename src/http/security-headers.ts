@@ -74,10 +74,12 @@ export function answerHeaders(csp: string, cors: AnswerCors): MiddlewareHandler 
 /**
  * An answer with every header as one plain record, the ones {@link answerHeaders} would add
  * included: @hono/node-server writes such a record as it is, with no `Headers` built, filled
- * and iterated on the way (the unpaid 402's path: bench/unpaid-402.ts). `headers` are the
- * route's own, lower-case names; the record is sorted by name, as a `Headers` iterates, so the
- * bytes on the wire are the ones `c.body(body, status, headers)` would send. Only for a JSON
- * (never HTML) answer that no earlier middleware put a header on with `c.header`.
+ * and iterated on the way (the unpaid 402's path: bench/unpaid-402.ts). The record is in the
+ * order a `Headers` iterates (lower-case names, sorted), so the bytes on the wire are the ones
+ * `c.body(body, status, headers)` would send: `headers` are the route's own, lower-case and
+ * sorted, each between `access-control-*` and `x-*` (as `cache-control`, `content-type`,
+ * `payment-*`, `server-timing` are). Only for a JSON (never HTML) answer that no earlier
+ * middleware put a header on with `c.header`.
  */
 export function completeAnswer(
   c: Context,
@@ -85,22 +87,21 @@ export function completeAnswer(
   body: string,
   headers: Readonly<Record<string, string>>,
 ): Response {
-  const all: Record<string, string> = {
-    ...headers,
-    'x-content-type-options': 'nosniff',
-    'x-request-id': c.get('requestId') as string,
-  }
   const cors = c.get(CORS_KEY) as AnswerCors | undefined
-  if (cors) {
-    all['access-control-allow-origin'] = cors.allowOrigin
-    all['access-control-expose-headers'] = cors.exposeHeaders
-  }
-  const sorted: Record<string, string> = {}
-  for (const name of Object.keys(all).sort()) sorted[name] = all[name] as string
+  // Built in order, without a sort: the names fall where they are written.
+  const record: Record<string, string> = cors
+    ? {
+        'access-control-allow-origin': cors.allowOrigin,
+        'access-control-expose-headers': cors.exposeHeaders,
+      }
+    : {}
+  for (const name in headers) record[name] = headers[name] as string
+  record['x-content-type-options'] = 'nosniff'
+  record['x-request-id'] = c.get('requestId') as string
   // Where @hono/node-server puts it after a `Headers`' fields (left to Node, it would come
   // after Date and Connection).
-  sorted['Content-Length'] = String(Buffer.byteLength(body))
-  const answer = new Response(body, { status, headers: sorted })
+  record['Content-Length'] = String(Buffer.byteLength(body))
+  const answer = new Response(body, { status, headers: record })
   c.set(COMPLETE_KEY, answer)
   return answer
 }
