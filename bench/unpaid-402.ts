@@ -8,7 +8,12 @@
  * the ratios of medians; never fails on them. `BENCH_BEFORE_DIR=<checkout>` serves that
  * checkout's app too (its sources, through tsx as here), in the same rounds.
  *
- * Run: [BENCH_BEFORE_DIR=<checkout>] npx tsx bench/unpaid-402.ts [rounds] [secondsPerRound] [concurrency]
+ * Mode `app` times the apps alone instead: `app.fetch` from this process, `concurrency` calls in
+ * flight, no sockets (each request declares its Content-Length, as a served one does), CPU per
+ * call in alternating rounds. Steadier than HTTP on a busy machine: it leaves the server library
+ * and the kernel out, the same for every side.
+ *
+ * Run: [BENCH_BEFORE_DIR=<checkout>] npx tsx bench/unpaid-402.ts [rounds] [secondsPerRound] [concurrency] [http|app]
  */
 import { spawn } from 'node:child_process'
 import type net from 'node:net'
@@ -24,6 +29,8 @@ import { spread } from './stats.js'
 const rounds = Number(process.argv[2] ?? 5)
 const seconds = Number(process.argv[3] ?? 2)
 const concurrency = Number(process.argv[4] ?? 16)
+const mode = process.argv[5] ?? 'http'
+if (mode !== 'http' && mode !== 'app') throw new Error(`mode is http or app, not ${mode}`)
 const PATH = '/simulate/transaction-preflight'
 const BODY = JSON.stringify(EXAMPLE_BODY)
 
@@ -73,11 +80,48 @@ async function load(port: number): Promise<Round> {
   return { rps: answered / seconds, cpuUs: (used.user + used.system) / Math.max(answered, 1) }
 }
 
-function listen(fetch: (request: Request) => Response | Promise<Response>) {
+interface Served {
+  fetch: Fetch
+  port: number
+  close: () => void
+}
+
+type Fetch = (request: Request) => Response | Promise<Response>
+
+/** One in-process round of `app` mode: calls for `seconds`, `concurrency` in flight. */
+async function callDirectly(fetch: Fetch): Promise<Round> {
+  const length = String(Buffer.byteLength(BODY))
+  const cpu = process.cpuUsage()
+  const until = performance.now() + seconds * 1000
+  let answered = 0
+  const worker = async () => {
+    while (performance.now() < until) {
+      const response = await fetch(
+        new Request(`http://127.0.0.1${PATH}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': length },
+          body: BODY,
+        }),
+      )
+      await response.arrayBuffer()
+      if (response.status !== 402) throw new Error(`unpaid call answered ${response.status}`)
+      answered++
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const used = process.cpuUsage(cpu)
+  return { rps: answered / seconds, cpuUs: (used.user + used.system) / Math.max(answered, 1) }
+}
+
+function listen(fetch: Fetch) {
   const server = serve({ fetch, port: 0, hostname: '127.0.0.1' })
-  return new Promise<{ port: number; close: () => void }>((resolve) =>
+  return new Promise<Served>((resolve) =>
     server.once('listening', () =>
-      resolve({ port: (server.address() as net.AddressInfo).port, close: () => server.close() }),
+      resolve({
+        fetch,
+        port: (server.address() as net.AddressInfo).port,
+        close: () => server.close(),
+      }),
     ),
   )
 }
@@ -93,7 +137,7 @@ try {
     ledger: storage.ledger,
   })
   const guard = await listen(app.fetch)
-  let before: { port: number; close: () => void } | undefined
+  let before: Served | undefined
   if (beforeDir) {
     const stack = (await import(
       pathToFileURL(resolve(beforeDir, 'test/payment/paid-stack.ts')).href
@@ -136,14 +180,16 @@ try {
       rounds: [] as Round[],
     },
   ]
-  for (const side of sides) await load(side.server.port) // warm-up, each
+  const round = (server: Served) =>
+    mode === 'app' ? callDirectly(server.fetch) : load(server.port)
+  for (const side of sides) await round(side.server) // warm-up, each
   for (let i = 0; i < rounds; i++) {
-    for (const side of sides) side.rounds.push(await load(side.server.port))
+    for (const side of sides) side.rounds.push(await round(side.server))
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
   const [load1] = (await import('node:os')).loadavg()
   console.log(
-    `concurrency ${concurrency}, ${seconds} s per round, rounds alternate; load average ${load1?.toFixed(1)}`,
+    `${mode === 'app' ? 'app.fetch in process, no sockets' : 'over HTTP'}; concurrency ${concurrency}, ${seconds} s per round, rounds alternate; load average ${load1?.toFixed(1)}`,
   )
   const floorSide = sides[sides.length - 1]
   const floorRps = median(floorSide?.rounds.map((r) => r.rps) ?? [])

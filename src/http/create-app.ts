@@ -1,8 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { FREE_ROUTES_PREFIX, ROUTES } from '@pre-send-guard/client/types'
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import { cors } from 'hono/cors'
-import { requestId } from 'hono/request-id'
 import { routePath } from 'hono/route'
 import type { Logger } from 'pino'
 import {
@@ -51,7 +50,7 @@ import {
   overloaded,
 } from './preflight-admission.js'
 import { rateLimit } from './rate-limit.js'
-import { securityHeaders } from './security-headers.js'
+import { answerHeaders } from './security-headers.js'
 
 /** What the HTTP app needs; `main.ts` builds it from config, tests build it directly. */
 export interface AppDeps {
@@ -162,24 +161,6 @@ export function browserFacing(path: string): boolean {
   )
 }
 
-/**
- * hono's `cors` for preflight (OPTIONS) requests; on every other request the same two headers
- * it sets, but on the route's own response once it exists. hono's `cors` writes them to
- * `c.res` before the route runs, which makes hono create a placeholder response and then
- * rebuild the route's response around it with the body as a stream: @hono/node-server then
- * writes every answer (the unpaid 402 included) through its slow stream path.
- */
-function corsHeaders(): MiddlewareHandler {
-  const preflight = cors(CORS)
-  return async (c, next) => {
-    if (!browserFacing(c.req.path)) return next()
-    if (c.req.method === 'OPTIONS') return preflight(c, next)
-    await next()
-    c.res.headers.set('Access-Control-Allow-Origin', CORS.origin)
-    c.res.headers.set('Access-Control-Expose-Headers', EXPOSE_HEADERS)
-  }
-}
-
 /** Anvil account #2, the devnet's payTo; only an example address when no rail is configured. */
 const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
@@ -199,18 +180,32 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: errors.validationHook })
   // Without a rail the pages still explain the flow; the example pays the devnet payTo.
   const payTo = deps.payments?.rail.requirements.payTo ?? DEVNET_PAY_TO
-  app.use('*', requestId())
-  app.use('*', securityHeaders(pagesContentSecurityPolicy(payTo)))
-  app.use('*', corsHeaders())
+  // The request id, the security headers and CORS, on the route's own answer (hono's `cors`
+  // only for OPTIONS: on other requests it would write to `c.res` before the route runs, which
+  // makes hono rebuild the route's answer around a placeholder, its body as a stream).
+  app.use(
+    '*',
+    answerHeaders(pagesContentSecurityPolicy(payTo), {
+      applies: browserFacing,
+      preflight: cors(CORS),
+      allowOrigin: CORS.origin,
+      exposeHeaders: EXPOSE_HEADERS,
+    }),
+  )
   const metrics =
     deps.metrics ??
     createServiceMetrics({
       processMetrics: false,
       ...(deps.payments ? { unresolvedPayments: deps.payments.ledger.unresolvedCount } : {}),
     })
+  // Each answer metered and logged; one layer with the PAYMENT-SIGNATURE size check. The server
+  // lets headers up to 64 KiB through so that this refusal is ours, in JSON: a PAYMENT-SIGNATURE
+  // is a few hundred bytes, and over 16 KiB breaks x402 clients anyway.
   app.use('*', async (c, next) => {
     const started = performance.now()
-    await next()
+    const oversized = oversizedPaymentHeader(c)
+    if (oversized) c.res = errors.response(c, oversized)
+    else await next()
     const ms = performance.now() - started
     metrics.http([routeLabel(c), c.req.method, String(c.res.status)], ms / 1000)
     deps.logger.info(
@@ -223,23 +218,6 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       },
       'request',
     )
-  })
-  // The server lets headers up to 64 KiB through so that this refusal is ours, in JSON:
-  // a PAYMENT-SIGNATURE is a few hundred bytes, and over 16 KiB breaks x402 clients anyway.
-  app.use('*', async (c, next) => {
-    for (const name of ['payment-signature', 'x-payment']) {
-      const value = c.req.header(name)
-      if (value && Buffer.byteLength(value) > MAX_PAYMENT_HEADER_BYTES) {
-        return errors.response(
-          c,
-          new AppError(
-            'headers_too_large',
-            `${name.toUpperCase()} is ${Buffer.byteLength(value)} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted`,
-          ),
-        )
-      }
-    }
-    await next()
   })
   app.onError(errors.onError(deps.logger))
   // A browser gets a small page; API clients keep the JSON error body.
@@ -419,6 +397,20 @@ export function createApp(deps: AppDeps): OpenAPIHono {
 
   registerOpenApiDocument(app, { publicBaseUrl: deps.publicBaseUrl })
   return app
+}
+
+/** `headers_too_large` for a PAYMENT-SIGNATURE (or X-PAYMENT) over the bound, else undefined. */
+function oversizedPaymentHeader(c: Context): AppError | undefined {
+  for (const name of ['payment-signature', 'x-payment']) {
+    const value = c.req.header(name)
+    if (value && Buffer.byteLength(value) > MAX_PAYMENT_HEADER_BYTES) {
+      return new AppError(
+        'headers_too_large',
+        `${name.toUpperCase()} is ${Buffer.byteLength(value)} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted`,
+      )
+    }
+  }
+  return undefined
 }
 
 /** The matched route pattern (bounded label values), or `unmatched` for 404s. */

@@ -34,6 +34,7 @@ import { AppError } from '../errors.js'
 import { publicBaseUrl } from '../http/base-url.js'
 import { jsonBody } from '../http/json-body.js'
 import { refundRateLimit } from '../http/rate-limit.js'
+import { completeAnswer } from '../http/security-headers.js'
 import type { Redactor } from '../secrets.js'
 import { paidRouteBazaar } from './paid-route-bazaar.js'
 import { toTransactionInput } from './request-inputs.js'
@@ -169,15 +170,19 @@ export function registerPaidTransactionPreflight(
     const paid = deps.paid()
     const header = c.req.header('payment-signature')
     const baseUrl = publicBaseUrl(c, deps.publicBaseUrl)
-    if (header === undefined && c.req.header('x-payment') !== undefined) {
-      return challenge(c, deps, challengeJson, paid, baseUrl, {
-        reason: 'unsupported_x402_version',
-      })
+    if (header === undefined) {
+      if (c.req.header('x-payment') !== undefined) {
+        return challenge(c, deps, challengeJson, paid, baseUrl, {
+          reason: 'unsupported_x402_version',
+        })
+      }
+      // What `handlePaidPreflight` answers a call without a payment (it holds nothing, times
+      // nothing), without the call record it sets up for one that has a payment.
+      deps.onOutcome?.('payment_required', 'payment_missing', undefined)
+      return challenge(c, deps, challengeJson, paid, baseUrl, { reason: 'payment_missing' })
     }
-    if (header !== undefined) {
-      const shed = deps.shedPaid?.()
-      if (shed) throw shed
-    }
+    const shed = deps.shedPaid?.()
+    if (shed) throw shed
     let outcome: PaidPreflightOutcome
     let tx: TransactionInput | undefined
     try {
@@ -205,7 +210,8 @@ export function registerPaidTransactionPreflight(
           undefined,
           outcome.timings.settleMs,
         )
-        setServerTiming(c, outcome.timings)
+        const timing = serverTiming(outcome.timings)
+        if (timing) c.header('Server-Timing', timing)
         // The settlement carries the x402 offer-receipt already (the domain signed it).
         c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
         c.header('Cache-Control', 'private, no-store')
@@ -213,8 +219,10 @@ export function registerPaidTransactionPreflight(
       }
       case 'payment_required':
         deps.onOutcome?.(outcome.kind, outcome.reason, outcome.timings.settleMs)
-        setServerTiming(c, outcome.timings)
-        return challenge(c, deps, challengeJson, paid, baseUrl, outcome)
+        return challenge(c, deps, challengeJson, paid, baseUrl, {
+          ...outcome,
+          serverTiming: serverTiming(outcome.timings),
+        })
       default:
         deps.onOutcome?.(outcome.code, undefined, undefined)
         // Rendered by the app's one error renderer: the error body, its status and Retry-After.
@@ -239,9 +247,13 @@ function errorOf(outcome: ErrorOutcome): AppError {
 type Challenge = Pick<
   PaymentRequiredOutcome,
   'reason' | 'detail' | 'facilitatorReason' | 'settlement'
->
+> & { serverTiming?: string | undefined }
 
-/** Every 402 of the route: the PAYMENT-REQUIRED header and the spec's body with a reason. */
+/**
+ * Every 402 of the route: the PAYMENT-REQUIRED header and the spec's body with a reason, as
+ * one complete answer (every header in one plain record, the app's own included: the unpaid
+ * call's path, bench/unpaid-402.ts).
+ */
 async function challenge(
   c: Context,
   deps: PaidTransactionPreflightDeps,
@@ -250,10 +262,14 @@ async function challenge(
   baseUrl: string,
   outcome: Challenge,
 ) {
-  c.header('PAYMENT-REQUIRED', await deps.paymentRequiredHeader(baseUrl, outcome.reason))
+  const headers: Record<string, string> = {
+    'cache-control': 'no-store',
+    'content-type': 'application/json',
+    'payment-required': await deps.paymentRequiredHeader(baseUrl, outcome.reason),
+  }
   if (outcome.settlement)
-    c.header('PAYMENT-RESPONSE', encodePaymentResponseHeader(outcome.settlement))
-  c.header('Cache-Control', 'no-store')
+    headers['payment-response'] = encodePaymentResponseHeader(outcome.settlement)
+  if (outcome.serverTiming) headers['server-timing'] = outcome.serverTiming
   const requestId = c.get('requestId') as string | undefined
   const body = challengeJson(paid, {
     baseUrl,
@@ -266,7 +282,7 @@ async function challenge(
     ...(requestId ? { requestId } : {}),
   })
   // What `c.json(paidChallengeBody(...), 402)` answers (the same text and headers), typed so.
-  return c.body(body, 402, { 'Content-Type': 'application/json' }) as unknown as TypedResponse<
+  return completeAnswer(c, 402, body, headers) as unknown as TypedResponse<
     ChallengeBody,
     402,
     'json'
@@ -275,11 +291,12 @@ async function challenge(
 
 const TIMED_PHASES = ['verify', 'preflight', 'settle'] as const
 
-function setServerTiming(c: Context, timings: PhaseTimings): void {
+/** The `Server-Timing` value of the phases that ran, or undefined when none did. */
+function serverTiming(timings: PhaseTimings): string | undefined {
   let value = ''
   for (const phase of TIMED_PHASES) {
     const ms = timings[`${phase}Ms`]
     if (ms !== undefined) value += `${value ? ', ' : ''}${phase};dur=${ms.toFixed(1)}`
   }
-  if (value) c.header('Server-Timing', value)
+  return value || undefined
 }

@@ -574,6 +574,10 @@ describe('settlements that fail', () => {
     expect(decodePaymentResponseHeader(headers.get('PAYMENT-RESPONSE') ?? '')).toMatchObject({
       success: false,
     })
+    // The phases that ran, timed, on the 402 as on a 200.
+    expect(headers.get('Server-Timing')).toMatch(
+      /^verify;dur=\d+\.\d, preflight;dur=\d+\.\d, settle;dur=\d+\.\d$/,
+    )
     expect(await settlementsOf(chain, poorer.address, nonceOf(header))).toEqual([])
     expect(await usdcBalances(chain, PAY_TO)).toEqual([payToBefore])
   })

@@ -5,15 +5,22 @@
  * stream; a chunked body, counted as it streams).
  */
 import http from 'node:http'
-import type net from 'node:net'
+import net from 'node:net'
 import { serve } from '@hono/node-server'
 import { decodePaymentRequiredHeader, encodePaymentRequiredHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { openStorage, type Storage } from '../../src/adapters/storage/open-storage.js'
+import { paidChallengeBody } from '../../src/domain/payment/challenge.js'
 import { paidResource } from '../../src/domain/payment/offer.js'
 import { paidTransactionPreflightExtensions } from '../../src/routes/paid-transaction-preflight.js'
-import { builtinFacilitator, EXAMPLE_BODY, type PaidApp, paidApp } from './paid-stack.js'
+import {
+  builtinFacilitator,
+  EXAMPLE_BODY,
+  type PaidApp,
+  paidApp,
+  RECEIPT_SIGNER,
+} from './paid-stack.js'
 
 const PATH = '/simulate/transaction-preflight'
 const MAX_BODY = 64 * 1024
@@ -102,7 +109,76 @@ const expectedHeader = async (
     ),
   )
 
+/** The whole answer to one request written on a fresh socket to `at`, as the bytes arrived. */
+function rawExchange(at: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(at, '127.0.0.1')
+    const chunks: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    socket.on('error', reject)
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
+    socket.end(request)
+  })
+}
+
 describe('the unpaid 402 over real HTTP', () => {
+  it('answers these bytes: status line, every header in this order, the body', async () => {
+    // Served as in production: the contract check reads every answer's headers, which changes
+    // how @hono/node-server writes them (through a `Headers`).
+    const { app, rail } = await paidApp({
+      contractChecked: false,
+      preflightRpcUrl: devnet.rpcUrl,
+      facilitator: builtinFacilitator(devnet.rpcUrl),
+      ledger: storage.ledger,
+    })
+    const served = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+    await new Promise((resolve) => served.once('listening', resolve))
+    const at = (served.address() as net.AddressInfo).port
+    try {
+      await answersPinnedBytes(at, rail)
+    } finally {
+      served.close()
+    }
+  })
+
+  /** The 402's exact bytes on `at`, the served app's port (its rail: `rail`). */
+  async function answersPinnedBytes(at: number, rail: PaidApp['rail']) {
+    const base = `http://127.0.0.1:${at}`
+    const cases = [
+      { extra: '', reason: 'payment_missing' },
+      { extra: 'X-Payment: v1\r\n', reason: 'unsupported_x402_version' },
+    ] as const
+    for (const { extra, reason } of cases) {
+      const answer = await rawExchange(
+        at,
+        `POST ${PATH} HTTP/1.1\r\nHost: 127.0.0.1:${at}\r\nX-Request-Id: pinned-id-1\r\n${extra}` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n` +
+          `Connection: close\r\n\r\n${BODY}`,
+      )
+      const body = JSON.stringify(
+        paidChallengeBody(
+          { rail, receiptSigner: RECEIPT_SIGNER },
+          { baseUrl: base, reason, requestId: 'pinned-id-1' },
+        ),
+      )
+      const [head, ...rest] = answer.split('\r\n\r\n')
+      expect(head?.replace(/^Date: .*$/m, 'Date: <now>').split('\r\n'), reason).toEqual([
+        'HTTP/1.1 402 Payment Required',
+        'access-control-allow-origin: *',
+        'access-control-expose-headers: PAYMENT-REQUIRED,PAYMENT-RESPONSE,X-Request-Id,Retry-After,RateLimit,RateLimit-Policy',
+        'cache-control: no-store',
+        'content-type: application/json',
+        `payment-required: ${await expectedHeader(base, reason)}`,
+        'x-content-type-options: nosniff',
+        'x-request-id: pinned-id-1',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Date: <now>',
+        'Connection: close',
+      ])
+      expect(rest.join('\r\n\r\n'), reason).toBe(body)
+    }
+  }
+
   it("sends the rail's offer for the request's base URL and reason, byte for byte, every time", async () => {
     const local = `http://127.0.0.1:${port}`
     const other = 'http://guard.example:8402'
