@@ -50,6 +50,7 @@ import {
   DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT,
   overloaded,
 } from './preflight-admission.js'
+import { createPreflightDoor, type PreflightDoor } from './preflight-door.js'
 import { rateLimit } from './rate-limit.js'
 import { securityHeaders } from './security-headers.js'
 
@@ -72,6 +73,11 @@ export interface AppDeps {
    * `DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT`.
    */
   maxPreflightsInFlight?: number
+  /**
+   * SHED_EVENT_LOOP_DELAY_MS: the door (`preflightDoor`) sheds new preflights while the event
+   * loop lags past it (ms); 0 or absent: slots only.
+   */
+  shedEventLoopDelayMs?: number
   preflight: PreflightDeps
   /** Fetches public pages as markdown for the evidence route. */
   reader: PageReader
@@ -186,8 +192,11 @@ const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 /** Largest PAYMENT-SIGNATURE (or X-PAYMENT) accepted, in bytes: larger is a JSON 431. */
 export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024
 
+/** The app, and its door: the server sheds preflights with it before the app sees them. */
+export type GuardApp = OpenAPIHono & { preflightDoor: PreflightDoor }
+
 /** Wires every route. No I/O happens here; adapters arrive in `deps`. */
-export function createApp(deps: AppDeps): OpenAPIHono {
+export function createApp(deps: AppDeps): GuardApp {
   if (deps.environment === 'mainnet' && deps.publicBaseUrl === undefined) {
     // config.ts refuses to start so; an app built without it would print a forged Host.
     throw new Error('a mainnet app needs publicBaseUrl (PUBLIC_BASE_URL): it never reflects Host')
@@ -285,13 +294,17 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       metrics.preflightsWaiting.set(waiting)
     },
   )
-  const shed = (route: string) => () => metrics.preflightsShed.inc({ route })
-  const freePreflight = (route: string) => ({
-    maxBodyBytes: deps.maxBodyBytes,
-    network,
-    preflight: () => deps.preflight,
-    admit: admitPreflight(admission, shed(route)),
-  })
+  const shed = (route: string) => () => metrics.preflightsShed.inc({ route, reason: 'slots' })
+  const freeRoutes: string[] = []
+  const freePreflight = (route: string) => {
+    freeRoutes.push(route)
+    return {
+      maxBodyBytes: deps.maxBodyBytes,
+      network,
+      preflight: () => deps.preflight,
+      admit: admitPreflight(admission, shed(route)),
+    }
+  }
 
   const payments = deps.payments
   let lastRailDetail: string | undefined
@@ -418,7 +431,24 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   })
 
   registerOpenApiDocument(app, { publicBaseUrl: deps.publicBaseUrl })
-  return app
+  const preflightDoor = createPreflightDoor({
+    admission,
+    freeRoutes,
+    ...(payments ? { paidRoute: ROUTES.paidTransactionPreflight } : {}),
+    maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
+    maxEventLoopDelayMs: deps.shedEventLoopDelayMs ?? 0,
+    // What securityHeaders and corsHeaders put on a JSON answer of these (browser-facing) routes.
+    headers: {
+      'access-control-allow-origin': CORS.origin,
+      'access-control-expose-headers': EXPOSE_HEADERS,
+      'x-content-type-options': 'nosniff',
+    },
+    onShed: (route, reason, seconds) => {
+      metrics.preflightsShed.inc({ route, reason })
+      metrics.http([route, 'POST', '503'], seconds)
+    },
+  })
+  return Object.assign(app, { preflightDoor })
 }
 
 /** The matched route pattern (bounded label values), or `unmatched` for 404s. */
