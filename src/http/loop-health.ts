@@ -9,8 +9,13 @@
  * at the threshold to 1 at twice it (no on/off swing at the threshold).
  */
 
-/** `SHED_EVENT_LOOP_DELAY_MS` when unset; see docs/operations.md ("Admission") for the figure. */
-export const DEFAULT_SHED_EVENT_LOOP_DELAY_MS = 20
+/**
+ * `SHED_EVENT_LOOP_DELAY_MS` when unset. Measured with `bench/burst.ts` on a busy 2-core machine
+ * (docs/performance.md, "Shedding at the door"): at twice the capacity 20, 50 and 100 ms all
+ * cut the 503s' p99 from seconds to tenths of one, but 20 also cut the capacity measured by
+ * closed-loop clients (a lag of 20 ms is that machine's scheduling noise); 50 did not.
+ */
+export const DEFAULT_SHED_EVENT_LOOP_DELAY_MS = 50
 
 /** How often the lag is sampled (ms): a sample per loop turn once turns are longer than this. */
 export const LOOP_SAMPLE_INTERVAL_MS = 5
