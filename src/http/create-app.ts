@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { FREE_ROUTES_PREFIX, ROUTES } from '@pre-send-guard/client/types'
 import type { Context, MiddlewareHandler } from 'hono'
@@ -49,6 +50,7 @@ import {
   createPreflightAdmission,
   DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT,
   overloaded,
+  type ShedReason,
 } from './preflight-admission.js'
 import { createPreflightDoor, type PreflightDoor } from './preflight-door.js'
 import { rateLimit } from './rate-limit.js'
@@ -294,7 +296,11 @@ export function createApp(deps: AppDeps): GuardApp {
       metrics.preflightsWaiting.set(waiting)
     },
   )
-  const shed = (route: string) => () => metrics.preflightsShed.inc({ route, reason: 'slots' })
+  const shed = (route: string) => (reason: ShedReason) =>
+    metrics.preflightsShed.inc({ route, reason })
+  // The door is made once every route is: the routes ask it whether the loop lags.
+  let preflightDoor: PreflightDoor | undefined
+  const loopLags = () => preflightDoor?.loopLags() ?? false
   const freeRoutes: string[] = []
   const freePreflight = (route: string) => {
     freeRoutes.push(route)
@@ -302,7 +308,7 @@ export function createApp(deps: AppDeps): GuardApp {
       maxBodyBytes: deps.maxBodyBytes,
       network,
       preflight: () => deps.preflight,
-      admit: admitPreflight(admission, shed(route)),
+      admit: admitPreflight(admission, shed(route), loopLags),
     }
   }
 
@@ -386,9 +392,10 @@ export function createApp(deps: AppDeps): GuardApp {
         ),
       redactor,
       shedPaid: () => {
-        if (!admission.saturated()) return undefined
-        shed(ROUTES.paidTransactionPreflight)()
-        return overloaded(admission)
+        const reason = admission.saturated() ? 'slots' : loopLags() ? 'event_loop' : undefined
+        if (reason === undefined) return undefined
+        shed(ROUTES.paidTransactionPreflight)(reason)
+        return overloaded(admission, reason)
       },
       onOutcome: (outcome, reason, settleMs) => {
         metrics.payments.inc({ outcome, reason: reason ?? '' })
@@ -431,12 +438,13 @@ export function createApp(deps: AppDeps): GuardApp {
   })
 
   registerOpenApiDocument(app, { publicBaseUrl: deps.publicBaseUrl })
-  const preflightDoor = createPreflightDoor({
+  preflightDoor = createPreflightDoor({
     admission,
     freeRoutes,
     ...(payments ? { paidRoute: ROUTES.paidTransactionPreflight } : {}),
     maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
     maxEventLoopDelayMs: deps.shedEventLoopDelayMs ?? 0,
+    ...(limits ? { judgedFirst: (req) => judgedByRateLimit(limits, req) } : {}),
     // What securityHeaders and corsHeaders put on a JSON answer of these (browser-facing) routes.
     headers: {
       'access-control-allow-origin': CORS.origin,
@@ -449,6 +457,21 @@ export function createApp(deps: AppDeps): GuardApp {
     },
   })
   return Object.assign(app, { preflightDoor })
+}
+
+/**
+ * Whether the rate limit judges a preflight POST before it may be shed: the free routes and the
+ * paid route have a policy; a loopback client is exempt where configured (its socket's address;
+ * behind a trusted proxy header every client is judged: the header is the app's to read).
+ */
+function judgedByRateLimit(limits: RateLimitSettings, req: IncomingMessage): boolean {
+  // The free routes and the paid route share the one policy (see policyFor above).
+  if (limits.free === undefined) return false
+  if (limits.clientHeader !== undefined || !limits.exemptLoopback) return true
+  const address = req.socket.remoteAddress ?? ''
+  const loopback =
+    address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
+  return !loopback
 }
 
 /** The matched route pattern (bounded label values), or `unmatched` for 404s. */

@@ -5,10 +5,10 @@ import {
   OVERLOADED_RETRY_AFTER_SECONDS,
   overloaded,
   type PreflightAdmission,
+  type ShedReason,
 } from './preflight-admission.js'
 
-/** Why a preflight was shed: every slot taken, or the event loop lagging past its threshold. */
-export type ShedReason = 'slots' | 'event_loop'
+export type { ShedReason }
 
 /**
  * Admission at the door, before the app: a preflight the instance would shed now is answered
@@ -26,6 +26,8 @@ export interface PreflightDoor {
   start(): void
   /** Stops the sampling (idempotent); the server calls it on close. */
   stop(): void
+  /** Whether the loop lags now (a new preflight is shed for it); false when not sampled. */
+  loopLags(): boolean
 }
 
 /** What the door needs from the app: its admission, its routes, its headers, its metrics. */
@@ -47,6 +49,12 @@ export interface PreflightDoorOptions {
    * security), lower-case, in the app's order: the door's 503 is the app's, byte for byte.
    */
   headers: Readonly<Record<string, string>>
+  /**
+   * Whether the app's rate limit judges this request (a limited route, a client not exempt): it
+   * is handed on, so that a client past its limit meets its 429 first, and the app sheds it
+   * after on the same signals (`loopLags`). Absent: none is.
+   */
+  judgedFirst?: (req: IncomingMessage, path: string) => boolean
   /** Told of each shed: the route, why, and the time the door took (s). */
   onShed(route: string, reason: ShedReason, seconds: number): void
   /** The loop's health instead of sampling one (tests). */
@@ -72,10 +80,8 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
     return { head: `${head}"`, tail: `"${tail}`, bytes: Buffer.byteLength(head + tail) + 2 }
   }
   const bodies: Record<ShedReason, { head: string; tail: string; bytes: number }> = {
-    slots: template(overloaded(options.admission).message),
-    event_loop: template(
-      'this instance is too busy to start another preflight now (its event loop lags); retry shortly',
-    ),
+    slots: template(overloaded(options.admission, 'slots').message),
+    event_loop: template(overloaded(options.admission, 'event_loop').message),
   }
   // The app's headers in its order (a fetch Headers object's: sorted), then Content-Length as
   // @hono/node-server adds it; a flat [name, value, ...] list with the id and length filled in.
@@ -104,6 +110,7 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
       if (typeof value === 'string' && Buffer.byteLength(value) > maxPaymentHeaderBytes)
         return undefined
     }
+    if (options.judgedFirst?.(req, path)) return undefined
     if (options.admission.saturated()) return 'slots'
     if (loop?.overloaded()) return 'event_loop'
     return undefined
@@ -137,6 +144,9 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
     },
     stop() {
       loop?.stop()
+    },
+    loopLags() {
+      return loop?.overloaded() ?? false
     },
   }
 }

@@ -245,6 +245,28 @@ describe('what the door sheds', () => {
     ])
   })
 
+  it('hands on a request the rate limit judges first (its 429 before any 503)', async () => {
+    const judged = createPreflightDoor({
+      admission: { limit: 2, saturated: () => true },
+      freeRoutes: [FREE],
+      maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
+      maxEventLoopDelayMs: 0,
+      headers: {},
+      judgedFirst: (req) => req.headers['x-judged'] === '1',
+      onShed: () => {},
+    })
+    const server = await serveWithDoor({
+      preflightDoor: judged,
+      fetch: async () => new Response('app', { status: 200 }),
+    } as unknown as GuardApp)
+    try {
+      expect((await post(server.baseUrl, FREE, FREE_BODY, { 'x-judged': '1' })).status).toBe(200)
+      expect((await post(server.baseUrl, FREE, FREE_BODY)).status).toBe(503)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('keeps the connection open after a shed, its unread body discarded', async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     const sockets = new Set<unknown>()
