@@ -13,17 +13,29 @@ const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
 /** 0 skips the burst part. */
 const SIZE = Math.max(0, Number(process.env.BURST_SIZE ?? 256))
 /** Settings every service variant gets, e.g. `BURST_SERVICE_ENV=MAX_PREFLIGHTS_IN_FLIGHT=16`. */
-const SERVICE_ENV = Object.fromEntries(
-  (process.env.BURST_SERVICE_ENV ?? '')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((pair) => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
-)
+const envOf = (pairs: string): Record<string, string> =>
+  Object.fromEntries(
+    pairs
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
+  )
+const SERVICE_ENV = envOf(process.env.BURST_SERVICE_ENV ?? '')
 const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
 const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
 const CLUSTER = process.env.BURST_CLUSTER === '1'
 /** The service's variants, e.g. `BURST_ACCEPT_HANDLES=1,8,32,default`. */
-const VARIANTS = (process.env.BURST_ACCEPT_HANDLES ?? '1,default').split(',')
+const VARIANTS = (process.env.BURST_ACCEPT_HANDLES ?? '1,default').split(',').filter(Boolean)
+/**
+ * More variants by their settings, `;`-separated, each space-separated pairs, e.g.
+ * `BURST_VARIANTS='SHED_EVENT_LOOP_DELAY_MS=0;MAX_PREFLIGHTS_IN_FLIGHT=32'`.
+ */
+const ENV_VARIANTS = (process.env.BURST_VARIANTS ?? '')
+  .split(';')
+  .map((v) => v.trim())
+  .filter(Boolean)
+/** A built tree to run beside this one (its `dist/src/main.js`), e.g. main before the change. */
+const BEFORE_DIR = process.env.BENCH_BEFORE_DIR?.replace(/\/+$/, '')
 let nextPort = Number(process.env.BURST_PORT_BASE ?? 0)
 const port = async () => (nextPort > 0 ? nextPort++ : freePort())
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
@@ -56,11 +68,16 @@ interface Target {
 }
 
 /** The built service, or with `cluster` the same as the one worker of an accepting primary. */
-async function startService(name: string, env: Record<string, string>, cluster = false) {
+async function startService(
+  name: string,
+  env: Record<string, string>,
+  cluster = false,
+  main: string = MAIN,
+) {
   const service = await startBuiltService({
     port: await port(),
-    args: cluster ? ['-e', CLUSTER_PRIMARY] : [MAIN],
-    env: { MAIN, ...SERVICE_ENV, ...env },
+    args: cluster ? ['-e', CLUSTER_PRIMARY] : [main],
+    env: { MAIN: main, ...SERVICE_ENV, ...env },
   })
   return { name, base: service.base, stop: service.stop } satisfies Target
 }
@@ -99,7 +116,12 @@ interface Answer {
 
 let counter = 0
 /** One preflight over `agent` (false: a fresh connection, closed after the answer). */
-function preflight(base: string, agent: http.Agent | false): Promise<Answer> {
+function preflight(
+  base: string,
+  agent: http.Agent | false,
+  /** Told of the socket the request goes out on (to count the connections opened). */
+  onSocket?: (socket: object) => void,
+): Promise<Answer> {
   const target = new URL(PREFLIGHT, base)
   const payload = Buffer.from(JSON.stringify(preflightBody(counter++)))
   const started = performance.now()
@@ -141,6 +163,7 @@ function preflight(base: string, agent: http.Agent | false): Promise<Answer> {
         res.on('error', fail)
       },
     )
+    if (onSocket) req.once('socket', onSocket)
     req.setTimeout(60_000, () => req.destroy(new Error('no answer in 60 s')))
     req.on('error', fail)
     req.end(payload)
@@ -199,6 +222,8 @@ interface Overload {
   withoutRetryAfter: number
   errors: number
   firstError: string
+  /** Connections the driver opened: every arrival while all of them were busy opened one. */
+  connections: number
 }
 
 /** Capacity first, then open-loop arrivals at twice it for OVERLOAD_SECONDS. */
@@ -209,6 +234,13 @@ async function overload(base: string, offered?: number): Promise<Overload> {
       : offered / 2
   const rate = 2 * capacity
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })
+  const sockets = new WeakSet<object>()
+  let connections = 0
+  const count = (socket: object) => {
+    if (sockets.has(socket)) return
+    sockets.add(socket)
+    connections++
+  }
   const pending: Promise<Answer>[] = []
   const started = performance.now()
   const end = started + OVERLOAD_SECONDS * 1000
@@ -218,7 +250,7 @@ async function overload(base: string, offered?: number): Promise<Overload> {
     const tick = () => {
       const now = performance.now()
       const due = Math.floor(((Math.min(now, end) - started) / 1000) * rate)
-      while (pending.length < due) pending.push(preflight(base, agent))
+      while (pending.length < due) pending.push(preflight(base, agent, count))
       if (now >= end) resolve()
       else setTimeout(tick, 1)
     }
@@ -246,6 +278,7 @@ async function overload(base: string, offered?: number): Promise<Overload> {
     withoutRetryAfter: shed.filter((a) => a.retryAfter === undefined).length,
     errors: bad.length,
     firstError: bad[0] ? (bad[0].error ?? `HTTP ${bad[0].status}`) : '',
+    connections,
   }
 }
 
@@ -269,6 +302,14 @@ try {
             `service, ACCEPT_HANDLES=${handles}${handles === '1' ? ' (Node default)' : ''}`,
             { ACCEPT_HANDLES: handles },
           ),
+    )
+  }
+  for (const variant of ENV_VARIANTS) {
+    services.push(await startService(`service, ${variant}`, envOf(variant)))
+  }
+  if (BEFORE_DIR) {
+    services.push(
+      await startService('before (BENCH_BEFORE_DIR)', {}, false, `${BEFORE_DIR}/dist/src/main.js`),
     )
   }
   if (CLUSTER) {
@@ -334,7 +375,7 @@ try {
         const floor = await overload(bare.base, o.offered)
         overloads.get(service)?.push(o)
         console.log(
-          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s (load ${load()})`,
+          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}, connections opened ${o.connections}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s, connections ${floor.connections} (load ${load()})`,
         )
         await new Promise((r) => setTimeout(r, 1_000))
       }
@@ -346,7 +387,7 @@ try {
         `  ${service.name}: 200s / capacity ${stat(
           list.map((o) => o.okRate / o.capacity),
           f2,
-        )}x, 503 p99 ${stat(list.map((o) => o.shedP99))} ms, 200 p99 ${stat(list.map((o) => o.okP99))} ms, errors ${list.reduce((a, o) => a + o.errors, 0)}, 503 without Retry-After ${list.reduce((a, o) => a + o.withoutRetryAfter, 0)}`,
+        )}x, 503 p99 ${stat(list.map((o) => o.shedP99))} ms, 200 p99 ${stat(list.map((o) => o.okP99))} ms, capacity ${stat(list.map((o) => o.capacity))}/s, connections opened ${stat(list.map((o) => o.connections))}, errors ${list.reduce((a, o) => a + o.errors, 0)}, 503 without Retry-After ${list.reduce((a, o) => a + o.withoutRetryAfter, 0)}`,
       )
     }
   }

@@ -11,6 +11,7 @@ import {
 } from './domain/payment/settlement-cost.js'
 import type { ScreenConfig } from './domain/screen/context.js'
 import { DEFAULT_ACCEPT_HANDLES } from './http/accept-handles.js'
+import { DEFAULT_SHED_EVENT_LOOP_DELAY_MS } from './http/loop-health.js'
 import { DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT } from './http/preflight-admission.js'
 import { collectSecrets } from './secrets.js'
 
@@ -65,6 +66,8 @@ const envSchema = z.object({
   MAX_BODY_BYTES: positiveInt(64 * 1024, 10 * 1024 * 1024),
   /** Most preflights running at once; past it a request is shed with 503 `overloaded`. */
   MAX_PREFLIGHTS_IN_FLIGHT: positiveInt(DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT, 100_000),
+  /** The door sheds new preflights while the event loop lags past this (ms); 0: off. */
+  SHED_EVENT_LOOP_DELAY_MS: nonNegativeInt(DEFAULT_SHED_EVENT_LOOP_DELAY_MS, 60_000),
   /** Handles accepting on the listening socket: each adds one accept per event-loop turn. */
   ACCEPT_HANDLES: positiveInt(DEFAULT_ACCEPT_HANDLES, 64),
   HEADERS_TIMEOUT_MS: positiveInt(10_000, MAX_TIMEOUT_MS),

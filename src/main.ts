@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   unresolved = payments.payments.ledger.unresolvedCount
   const app = buildApp(config, chain, payments, operations, logger, redactor)
   await wait.done()
-  listen(app.fetch, config, chain, logger, lifecycle, clock)
+  listen(app, config, chain, logger, lifecycle, clock)
 }
 
 await main().catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { FREE_ROUTES_PREFIX, ROUTES } from '@pre-send-guard/client/types'
 import type { Context } from 'hono'
@@ -48,7 +49,9 @@ import {
   createPreflightAdmission,
   DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT,
   overloaded,
+  type ShedReason,
 } from './preflight-admission.js'
+import { createPreflightDoor, type PreflightDoor } from './preflight-door.js'
 import { rateLimit } from './rate-limit.js'
 import { answerHeaders } from './security-headers.js'
 
@@ -71,6 +74,11 @@ export interface AppDeps {
    * `DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT`.
    */
   maxPreflightsInFlight?: number
+  /**
+   * SHED_EVENT_LOOP_DELAY_MS: the door (`preflightDoor`) sheds new preflights while the event
+   * loop lags past it (ms); 0 or absent: slots only.
+   */
+  shedEventLoopDelayMs?: number
   preflight: PreflightDeps
   /** Fetches public pages as markdown for the evidence route. */
   reader: PageReader
@@ -167,8 +175,11 @@ const DEVNET_PAY_TO = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 /** Largest PAYMENT-SIGNATURE (or X-PAYMENT) accepted, in bytes: larger is a JSON 431. */
 export const MAX_PAYMENT_HEADER_BYTES = 16 * 1024
 
+/** The app, and its door: the server sheds preflights with it before the app sees them. */
+export type GuardApp = OpenAPIHono & { preflightDoor: PreflightDoor }
+
 /** Wires every route. No I/O happens here; adapters arrive in `deps`. */
-export function createApp(deps: AppDeps): OpenAPIHono {
+export function createApp(deps: AppDeps): GuardApp {
   if (deps.environment === 'mainnet' && deps.publicBaseUrl === undefined) {
     // config.ts refuses to start so; an app built without it would print a forged Host.
     throw new Error('a mainnet app needs publicBaseUrl (PUBLIC_BASE_URL): it never reflects Host')
@@ -263,13 +274,21 @@ export function createApp(deps: AppDeps): OpenAPIHono {
       metrics.preflightsWaiting.set(waiting)
     },
   )
-  const shed = (route: string) => () => metrics.preflightsShed.inc({ route })
-  const freePreflight = (route: string) => ({
-    maxBodyBytes: deps.maxBodyBytes,
-    network,
-    preflight: () => deps.preflight,
-    admit: admitPreflight(admission, shed(route)),
-  })
+  const shed = (route: string) => (reason: ShedReason) =>
+    metrics.preflightsShed.inc({ route, reason })
+  // The door is made once every route is: the routes ask it whether the loop lags.
+  let preflightDoor: PreflightDoor | undefined
+  const loopLags = () => preflightDoor?.loopLags() ?? false
+  const freeRoutes: string[] = []
+  const freePreflight = (route: string) => {
+    freeRoutes.push(route)
+    return {
+      maxBodyBytes: deps.maxBodyBytes,
+      network,
+      preflight: () => deps.preflight,
+      admit: admitPreflight(admission, shed(route), loopLags),
+    }
+  }
 
   const payments = deps.payments
   let lastRailDetail: string | undefined
@@ -351,9 +370,10 @@ export function createApp(deps: AppDeps): OpenAPIHono {
         ),
       redactor,
       shedPaid: () => {
-        if (!admission.saturated()) return undefined
-        shed(ROUTES.paidTransactionPreflight)()
-        return overloaded(admission)
+        const reason = admission.saturated() ? 'slots' : loopLags() ? 'event_loop' : undefined
+        if (reason === undefined) return undefined
+        shed(ROUTES.paidTransactionPreflight)(reason)
+        return overloaded(admission, reason)
       },
       onOutcome: (outcome, reason, settleMs) => {
         metrics.payments.inc({ outcome, reason: reason ?? '' })
@@ -396,7 +416,40 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   })
 
   registerOpenApiDocument(app, { publicBaseUrl: deps.publicBaseUrl })
-  return app
+  preflightDoor = createPreflightDoor({
+    admission,
+    freeRoutes,
+    ...(payments ? { paidRoute: ROUTES.paidTransactionPreflight } : {}),
+    maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
+    maxEventLoopDelayMs: deps.shedEventLoopDelayMs ?? 0,
+    ...(limits ? { judgedFirst: (req) => judgedByRateLimit(limits, req) } : {}),
+    // What securityHeaders and corsHeaders put on a JSON answer of these (browser-facing) routes.
+    headers: {
+      'access-control-allow-origin': CORS.origin,
+      'access-control-expose-headers': EXPOSE_HEADERS,
+      'x-content-type-options': 'nosniff',
+    },
+    onShed: (route, reason, seconds) => {
+      metrics.preflightsShed.inc({ route, reason })
+      metrics.http([route, 'POST', '503'], seconds)
+    },
+  })
+  return Object.assign(app, { preflightDoor })
+}
+
+/**
+ * Whether the rate limit judges a preflight POST before it may be shed: the free routes and the
+ * paid route have a policy; a loopback client is exempt where configured (its socket's address;
+ * behind a trusted proxy header every client is judged: the header is the app's to read).
+ */
+function judgedByRateLimit(limits: RateLimitSettings, req: IncomingMessage): boolean {
+  // The free routes and the paid route share the one policy (see policyFor above).
+  if (limits.free === undefined) return false
+  if (limits.clientHeader !== undefined || !limits.exemptLoopback) return true
+  const address = req.socket.remoteAddress ?? ''
+  const loopback =
+    address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
+  return !loopback
 }
 
 /** `headers_too_large` for a PAYMENT-SIGNATURE (or X-PAYMENT) over the bound, else undefined. */

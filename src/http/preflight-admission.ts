@@ -88,28 +88,43 @@ export function createPreflightAdmission(
   }
 }
 
-/** The 503 a shed request gets: `overloaded`, with `Retry-After`. */
-export function overloaded(admission: Pick<PreflightAdmission, 'limit'>): AppError {
+/** Why a preflight was shed: every slot taken, or the event loop lagging past its threshold. */
+export type ShedReason = 'slots' | 'event_loop'
+
+/** The 503 a shed request gets: `overloaded`, with `Retry-After`, its message by reason. */
+export function overloaded(
+  admission: Pick<PreflightAdmission, 'limit'>,
+  reason: ShedReason = 'slots',
+): AppError {
   return new AppError(
     'overloaded',
-    `this instance is running its ${admission.limit} preflights at once; retry shortly`,
+    reason === 'slots'
+      ? `this instance is running its ${admission.limit} preflights at once; retry shortly`
+      : 'this instance is too busy to start another preflight now (its event loop lags); retry shortly',
     { retryAfter: OVERLOADED_RETRY_AFTER_SECONDS },
   )
 }
 
 /**
  * A route middleware (after the body is read, so a slow body holds no slot): takes a slot for
- * the rest of the request, or sheds it with 503 `overloaded` at once.
+ * the rest of the request, or sheds it with 503 `overloaded` at once: every slot taken, or
+ * `loopLags` (the request passed the door before the rate limit judged it, or in the race).
  */
 export function admitPreflight(
   admission: PreflightAdmission,
-  onShed: () => void,
+  onShed: (reason: ShedReason) => void,
+  loopLags: () => boolean = () => false,
 ): MiddlewareHandler {
   return async (_c, next) => {
-    const release = admission.tryEnter()
+    const reason: ShedReason | undefined = admission.saturated()
+      ? 'slots'
+      : loopLags()
+        ? 'event_loop'
+        : undefined
+    const release = reason === undefined ? admission.tryEnter() : undefined
     if (release === undefined) {
-      onShed()
-      throw overloaded(admission)
+      onShed(reason ?? 'slots')
+      throw overloaded(admission, reason)
     }
     try {
       await next()

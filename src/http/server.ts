@@ -1,7 +1,8 @@
-import type { Server } from 'node:http'
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { type ServerType, serve } from '@hono/node-server'
 import type { ErrorBody, ErrorCode } from '../errors.js'
+import type { PreflightDoor } from './preflight-door.js'
 
 /** Limits of the Node HTTP server in front of the app, set on purpose rather than left to Node. */
 export interface HttpServerLimits {
@@ -33,6 +34,11 @@ export interface StartHttpServerOptions {
   port: number
   hostname: string
   limits: HttpServerLimits
+  /**
+   * Sheds preflights before the app sees them (`createApp`'s `preflightDoor`): started once
+   * listening, stopped on close.
+   */
+  door?: PreflightDoor
   onListening?: (info: { address: string; port: number }) => void
 }
 
@@ -42,10 +48,19 @@ export interface StartHttpServerOptions {
  * slow, malformed) written in the service's JSON error shape instead of Node's empty bodies.
  */
 export function startHttpServer(options: StartHttpServerOptions): ServerType {
-  const { limits } = options
+  const { limits, door } = options
   const server = serve(
     {
       fetch: options.fetch,
+      // The door answers a preflight it sheds itself; every other request goes to the app.
+      ...(door
+        ? {
+            createServer: ((serverOptions: ServerOptions, app: RequestListener) =>
+              createServer(serverOptions, (req, res) => {
+                if (!door.shed(req, res)) app(req, res)
+              })) as typeof createServer,
+          }
+        : {}),
       port: options.port,
       hostname: options.hostname,
       serverOptions: {
@@ -59,8 +74,12 @@ export function startHttpServer(options: StartHttpServerOptions): ServerType {
         connectionsCheckingInterval: 1_000,
       },
     },
-    options.onListening,
+    (info) => {
+      door?.start()
+      options.onListening?.(info)
+    },
   ) as Server
+  if (door) server.on('close', () => door.stop())
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket),
   )

@@ -1,4 +1,3 @@
-import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Logger } from 'pino'
 import { createDevnetFaucet } from '../adapters/devnet/faucet.js'
 import { createPaymentRequiredHeaders } from '../adapters/facilitator/payment-required-headers.js'
@@ -8,7 +7,7 @@ import type { Config } from '../config.js'
 import { serveNetwork } from '../domain/protocols/network.js'
 import type { ScreenConfig } from '../domain/screen/context.js'
 import { DEFAULT_SCREEN_CONFIG } from '../domain/screen/screen-transaction.js'
-import { createApp } from '../http/create-app.js'
+import { createApp, type GuardApp } from '../http/create-app.js'
 import { paidTransactionPreflightExtensions } from '../routes/paid-transaction-preflight.js'
 import type { Redactor } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
@@ -28,7 +27,7 @@ export function buildApp(
   logger: Logger,
   /** The configuration's secrets' redactor (built once by `main.ts`). */
   redactor: Redactor,
-): OpenAPIHono {
+): GuardApp {
   const { devnet, environment } = chain
   // One process serves one network: the protocol knowledge's lookups read it from here on.
   serveNetwork(config.network.id)
@@ -39,6 +38,7 @@ export function buildApp(
     network: config.network,
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxPreflightsInFlight: config.MAX_PREFLIGHTS_IN_FLIGHT,
+    shedEventLoopDelayMs: config.SHED_EVENT_LOOP_DELAY_MS,
     preflight: {
       chain: chain.reader,
       chainId: chain.chainId,

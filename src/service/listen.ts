@@ -3,6 +3,7 @@ import type { ServerType } from '@hono/node-server'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
 import { type AcceptHandles, addAcceptHandles } from '../http/accept-handles.js'
+import type { GuardApp } from '../http/create-app.js'
 import { startHttpServer } from '../http/server.js'
 import { publicOrigin } from '../secrets.js'
 import { type ChainConnection, devnetAccountList } from './chain.js'
@@ -19,7 +20,8 @@ import { logStartupFailure } from './startup-failure.js'
  * keep-alive sockets are not waited on.
  */
 export function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
+  /** The app, and the door that sheds preflights before it (`createApp`'s `preflightDoor`). */
+  app: Pick<GuardApp, 'fetch' | 'preflightDoor'>,
   config: Config,
   chain: ChainConnection,
   logger: Logger,
@@ -30,7 +32,8 @@ export function listen(
   const { devnet, environment } = chain
   let accepting: Promise<AcceptHandles | undefined> = Promise.resolve(undefined)
   const server = startHttpServer({
-    fetch,
+    fetch: app.fetch,
+    door: app.preflightDoor,
     port: config.PORT,
     hostname: config.HOST,
     limits: {

@@ -163,8 +163,8 @@ describe('admission control (MAX_PREFLIGHTS_IN_FLIGHT=2)', () => {
     expect(paidAnswer.body.result.verdict).toBeDefined()
 
     // The metrics moved: three sheds on their routes; nothing in flight or waiting now.
-    expect(await metric('preflights_shed_total', `{route="${FREE}"}`)).toBe(2)
-    expect(await metric('preflights_shed_total', `{route="${PAID}"}`)).toBe(1)
+    expect(await metric('preflights_shed_total', `{route="${FREE}",reason="slots"}`)).toBe(2)
+    expect(await metric('preflights_shed_total', `{route="${PAID}",reason="slots"}`)).toBe(1)
     expect(await metric('preflights_in_flight')).toBe(0)
     expect(await metric('preflights_waiting')).toBe(0)
     // Slots are free again: a free preflight is served.

@@ -26,7 +26,11 @@ export function preflightApp(
     /** Operator settings of the app (rate limits, metrics, readiness). */
     operations?: Pick<
       AppDeps,
-      'rateLimits' | 'metrics' | 'readyMaxBlockAgeSeconds' | 'maxPreflightsInFlight'
+      | 'rateLimits'
+      | 'metrics'
+      | 'readyMaxBlockAgeSeconds'
+      | 'maxPreflightsInFlight'
+      | 'shedEventLoopDelayMs'
     >
     /** Check every answer against the app's OpenAPI document (default true). */
     contractChecked?: boolean

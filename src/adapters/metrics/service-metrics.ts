@@ -86,8 +86,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
     }),
     preflightsShed: new Counter({
       name: 'preflights_shed_total',
-      help: 'Requests refused with 503 overloaded because every preflight slot was taken, by route pattern.',
-      labelNames: ['route'] as const,
+      help: 'Requests refused with 503 overloaded, by route pattern and reason: slots (every preflight slot taken) or event_loop (the loop lagging past SHED_EVENT_LOOP_DELAY_MS).',
+      labelNames: ['route', 'reason'] as const,
       registers,
     }),
     rateLimitStoreErrors: new Counter({
