@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type LoopHealth, startLoopHealth } from './loop-health.js'
 import {
@@ -7,6 +6,7 @@ import {
   type PreflightAdmission,
   type ShedReason,
 } from './preflight-admission.js'
+import { requestIdOf } from './security-headers.js'
 
 export type { ShedReason }
 
@@ -60,9 +60,6 @@ export interface PreflightDoorOptions {
   /** The loop's health instead of sampling one (tests). */
   loopHealth?: Pick<LoopHealth, 'overloaded' | 'stop'>
 }
-
-/** hono's `requestId()`: a client's X-Request-Id is kept when it is short and plain. */
-const REQUEST_ID = /^[\w\-=]{1,255}$/
 
 /** A {@link PreflightDoor} over an app's admission. */
 export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoor {
@@ -125,12 +122,11 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
       const started = performance.now()
       const reason = reasonFor(req, path)
       if (reason === undefined) return false
-      const asked = req.headers['x-request-id']
-      const id = typeof asked === 'string' && REQUEST_ID.test(asked) ? asked : randomUUID()
+      const id = requestIdOf(req.headers['x-request-id'])
       const body = bodies[reason]
       const raw = rawHeaders.slice()
       raw[idAt] = id
-      // An id is ASCII (hono's rule above, or a UUID): its length is its bytes.
+      // An id is ASCII (requestIdOf: hono's rule, or a UUID): its length is its bytes.
       raw[lengthAt] = String(body.bytes + id.length)
       res.writeHead(503, raw)
       res.end(body.head + id + body.tail)

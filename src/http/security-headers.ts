@@ -6,6 +6,14 @@ const DOCUMENT_TYPES = /^(text\/html|image\/svg\+xml)\b/i
 /** What hono's `requestId` takes from a client's `X-Request-Id`: at most 255 of [\w=-]. */
 const CLIENT_REQUEST_ID = /^[\w\-=]{1,255}$/
 
+/**
+ * An answer's request id: the client's own `X-Request-Id` when it is at most 255 of
+ * `[A-Za-z0-9_=-]` (hono's `requestId` rules: always ASCII), else a new UUID.
+ */
+export function requestIdOf(client: string | string[] | undefined): string {
+  return typeof client === 'string' && CLIENT_REQUEST_ID.test(client) ? client : crypto.randomUUID()
+}
+
 /** The CORS side of {@link answerHeaders}. */
 export interface AnswerCors {
   /** Whether a page on another origin may call `path`. */
@@ -44,9 +52,7 @@ const COMPLETE_KEY = 'completeAnswer'
  */
 export function answerHeaders(csp: string, cors: AnswerCors): MiddlewareHandler {
   return async (c, next) => {
-    const client = c.req.header('x-request-id')
-    const requestId =
-      client !== undefined && CLIENT_REQUEST_ID.test(client) ? client : crypto.randomUUID()
+    const requestId = requestIdOf(c.req.header('x-request-id'))
     c.set('requestId', requestId)
     const crossOrigin = cors.applies(c.req.path)
     if (crossOrigin) c.set(CORS_KEY, cors)
