@@ -1,12 +1,11 @@
 import http from 'node:http'
 import { loadavg } from 'node:os'
-import { encodeFunctionData, erc20Abi } from 'viem'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
-import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js'
 import { freePort } from '../test/support/net.js'
 import { startBareNodeServer } from './bare-node-server.js'
 import { startBuiltService } from './built-service.js'
+import { plainPreflightBody } from './plain-preflights.js'
 import { percentile } from './stats.js'
 
 const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
@@ -39,27 +38,11 @@ const BEFORE_DIR = process.env.BENCH_BEFORE_DIR?.replace(/\/+$/, '')
 let nextPort = Number(process.env.BURST_PORT_BASE ?? 0)
 const port = async () => (nextPort > 0 ? nextPort++ : freePort())
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
-const BUYER = DEVNET_ACCOUNTS.buyer.address
-const PERSON = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
 await ensureBuilt()
 
 /** A distinct read-only preflight input for each `k`: an ETH or an ERC-20 transfer. */
-function preflightBody(k: number) {
-  const amount = BigInt(k + 1)
-  return k % 2 === 0
-    ? { from: BUYER, to: PERSON, data: '0x', value: `0x${amount.toString(16)}` }
-    : {
-        from: BUYER,
-        to: USDC_ADDRESS,
-        data: encodeFunctionData({
-          abi: erc20Abi,
-          functionName: 'transfer',
-          args: [PERSON, amount],
-        }),
-        value: '0x0',
-      }
-}
+const preflightBody = (k: number) => plainPreflightBody(k, 2)
 
 interface Target {
   name: string

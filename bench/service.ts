@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { loadavg } from 'node:os'
-import { encodeFunctionData, erc20Abi } from 'viem'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
 import { startDevnet } from '../src/adapters/devnet/devnet.js'
-import { DEVNET_ACCOUNTS, USDC_ADDRESS } from '../src/adapters/devnet/prepare.js'
+import { USDC_ADDRESS } from '../src/adapters/devnet/prepare.js'
 import { freePort } from '../test/support/net.js'
 import { postJson, preflightApp } from '../test/support/preflight-app.js'
 import { usdcPermitRequest } from '../test/support/usdc-typed-data.js'
 import { startBareNodeServer } from './bare-node-server.js'
 import { startBuiltService } from './built-service.js'
 import { callsOf, startLatencyRpc } from './latency-rpc.js'
+import { BUYER, plainPreflightBody, SPENDER } from './plain-preflights.js'
 import { percentile } from './stats.js'
 
 const SECONDS = Number(process.env.SERVICE_BENCH_SECONDS ?? 3)
@@ -37,44 +37,12 @@ let nextPort = Number(process.env.SERVICE_BENCH_PORT_BASE ?? 0)
 const port = async () => (nextPort > 0 ? nextPort++ : await freePort())
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
 const UNKNOWN_ROUTE = '/payanagent/v1/no-such-route'
-const BUYER = DEVNET_ACCOUNTS.buyer.address
-const PERSON = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
-const SPENDER = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICK_MS = 10
 
 await ensureBuilt()
 
-/** A distinct read-only preflight input for each `k`: three kinds, each with its own amount. */
-function preflightBody(k: number) {
-  const amount = BigInt(k + 1)
-  switch (k % 3) {
-    case 0:
-      return { from: BUYER, to: PERSON, data: '0x', value: `0x${amount.toString(16)}` }
-    case 1:
-      return {
-        from: BUYER,
-        to: USDC_ADDRESS,
-        data: encodeFunctionData({
-          abi: erc20Abi,
-          functionName: 'transfer',
-          args: [PERSON, amount],
-        }),
-        value: '0x0',
-      }
-    default:
-      return {
-        from: BUYER,
-        to: USDC_ADDRESS,
-        data: encodeFunctionData({
-          abi: erc20Abi,
-          functionName: 'approve',
-          args: [SPENDER, amount],
-        }),
-        value: '0x0',
-      }
-  }
-}
+const preflightBody = (k: number) => plainPreflightBody(k, 3)
 
 // --- processes and their CPU and memory, read from /proc -------------------------------------
 /** CPU ms (user + system) in a /proc `stat` line. */
