@@ -147,12 +147,19 @@ export function addAnswerFields(c: Context, fields: Readonly<Record<string, stri
     for (const name in fields) c.res.headers.set(name, fields[name] as string)
     return
   }
-  const merged: Record<string, string> = {}
-  for (const name in complete.record)
-    if (name !== 'Content-Length') merged[name] = complete.record[name] as string
-  for (const name in fields) merged[name.toLowerCase()] = fields[name] as string
+  // The record's names are sorted already: the new ones (a few) are merged in, not sorted again.
+  const added = Object.keys(fields)
+    .map((name) => [name.toLowerCase(), fields[name] as string] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const sorted: Record<string, string> = {}
-  for (const name of Object.keys(merged).sort()) sorted[name] = merged[name] as string
+  let next = 0
+  for (const name in complete.record) {
+    if (name === 'Content-Length') continue
+    for (let field = added[next]; field !== undefined && field[0] <= name; field = added[++next])
+      sorted[field[0]] = field[1]
+    sorted[name] ??= complete.record[name] as string
+  }
+  for (const [name, value] of added.slice(next)) sorted[name] = value
   // Cleared first: hono's `c.res` setter copies the old answer's fields into a new one through
   // a `Headers` (which would also move `Content-Length` among them).
   c.res = undefined
