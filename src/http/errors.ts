@@ -6,6 +6,13 @@ import { AppError, type ErrorBody, type ErrorCode, type ErrorIssue } from '../er
 import type { Redactor } from '../secrets.js'
 import { statusForCode } from './error-status.js'
 
+/**
+ * What an error answer is made of: an {@link AppError}, or the same fields as plain data where
+ * the app answers an expected refusal itself (a 404, a failed validation) and no stack is
+ * wanted (capturing one was a tenth of a 404's CPU, bench/service.ts).
+ */
+export type Failure = Pick<AppError, 'code' | 'message' | 'issues' | 'retryAfter'>
+
 /** The service's one error renderer: every error body the app answers passes through it. */
 export interface ErrorRenderer {
   /**
@@ -13,7 +20,7 @@ export interface ErrorRenderer {
    * Its text (which may quote an upstream: an RPC, the facilitator, the reader, the ledger) is
    * scrubbed of the configured secrets here.
    */
-  response(c: Context, error: AppError): Response
+  response(c: Context, error: Failure): Response
   /** The `defaultHook` for every zod-openapi route: a failed validation is a 422 with issues. */
   validationHook(
     result: { success: true } | { success: false; error: ZodError },
@@ -30,7 +37,7 @@ export interface ErrorRenderer {
  * (or `DEFAULT_REDACTOR`, which still removes any URL's userinfo).
  */
 export function createErrorRenderer(redactor: Redactor): ErrorRenderer {
-  const response = (c: Context, error: AppError): Response => {
+  const response = (c: Context, error: Failure): Response => {
     const body: ErrorBody = {
       error: error.code,
       message: redactor.redact(error.message),
@@ -46,7 +53,12 @@ export function createErrorRenderer(redactor: Redactor): ErrorRenderer {
       if (result.success) return undefined
       const issues = zodIssues(result.error)
       const summary = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')
-      return response(c, new AppError('invalid_request', `invalid request: ${summary}`, { issues }))
+      return response(c, {
+        code: 'invalid_request',
+        message: `invalid request: ${summary}`,
+        issues,
+        retryAfter: undefined,
+      })
     },
     onError: (logger) => (error, c) => {
       if (error instanceof AppError) {
@@ -64,7 +76,12 @@ export function createErrorRenderer(redactor: Redactor): ErrorRenderer {
       return response(c, new AppError('internal_error', 'internal error'))
     },
     notFound: (c) =>
-      response(c, new AppError('not_found', `no route for ${c.req.method} ${c.req.path}`)),
+      response(c, {
+        code: 'not_found',
+        message: `no route for ${c.req.method} ${c.req.path}`,
+        issues: [],
+        retryAfter: undefined,
+      }),
   }
 }
 

@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js'
 import type { BucketPolicy, BucketStore, TakeResult } from '../domain/rate-limit/token-bucket.js'
 import { AppError } from '../errors.js'
 import type { ErrorRenderer } from './errors.js'
+import { addAnswerFields } from './security-headers.js'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -79,9 +80,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
     })
     await next()
     const after = (await refunded) ?? taken
-    for (const [name, value] of Object.entries(rateLimitHeaders(policy, after))) {
-      c.res.headers.set(name, value)
-    }
+    addAnswerFields(c, rateLimitHeaders(policy, after))
   }
 }
 

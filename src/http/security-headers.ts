@@ -1,4 +1,6 @@
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler, TypedResponse } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import type { JSONParsed } from 'hono/utils/types'
 
 /** Documents a browser renders (and may frame, or run script in). */
 const DOCUMENT_TYPES = /^(text\/html|image\/svg\+xml)\b/i
@@ -61,7 +63,7 @@ export function answerHeaders(csp: string, cors: AnswerCors): MiddlewareHandler 
       const preflight = await cors.preflight(c, next)
       if (preflight) c.res = preflight
     } else await next()
-    if (c.res === c.get(COMPLETE_KEY)) return
+    if (c.res === (c.get(COMPLETE_KEY) as CompleteParts | undefined)?.answer) return
     const headers = c.res.headers
     headers.set('X-Request-Id', requestId)
     headers.set('X-Content-Type-Options', 'nosniff')
@@ -77,15 +79,25 @@ export function answerHeaders(csp: string, cors: AnswerCors): MiddlewareHandler 
   }
 }
 
+/** A complete answer's parts, kept so that a later layer can add fields ({@link addAnswerFields}). */
+interface CompleteParts {
+  answer: Response
+  status: number
+  body: string
+  /** Its fields: lower-case names in a `Headers`' order, then `Content-Length`. */
+  record: Record<string, string>
+}
+
 /**
  * An answer with every header as one plain record, the ones {@link answerHeaders} would add
  * included: @hono/node-server writes such a record as it is, with no `Headers` built, filled
- * and iterated on the way (the unpaid 402's path: bench/unpaid-402.ts). The record is in the
- * order a `Headers` iterates (lower-case names, sorted), so the bytes on the wire are the ones
- * `c.body(body, status, headers)` would send: `headers` are the route's own, lower-case and
- * sorted, each between `access-control-*` and `x-*` (as `cache-control`, `content-type`,
- * `payment-*`, `server-timing` are). Only for a JSON (never HTML) answer that no earlier
- * middleware put a header on with `c.header`.
+ * and iterated on the way (the unpaid 402's and the free preflights' path: bench/unpaid-402.ts,
+ * bench/service.ts). The record is in the order a `Headers` iterates (lower-case names,
+ * sorted), then `Content-Length`, so the bytes on the wire are the ones `c.body(body, status,
+ * headers)` would send. `headers` are the route's own, lower-case and sorted, each between
+ * `access-control-*` and `x-*` (as `cache-control`, `content-type`, `payment-*`,
+ * `server-timing` are). Only for a JSON (never HTML) answer that no earlier middleware put
+ * a header on with `c.header`; a later middleware adds its fields with {@link addAnswerFields}.
  */
 export function completeAnswer(
   c: Context,
@@ -95,19 +107,76 @@ export function completeAnswer(
 ): Response {
   const cors = c.get(CORS_KEY) as AnswerCors | undefined
   // Built in order, without a sort: the names fall where they are written.
-  const record: Record<string, string> = cors
+  const fields: Record<string, string> = cors
     ? {
         'access-control-allow-origin': cors.allowOrigin,
         'access-control-expose-headers': cors.exposeHeaders,
       }
     : {}
-  for (const name in headers) record[name] = headers[name] as string
-  record['x-content-type-options'] = 'nosniff'
-  record['x-request-id'] = c.get('requestId') as string
+  for (const name in headers) fields[name] = headers[name] as string
+  fields['x-content-type-options'] = 'nosniff'
+  fields['x-request-id'] = c.get('requestId') as string
+  return completed(c, status, body, fields)
+}
+
+/**
+ * A JSON answer of `value` with {@link completeAnswer}: the text, status and headers of
+ * `c.json(value, status)` under {@link answerHeaders}, typed as `c.json`'s answer.
+ */
+export function jsonAnswer<T, S extends ContentfulStatusCode>(
+  c: Context,
+  value: T,
+  status: S,
+): TypedResponse<JSONParsed<T>, S, 'json'> {
+  return completeAnswer(c, status, JSON.stringify(value), JSON_FIELDS) as unknown as TypedResponse<
+    JSONParsed<T>,
+    S,
+    'json'
+  >
+}
+const JSON_FIELDS = { 'content-type': 'application/json' } as const
+
+/**
+ * Sets `fields` on the route's answer (a middleware's, after `next()`): on a complete answer
+ * ({@link completeAnswer}) it is rebuilt with them in place, as a `Headers` would order them,
+ * so the bytes are those of the same fields set on `c.res.headers` of a `c.json` answer.
+ */
+export function addAnswerFields(c: Context, fields: Readonly<Record<string, string>>): void {
+  const complete = c.get(COMPLETE_KEY) as CompleteParts | undefined
+  if (complete === undefined || complete.answer !== c.res) {
+    for (const name in fields) c.res.headers.set(name, fields[name] as string)
+    return
+  }
+  // The record's names are sorted already: the new ones (a few) are merged in, not sorted again.
+  const added = Object.keys(fields)
+    .map((name) => [name.toLowerCase(), fields[name] as string] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const sorted: Record<string, string> = {}
+  let next = 0
+  for (const name in complete.record) {
+    if (name === 'Content-Length') continue
+    for (let field = added[next]; field !== undefined && field[0] <= name; field = added[++next])
+      sorted[field[0]] = field[1]
+    sorted[name] ??= complete.record[name] as string
+  }
+  for (const [name, value] of added.slice(next)) sorted[name] = value
+  // Cleared first: hono's `c.res` setter copies the old answer's fields into a new one through
+  // a `Headers` (which would also move `Content-Length` among them).
+  c.res = undefined
+  c.res = completed(c, complete.status, complete.body, sorted)
+}
+
+/** The complete answer of `record`'s fields (in a `Headers`' order) and its `Content-Length`. */
+function completed(
+  c: Context,
+  status: number,
+  body: string,
+  record: Record<string, string>,
+): Response {
   // Where @hono/node-server puts it after a `Headers`' fields (left to Node, it would come
   // after Date and Connection).
   record['Content-Length'] = String(Buffer.byteLength(body))
   const answer = new Response(body, { status, headers: record })
-  c.set(COMPLETE_KEY, answer)
+  c.set(COMPLETE_KEY, { answer, status, body, record } satisfies CompleteParts)
   return answer
 }

@@ -11,6 +11,7 @@ import {
 } from '../domain/delegation/run-authorization-preflight.js'
 import { checksummed } from '../domain/evm/checksummed.js'
 import { jsonBody } from '../http/json-body.js'
+import { jsonAnswer } from '../http/security-headers.js'
 import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toWord } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -80,7 +81,7 @@ export function registerBaseAuthorizationPreflight(
         deps.preflight(),
         toAuthorizationInput(c.req.valid('json')),
       )
-      return c.json(result, 200)
+      return jsonAnswer(c, result, 200)
     },
   )
 }

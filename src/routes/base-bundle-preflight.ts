@@ -9,6 +9,7 @@ import {
 import { runBundlePreflight } from '../domain/preflight/run-bundle-preflight.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
+import { jsonAnswer } from '../http/security-headers.js'
 import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toSignedAuthorization, toStateOverrides, toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -70,7 +71,7 @@ export function registerBaseBundlePreflight(app: OpenAPIHono, deps: FreePrefligh
         return tx
       })
       const result = await runBundlePreflight(deps.preflight(), txs, overrides)
-      return c.json(result, 200)
+      return jsonAnswer(c, result, 200)
     },
   )
 }

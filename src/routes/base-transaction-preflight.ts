@@ -3,6 +3,7 @@ import { PreflightResultSchema, requestBodiesOn } from '@pre-send-guard/client/s
 import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import { runPreflight } from '../domain/preflight/run-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { jsonAnswer } from '../http/security-headers.js'
 import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toTransactionInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -51,7 +52,7 @@ export function registerBaseTransactionPreflight(
     async (c) => {
       const input = toTransactionInput(c.req.valid('json'))
       const result = await runPreflight(deps.preflight(), input)
-      return c.json(result, 200)
+      return jsonAnswer(c, result, 200)
     },
   )
 }

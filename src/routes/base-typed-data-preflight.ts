@@ -3,6 +3,7 @@ import { requestBodiesOn, TypedDataResultSchema } from '@pre-send-guard/client/s
 import { DEFAULT_NETWORK, type NetworkFacts, ROUTES } from '@pre-send-guard/client/types'
 import { runTypedDataPreflight } from '../domain/typed-data/run-typed-data-preflight.js'
 import { jsonBody } from '../http/json-body.js'
+import { jsonAnswer } from '../http/security-headers.js'
 import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toTypedDataInput } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -53,7 +54,7 @@ export function registerBaseTypedDataPreflight(
         deps.preflight(),
         toTypedDataInput(c.req.valid('json')),
       )
-      return c.json(result, 200)
+      return jsonAnswer(c, result, 200)
     },
   )
 }

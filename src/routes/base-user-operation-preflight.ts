@@ -14,6 +14,7 @@ import {
 import { checksummed } from '../domain/evm/checksummed.js'
 import { AppError } from '../errors.js'
 import { jsonBody } from '../http/json-body.js'
+import { jsonAnswer } from '../http/security-headers.js'
 import { type FreePreflightRouteDeps, withAdmission } from './free-preflight-route.js'
 import { toWord } from './request-inputs.js'
 import { errorResponses } from './schemas/error-body.js'
@@ -164,7 +165,7 @@ export function registerBaseUserOperationPreflight(
         deps.preflight(),
         toUserOperationInput(c.req.valid('json')),
       )
-      return c.json(result, 200)
+      return jsonAnswer(c, result, 200)
     },
   )
 }

@@ -45,11 +45,15 @@ export function createCallMetrics<Label extends string>(
 ): ObserveCall {
   const { requests, duration, buckets } = spec
   const timedBy = spec.requests.labelNames.slice(0, duration.labelCount)
-  const counts = new Map<string, { values: readonly string[]; value: number }>()
-  const timings = new Map<
-    string,
-    { values: readonly string[]; perBucket: number[]; sum: number; count: number }
-  >()
+  // Each label set found by walking its values through nested maps (no key string built per
+  // call), its record kept in a list too, in the order of its first call, as prom-client prints.
+  const counts = labelTree<{ values: readonly string[]; value: number }>()
+  const timings = labelTree<{
+    values: readonly string[]
+    perBucket: number[]
+    sum: number
+    count: number
+  }>()
   const labelsOf = (names: readonly string[], values: readonly string[]) => {
     const labels: Record<string, string> = {}
     names.forEach((name, i) => {
@@ -59,20 +63,22 @@ export function createCallMetrics<Label extends string>(
   }
 
   const observe: ObserveCall = (values, seconds) => {
-    const key = values.join('\0')
-    const counted = counts.get(key)
+    const counted = counts.find(values, values.length)
     if (counted !== undefined) counted.value++
-    else counts.set(key, { values: [...values], value: 1 })
-    const timedValues = timedBy.length === values.length ? values : values.slice(0, timedBy.length)
-    const timedKey = timedValues === values ? key : timedValues.join('\0')
-    let timing = timings.get(timedKey)
+    else counts.add(values, values.length, { values: [...values], value: 1 })
+    let timing = timings.find(values, timedBy.length)
     if (timing === undefined) {
-      timing = { values: [...timedValues], perBucket: buckets.map(() => 0), sum: 0, count: 0 }
-      timings.set(timedKey, timing)
+      const timedValues = values.slice(0, timedBy.length)
+      timing = { values: timedValues, perBucket: buckets.map(() => 0), sum: 0, count: 0 }
+      timings.add(values, timedBy.length, timing)
     }
     // The first bound at or above the value, as prom-client places it; above all: +Inf only.
-    const at = buckets.findIndex((bound) => seconds <= bound)
-    if (at >= 0) timing.perBucket[at] = (timing.perBucket[at] ?? 0) + 1
+    for (let at = 0; at < buckets.length; at++) {
+      if (seconds <= (buckets[at] as number)) {
+        timing.perBucket[at] = (timing.perBucket[at] ?? 0) + 1
+        break
+      }
+    }
     timing.sum += seconds
     timing.count++
   }
@@ -83,7 +89,7 @@ export function createCallMetrics<Label extends string>(
     type: 'counter',
     aggregator: 'sum',
     async get() {
-      const values = [...counts.values()].map(({ values, value }) => ({
+      const values = counts.records.map(({ values, value }) => ({
         value,
         labels: labelsOf(requests.labelNames, values),
       }))
@@ -105,7 +111,7 @@ export function createCallMetrics<Label extends string>(
     async get() {
       const samples: Sample[] = []
       const bucket = `${duration.name}_bucket`
-      for (const { values, perBucket, sum, count } of timings.values()) {
+      for (const { values, perBucket, sum, count } of timings.records) {
         const labels = labelsOf(timedBy, values)
         let cumulative = 0
         buckets.forEach((bound, i) => {
@@ -139,4 +145,54 @@ export function createCallMetrics<Label extends string>(
     registry.registerMetric(histogram as unknown as Metric)
   }
   return observe
+}
+
+/** Records by label values: nested maps, one level per label, and the records in first-use order. */
+interface LabelTree<T> {
+  /** The record of the first `depth` of `values`, if any. */
+  find(values: readonly string[], depth: number): T | undefined
+  /** Files `record` under the first `depth` of `values` (which have none yet). */
+  add(values: readonly string[], depth: number, record: T): void
+  /** Every record, in the order they were added. */
+  readonly records: T[]
+  clear(): void
+}
+
+interface LabelNode<T> {
+  children: Map<string, LabelNode<T>> | undefined
+  record: T | undefined
+}
+
+function labelTree<T>(): LabelTree<T> {
+  let root: LabelNode<T> = { children: undefined, record: undefined }
+  const tree = {
+    records: [] as T[],
+    find(values: readonly string[], depth: number): T | undefined {
+      let node: LabelNode<T> | undefined = root
+      for (let i = 0; i < depth && node !== undefined; i++) {
+        node = node.children?.get(values[i] ?? '')
+      }
+      return node?.record
+    },
+    add(values: readonly string[], depth: number, record: T): void {
+      let node = root
+      for (let i = 0; i < depth; i++) {
+        node.children ??= new Map()
+        const value = values[i] ?? ''
+        let next = node.children.get(value)
+        if (next === undefined) {
+          next = { children: undefined, record: undefined }
+          node.children.set(value, next)
+        }
+        node = next
+      }
+      node.record = record
+      tree.records.push(record)
+    },
+    clear(): void {
+      root = { children: undefined, record: undefined }
+      tree.records = []
+    },
+  }
+  return tree
 }
