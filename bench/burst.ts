@@ -23,6 +23,12 @@ const SERVICE_ENV = envOf(process.env.BURST_SERVICE_ENV ?? '')
 const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
 const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
 const CLUSTER = process.env.BURST_CLUSTER === '1'
+/**
+ * `BURST_SAME_RATE=1`: in each run every service's capacity is measured first, and every one is
+ * offered twice the best of them and judged against it (a variant whose own closed-loop
+ * capacity is lower is not offered, nor judged against, less).
+ */
+const SAME_RATE = process.env.BURST_SAME_RATE === '1'
 /** The service's variants, e.g. `BURST_ACCEPT_HANDLES=1,8,32,default`. */
 const VARIANTS = (process.env.BURST_ACCEPT_HANDLES ?? '1,default').split(',').filter(Boolean)
 /**
@@ -207,14 +213,59 @@ interface Overload {
   firstError: string
   /** Connections the driver opened: every arrival while all of them were busy opened one. */
   connections: number
+  /** Read off the service's /metrics every 500 ms during the arrivals (absent: none read). */
+  watched?: Watched
 }
 
-/** Capacity first, then open-loop arrivals at twice it for OVERLOAD_SECONDS. */
-async function overload(base: string, offered?: number): Promise<Overload> {
-  const capacity =
-    offered === undefined
-      ? Math.max(await closedLoop(base, 16, 3), await closedLoop(base, 64, 3))
-      : offered / 2
+/** The service's own view during the arrivals: its preflight bound and its loop's lag. */
+interface Watched {
+  /** `preflights_limit` (the adaptive bound; a build without it reads nothing). */
+  limit: number[]
+  /** prom-client's `nodejs_eventloop_lag_p99_seconds` over each 500 ms, in ms. */
+  lagP99: number[]
+}
+
+/** Reads `/metrics` every 500 ms until `stop` (a target without /metrics gives nothing). */
+function watch(base: string): { stop(): Promise<Watched | undefined> } {
+  const seen: Watched = { limit: [], lagP99: [] }
+  let read = 0
+  let stopped = false
+  const gauge = (text: string, name: string) => {
+    const value = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1]
+    return value === undefined ? undefined : Number(value)
+  }
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((r) => setTimeout(r, 500))
+      const res = await fetch(`${base}/metrics`).catch(() => undefined)
+      if (res?.status !== 200) continue
+      const text = await res.text()
+      read++
+      const limit = gauge(text, 'preflights_limit')
+      const lag = gauge(text, 'nodejs_eventloop_lag_p99_seconds')
+      if (limit !== undefined) seen.limit.push(limit)
+      if (lag !== undefined) seen.lagP99.push(lag * 1000)
+    }
+  })()
+  return {
+    async stop() {
+      stopped = true
+      await loop
+      return read > 0 ? seen : undefined
+    },
+  }
+}
+
+/** Closed-loop clients at 16 and at 64 in flight, 3 s each: the better 200s per second. */
+const capacityOf = async (base: string) =>
+  Math.max(await closedLoop(base, 16, 3), await closedLoop(base, 64, 3))
+
+/**
+ * Capacity first (measured here, or `known`), then open-loop arrivals at twice it for
+ * OVERLOAD_SECONDS; `offered` instead: that rate (the bare server's floor).
+ */
+async function overload(base: string, offered?: number, known?: number): Promise<Overload> {
+  const capacity = offered === undefined ? (known ?? (await capacityOf(base))) : offered / 2
   const rate = 2 * capacity
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })
   const sockets = new WeakSet<object>()
@@ -225,6 +276,7 @@ async function overload(base: string, offered?: number): Promise<Overload> {
     connections++
   }
   const pending: Promise<Answer>[] = []
+  const watcher = offered === undefined ? watch(base) : undefined
   const started = performance.now()
   const end = started + OVERLOAD_SECONDS * 1000
   // A fixed schedule: request i is due at started + i / rate, sent as soon as the loop sees it
@@ -239,6 +291,7 @@ async function overload(base: string, offered?: number): Promise<Overload> {
     }
     tick()
   })
+  const watched = await watcher?.stop()
   const answers = await Promise.all(pending)
   const elapsed = (performance.now() - started) / 1000
   agent.destroy()
@@ -262,6 +315,7 @@ async function overload(base: string, offered?: number): Promise<Overload> {
     errors: bad.length,
     firstError: bad[0] ? (bad[0].error ?? `HTTP ${bad[0].status}`) : '',
     connections,
+    ...(watched ? { watched } : {}),
   }
 }
 
@@ -273,6 +327,12 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')
+
+/** What /metrics said during the arrivals, min/median/max. */
+const watching = (w: Watched | undefined) =>
+  w === undefined
+    ? ''
+    : `${w.limit.length ? `, preflights_limit ${stat(w.limit)}` : ''}${w.lagP99.length ? `, loop lag p99 ${stat(w.lagP99)} ms` : ''}`
 
 const loadAtStart = load()
 const services: Target[] = []
@@ -351,14 +411,23 @@ try {
     )
     const overloads = new Map<Target, Overload[]>(services.map((t) => [t, []]))
     for (let run = 0; run < RUNS; run++) {
+      let best: number | undefined
+      if (SAME_RATE) {
+        const capacities: number[] = []
+        for (const service of services) capacities.push(await capacityOf(service.base))
+        best = Math.max(...capacities)
+        console.log(
+          `  run ${run + 1}: capacities ${capacities.map(f0).join(' | ')}/s; every service offered twice ${f0(best)}/s`,
+        )
+      }
       for (const service of services) {
-        const o = await overload(service.base)
+        const o = await overload(service.base, undefined, best)
         // The floor: the bare server offered the same rate the same way, which it serves
         // whole: what this driver and machine add to a fast answer at that rate.
         const floor = await overload(bare.base, o.offered)
         overloads.get(service)?.push(o)
         console.log(
-          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}, connections opened ${o.connections}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s, connections ${floor.connections} (load ${load()})`,
+          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}, connections opened ${o.connections}${watching(o.watched)}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s, connections ${floor.connections} (load ${load()})`,
         )
         await new Promise((r) => setTimeout(r, 1_000))
       }

@@ -11,6 +11,10 @@ import {
 } from './domain/payment/settlement-cost.js'
 import type { ScreenConfig } from './domain/screen/context.js'
 import { DEFAULT_ACCEPT_HANDLES } from './http/accept-handles.js'
+import {
+  DEFAULT_MIN_PREFLIGHTS_IN_FLIGHT,
+  DEFAULT_PREFLIGHT_LIMIT_LOOP_DELAY_MS,
+} from './http/adaptive-limit.js'
 import { DEFAULT_SHED_EVENT_LOOP_DELAY_MS } from './http/loop-health.js'
 import { DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT } from './http/preflight-admission.js'
 import { collectSecrets } from './secrets.js'
@@ -68,6 +72,10 @@ const envSchema = z.object({
   MAX_PREFLIGHTS_IN_FLIGHT: positiveInt(DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT, 100_000),
   /** The door sheds new preflights while the event loop lags past this (ms); 0: off. */
   SHED_EVENT_LOOP_DELAY_MS: nonNegativeInt(DEFAULT_SHED_EVENT_LOOP_DELAY_MS, 60_000),
+  /** The preflight bound is lowered while the event loop lags past this (ms); 0: a fixed bound. */
+  PREFLIGHT_LIMIT_LOOP_DELAY_MS: nonNegativeInt(DEFAULT_PREFLIGHT_LIMIT_LOOP_DELAY_MS, 60_000),
+  /** The adaptive preflight bound never goes under this (nor over MAX_PREFLIGHTS_IN_FLIGHT). */
+  MIN_PREFLIGHTS_IN_FLIGHT: positiveInt(DEFAULT_MIN_PREFLIGHTS_IN_FLIGHT, 100_000),
   /** Handles accepting on the listening socket: each adds one accept per event-loop turn. */
   ACCEPT_HANDLES: positiveInt(DEFAULT_ACCEPT_HANDLES, 64),
   HEADERS_TIMEOUT_MS: positiveInt(10_000, MAX_TIMEOUT_MS),

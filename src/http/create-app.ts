@@ -42,6 +42,7 @@ import {
 import { registerPublicPageEvidence } from '../routes/public-page-evidence.js'
 import { registerReceipts } from '../routes/receipts.js'
 import { DEFAULT_REDACTOR, type Redactor } from '../secrets.js'
+import { createAdaptiveLimit, DEFAULT_MIN_PREFLIGHTS_IN_FLIGHT } from './adaptive-limit.js'
 import { createErrorRenderer } from './errors.js'
 import { mcpOriginAllowed } from './mcp-origins.js'
 import {
@@ -79,6 +80,13 @@ export interface AppDeps {
    * loop lags past it (ms); 0 or absent: slots only.
    */
   shedEventLoopDelayMs?: number
+  /**
+   * PREFLIGHT_LIMIT_LOOP_DELAY_MS: the preflight bound is lowered while the event loop lags past
+   * it and raised back when it does not (`adaptive-limit.ts`); 0 or absent: the bound is fixed.
+   */
+  preflightLimitLoopDelayMs?: number
+  /** MIN_PREFLIGHTS_IN_FLIGHT: the adaptive bound's floor (DEFAULT_MIN_PREFLIGHTS_IN_FLIGHT). */
+  minPreflightsInFlight?: number
   preflight: PreflightDeps
   /** Fetches public pages as markdown for the evidence route. */
   reader: PageReader
@@ -274,8 +282,20 @@ export function createApp(deps: AppDeps): GuardApp {
       metrics.preflightsWaiting.set(waiting)
     },
   )
-  const shed = (route: string) => (reason: ShedReason) =>
+  metrics.preflightsLimit.set(admission.limit)
+  const adaptiveLimit =
+    (deps.preflightLimitLoopDelayMs ?? 0) > 0
+      ? createAdaptiveLimit({
+          admission,
+          minLimit: deps.minPreflightsInFlight ?? DEFAULT_MIN_PREFLIGHTS_IN_FLIGHT,
+          targetDelayMs: deps.preflightLimitLoopDelayMs ?? 0,
+          onChange: (limit) => metrics.preflightsLimit.set(limit),
+        })
+      : undefined
+  const shed = (route: string) => (reason: ShedReason) => {
     metrics.preflightsShed.inc({ route, reason })
+    if (reason === 'slots') adaptiveLimit?.shedForSlots()
+  }
   // The door is made once every route is: the routes ask it whether the loop lags.
   let preflightDoor: PreflightDoor | undefined
   const loopLags = () => preflightDoor?.loopLags() ?? false
@@ -429,8 +449,10 @@ export function createApp(deps: AppDeps): GuardApp {
       'access-control-expose-headers': EXPOSE_HEADERS,
       'x-content-type-options': 'nosniff',
     },
+    ...(adaptiveLimit ? { onLoopSample: adaptiveLimit.sample } : {}),
     onShed: (route, reason, seconds) => {
       metrics.preflightsShed.inc({ route, reason })
+      if (reason === 'slots') adaptiveLimit?.shedForSlots()
       metrics.http([route, 'POST', '503'], seconds)
     },
   })

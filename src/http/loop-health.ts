@@ -25,7 +25,7 @@ const FALL = 0.5
 
 /** Whether the loop lags past its threshold; see {@link startLoopHealth}. */
 export interface LoopHealth {
-  /** The threshold (ms). */
+  /** The threshold (ms); 0: never overloaded (sampled for `onSample` only). */
   readonly maxDelayMs: number
   /** The smoothed lag (ms): how late the sampling timer fired, lately. */
   readonly lagMs: number
@@ -39,6 +39,8 @@ export interface LoopHealth {
 export interface LoopHealthOptions {
   maxDelayMs: number
   intervalMs?: number
+  /** Told of every sample: how late the timer fired (ms) and when (the clock's ms). */
+  onSample?: (lateMs: number, at: number) => void
   now?: () => number
   random?: () => number
 }
@@ -48,8 +50,8 @@ export interface LoopHealthOptions {
  * until {@link LoopHealth.stop}.
  */
 export function startLoopHealth(options: LoopHealthOptions): LoopHealth {
-  const { maxDelayMs } = options
-  if (!(maxDelayMs > 0)) throw new Error(`loop delay threshold ${maxDelayMs} <= 0`)
+  const { maxDelayMs, onSample } = options
+  if (!(maxDelayMs >= 0)) throw new Error(`loop delay threshold ${maxDelayMs} < 0`)
   const interval = options.intervalMs ?? LOOP_SAMPLE_INTERVAL_MS
   const now = options.now ?? (() => performance.now())
   const random = options.random ?? Math.random
@@ -60,6 +62,7 @@ export function startLoopHealth(options: LoopHealthOptions): LoopHealth {
     const sample = Math.max(0, at - expected)
     expected = at + interval
     lag = sample >= lag ? sample : FALL * lag + (1 - FALL) * sample
+    onSample?.(sample, at)
   }, interval)
   timer.unref()
   return {
@@ -68,7 +71,7 @@ export function startLoopHealth(options: LoopHealthOptions): LoopHealth {
       return lag
     },
     overloaded() {
-      if (lag <= maxDelayMs) return false
+      if (maxDelayMs === 0 || lag <= maxDelayMs) return false
       return random() < (lag - maxDelayMs) / maxDelayMs
     },
     stop() {

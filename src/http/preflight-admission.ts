@@ -19,10 +19,15 @@ export type ReleaseSlot = () => void
 /**
  * The bounded number of preflights in flight on this instance: a free preflight takes a slot
  * at once or is shed (`tryEnter`); a paid call that already holds a payment waits its turn
- * (`enter`), and waiting calls get freed slots before any new free preflight.
+ * (`enter`), and waiting calls get freed slots before any new free preflight. The bound may be
+ * moved while running (`setLimit`, within 1 and `maxLimit`): the adaptive limit
+ * (`adaptive-limit.ts`) moves it on the event loop's lag.
  */
 export interface PreflightAdmission {
+  /** The bound now. */
   readonly limit: number
+  /** The most the bound may be (`MAX_PREFLIGHTS_IN_FLIGHT`). */
+  readonly maxLimit: number
   /** Slots taken now. */
   readonly inFlight: number
   /** Paid calls waiting for a slot. */
@@ -33,34 +38,51 @@ export interface PreflightAdmission {
   tryEnter(): ReleaseSlot | undefined
   /** A slot, once one is free (first come, first served among waiters). */
   enter(): Promise<ReleaseSlot>
+  /**
+   * Moves the bound (rounded, kept within 1 and `maxLimit`). Lowered, no slot is taken back:
+   * new preflights are shed until enough are released. Raised, waiting paid calls get the room.
+   */
+  setLimit(limit: number): void
 }
 
 /** Told whenever the counts change (the in-flight and waiting gauges). */
 export type AdmissionObserver = (inFlight: number, waiting: number) => void
 
-/** A {@link PreflightAdmission} of `limit` slots. */
+/** A {@link PreflightAdmission} of `limit` slots (its `maxLimit`). */
 export function createPreflightAdmission(
-  limit: number,
+  maxLimit: number,
   observe: AdmissionObserver = () => {},
 ): PreflightAdmission {
-  if (!Number.isInteger(limit) || limit < 1) throw new Error(`admission limit ${limit} < 1`)
+  if (!Number.isInteger(maxLimit) || maxLimit < 1) {
+    throw new Error(`admission limit ${maxLimit} < 1`)
+  }
+  let limit = maxLimit
   let inFlight = 0
   const waiters: ((release: ReleaseSlot) => void)[] = []
+  /** Hands the room under the bound to the waiters, first come first served. */
+  const admitWaiters = () => {
+    while (inFlight < limit && waiters.length > 0) {
+      inFlight++
+      waiters.shift()?.(slot())
+    }
+  }
   const slot = (): ReleaseSlot => {
     let released = false
     return () => {
       if (released) return
       released = true
-      const next = waiters.shift()
-      // The slot passes straight to the first waiter: no free preflight can take it between.
-      if (next) next(slot())
-      else inFlight--
+      // The slot goes to the waiters first: no free preflight can take it between.
+      inFlight--
+      admitWaiters()
       observe(inFlight, waiters.length)
     }
   }
   const saturated = () => inFlight >= limit || waiters.length > 0
   return {
-    limit,
+    get limit() {
+      return limit
+    },
+    maxLimit,
     get inFlight() {
       return inFlight
     },
@@ -85,21 +107,34 @@ export function createPreflightAdmission(
         observe(inFlight, waiters.length)
       })
     },
+    setLimit(next) {
+      const bounded = Math.min(maxLimit, Math.max(1, Math.round(next)))
+      if (bounded === limit) return
+      limit = bounded
+      if (waiters.length > 0) {
+        admitWaiters()
+        observe(inFlight, waiters.length)
+      }
+    },
   }
 }
 
 /** Why a preflight was shed: every slot taken, or the event loop lagging past its threshold. */
 export type ShedReason = 'slots' | 'event_loop'
 
-/** The 503 a shed request gets: `overloaded`, with `Retry-After`, its message by reason. */
+/**
+ * The 503 a shed request gets: `overloaded`, with `Retry-After`, its message by reason. The
+ * message names the configured bound, not the adaptive one of the moment: the door answers from
+ * a template made once, and the app's answer is the same bytes.
+ */
 export function overloaded(
-  admission: Pick<PreflightAdmission, 'limit'>,
+  admission: Pick<PreflightAdmission, 'maxLimit'>,
   reason: ShedReason = 'slots',
 ): AppError {
   return new AppError(
     'overloaded',
     reason === 'slots'
-      ? `this instance is running its ${admission.limit} preflights at once; retry shortly`
+      ? `this instance is running as many preflights as it takes now (at most ${admission.maxLimit}); retry shortly`
       : 'this instance is too busy to start another preflight now (its event loop lags); retry shortly',
     { retryAfter: OVERLOADED_RETRY_AFTER_SECONDS },
   )

@@ -22,7 +22,10 @@ export type { ShedReason }
 export interface PreflightDoor {
   /** Answers `req` with the 503 and returns true when it is shed; false hands it to the app. */
   shed(req: IncomingMessage, res: ServerResponse): boolean
-  /** Starts sampling the loop's lag (when a threshold is set); the server calls it once listening. */
+  /**
+   * Starts sampling the loop's lag (when a threshold or `onLoopSample` is set); the server calls
+   * it once listening.
+   */
   start(): void
   /** Stops the sampling (idempotent); the server calls it on close. */
   stop(): void
@@ -32,7 +35,7 @@ export interface PreflightDoor {
 
 /** What the door needs from the app: its admission, its routes, its headers, its metrics. */
 export interface PreflightDoorOptions {
-  admission: Pick<PreflightAdmission, 'saturated' | 'limit'>
+  admission: Pick<PreflightAdmission, 'saturated' | 'maxLimit'>
   /** The free preflight routes (a POST to one runs a preflight). */
   freeRoutes: readonly string[]
   /**
@@ -55,6 +58,8 @@ export interface PreflightDoorOptions {
    * after on the same signals (`loopLags`). Absent: none is.
    */
   judgedFirst?: (req: IncomingMessage, path: string) => boolean
+  /** Told of every sample of the loop's lag (the adaptive bound): the loop is sampled for it too. */
+  onLoopSample?: (lateMs: number, at: number) => void
   /** Told of each shed: the route, why, and the time the door took (s). */
   onShed(route: string, reason: ShedReason, seconds: number): void
   /** The loop's health instead of sampling one (tests). */
@@ -134,8 +139,12 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
       return true
     },
     start() {
-      if (loop === undefined && options.maxEventLoopDelayMs > 0) {
-        loop = startLoopHealth({ maxDelayMs: options.maxEventLoopDelayMs })
+      const { maxEventLoopDelayMs, onLoopSample } = options
+      if (loop === undefined && (maxEventLoopDelayMs > 0 || onLoopSample)) {
+        loop = startLoopHealth({
+          maxDelayMs: maxEventLoopDelayMs,
+          ...(onLoopSample ? { onSample: onLoopSample } : {}),
+        })
       }
     },
     stop() {

@@ -39,6 +39,8 @@ export function buildApp(
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxPreflightsInFlight: config.MAX_PREFLIGHTS_IN_FLIGHT,
     shedEventLoopDelayMs: config.SHED_EVENT_LOOP_DELAY_MS,
+    preflightLimitLoopDelayMs: config.PREFLIGHT_LIMIT_LOOP_DELAY_MS,
+    minPreflightsInFlight: config.MIN_PREFLIGHTS_IN_FLIGHT,
     preflight: {
       chain: chain.reader,
       chainId: chain.chainId,

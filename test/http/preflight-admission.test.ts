@@ -52,6 +52,44 @@ describe('createPreflightAdmission', () => {
     expect(admission.saturated()).toBe(false)
   })
 
+  it('moves its bound: lowered, nothing is taken back and new preflights wait for releases; raised, waiters get the room first', async () => {
+    const admission = createPreflightAdmission(4)
+    expect(admission.maxLimit).toBe(4)
+    const held = [admission.tryEnter(), admission.tryEnter(), admission.tryEnter()]
+    admission.setLimit(2)
+    expect(admission.limit).toBe(2)
+    expect(admission.inFlight).toBe(3)
+    expect(admission.tryEnter()).toBeUndefined()
+    held[0]?.()
+    // 2 in flight under a bound of 2: still shed.
+    expect(admission.tryEnter()).toBeUndefined()
+    // A paid call waits; a release under the bound passes it its slot.
+    const order: string[] = []
+    const waiter = admission.enter().then((release) => {
+      order.push('paid')
+      return release
+    })
+    expect(admission.waiting).toBe(1)
+    held[1]?.()
+    const paid = await waiter
+    expect(order).toEqual(['paid'])
+    expect(admission.inFlight).toBe(2)
+    // Raised: the waiters take the room before any new free preflight.
+    const second = admission.enter()
+    admission.setLimit(3)
+    await second
+    expect(admission.inFlight).toBe(3)
+    expect(admission.waiting).toBe(0)
+    // Kept within 1 and the configured bound, rounded.
+    admission.setLimit(1_000)
+    expect(admission.limit).toBe(4)
+    admission.setLimit(0)
+    expect(admission.limit).toBe(1)
+    admission.setLimit(2.6)
+    expect(admission.limit).toBe(3)
+    paid()
+  })
+
   it('refuses a limit below one', () => {
     expect(() => createPreflightAdmission(0)).toThrow()
   })

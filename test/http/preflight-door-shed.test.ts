@@ -189,7 +189,7 @@ describe('what the door sheds', () => {
   beforeAll(async () => {
     // A saturated admission in front of a stub app that says what reached it.
     const preflightDoor = createPreflightDoor({
-      admission: { limit: 2, saturated: () => true },
+      admission: { maxLimit: 2, saturated: () => true },
       freeRoutes: [FREE],
       paidRoute: PAID,
       maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
@@ -247,7 +247,7 @@ describe('what the door sheds', () => {
 
   it('hands on a request the rate limit judges first (its 429 before any 503)', async () => {
     const judged = createPreflightDoor({
-      admission: { limit: 2, saturated: () => true },
+      admission: { maxLimit: 2, saturated: () => true },
       freeRoutes: [FREE],
       maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
       maxEventLoopDelayMs: 0,
@@ -389,5 +389,79 @@ describe('startLoopHealth', () => {
       health.stop()
       lenient.stop()
     }
+  })
+})
+
+describe('the adaptive preflight bound (PREFLIGHT_LIMIT_LOOP_DELAY_MS)', () => {
+  let devnet: Devnet
+  let served: Served
+  let metrics: ServiceMetrics
+
+  beforeAll(async () => {
+    devnet = await startDevnet()
+    metrics = createServiceMetrics({ processMetrics: false })
+    const app = preflightApp(devnet.rpcUrl, {
+      operations: {
+        metrics,
+        maxPreflightsInFlight: 8,
+        minPreflightsInFlight: 2,
+        preflightLimitLoopDelayMs: 40,
+        shedEventLoopDelayMs: 0,
+      },
+    })
+    served = await serveWithDoor(app)
+  }, 60_000)
+
+  afterAll(async () => {
+    await served?.close()
+    await devnet?.stop()
+  })
+
+  const bound = async () =>
+    Number(/^preflights_limit (\d+)$/m.exec(await metrics.registry.metrics())?.[1])
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+  const preflights = (n: number) =>
+    Promise.all(
+      Array.from({ length: n }, async () => {
+        const res = await fetch(`${served.baseUrl}${FREE}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: FREE_BODY,
+        })
+        return { status: res.status, body: (await res.json()) as { error?: string } }
+      }),
+    )
+
+  it('lowers the bound while the loop lags, sheds past it, and raises it again once the loop is quiet and the bound reached', async () => {
+    expect(await bound()).toBe(8)
+    // Each block of the loop is one late sample, and a window closes in the pause after it.
+    for (let i = 0; i < 40 && (await bound()) > 2; i++) {
+      const until = performance.now() + 120
+      while (performance.now() < until) {
+        // busy
+      }
+      await sleep(80)
+    }
+    expect(await bound()).toBe(2)
+
+    // Six at once against a bound of two: some are 503 overloaded, the rest answered; a shed
+    // one is for the slots, never for the loop (its threshold is off here).
+    const answers = await preflights(6)
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(2)
+    const shed = answers.filter((a) => a.status === 503)
+    expect(shed.length).toBeGreaterThanOrEqual(1)
+    expect(shed.every((a) => a.body.error === 'overloaded')).toBe(true)
+    expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true)
+    const text = await metrics.registry.metrics()
+    expect(text).toMatch(/preflights_shed_total\{route="[^"]+",reason="slots"\} [1-9]/)
+    expect(text).not.toContain('reason="event_loop"')
+
+    // Quiet windows in which the bound was reached raise it (a busy machine's timers are late
+    // too: a few tries).
+    for (let i = 0; i < 20 && (await bound()) <= 2; i++) {
+      await preflights(6)
+      await sleep(120)
+    }
+    expect(await bound()).toBeGreaterThan(2)
   })
 })

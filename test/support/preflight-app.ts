@@ -31,6 +31,8 @@ export function preflightApp(
       | 'readyMaxBlockAgeSeconds'
       | 'maxPreflightsInFlight'
       | 'shedEventLoopDelayMs'
+      | 'preflightLimitLoopDelayMs'
+      | 'minPreflightsInFlight'
     >
     /** Check every answer against the app's OpenAPI document (default true). */
     contractChecked?: boolean

@@ -76,7 +76,12 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}) {
     }),
     preflightsInFlight: new Gauge({
       name: 'preflights_in_flight',
-      help: 'Preflights running now (each holds one of MAX_PREFLIGHTS_IN_FLIGHT slots).',
+      help: 'Preflights running now (each holds one slot of preflights_limit).',
+      registers,
+    }),
+    preflightsLimit: new Gauge({
+      name: 'preflights_limit',
+      help: 'The bound on preflights in flight now: MAX_PREFLIGHTS_IN_FLIGHT, lowered while the event loop lags past PREFLIGHT_LIMIT_LOOP_DELAY_MS (never under MIN_PREFLIGHTS_IN_FLIGHT).',
       registers,
     }),
     preflightsWaiting: new Gauge({
