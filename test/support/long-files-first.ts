@@ -2,10 +2,10 @@ import { relative, sep } from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * The test files that take longest, longest first (seconds from the full suite on a fresh
- * checkout, 2 busy cores, /tmp/vitest-1.json of issue 39's suite piece; docs/performance.md,
- * "The suite's wall time"). Only the order matters. `test/suite-order.test.ts` holds every
- * name to an existing test file.
+ * The test files that take longest, longest first (seconds in a full run on a fresh checkout,
+ * 2 busy cores: docs/performance.md, "The suite's wall time"). Only the order matters; a file
+ * that becomes long belongs here. `test/suite-order.test.ts` holds every name to an existing
+ * test file.
  */
 export const LONG_FILES: readonly string[] = [
   // npm pack + install beside AgentKit (~700 packages), a strict TypeScript program over them.
