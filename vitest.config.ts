@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import { LongFilesFirst } from './test/support/long-files-first.js'
 
 /**
  * Test files that run the guard in this process (its app, its domain, a devnet they start
@@ -36,6 +37,8 @@ export default defineConfig({
     // Each file starts its own anvil; two cores, so two files at a time.
     pool: 'forks',
     maxWorkers: 2,
+    // The long files start first, so they overlap the rest instead of ending the run alone.
+    sequence: { sequencer: LongFilesFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
