@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 
 // Every file of src/ with code in it is run by at least one test: a test file imports it,
 // directly or through other files (test helpers, other src files), or starts it as a process
-// (`tsx src/main.ts`, see test/support/guard-process.ts). A new src file that no test reaches
+// (the compiled src/main.ts, `MAIN` of scripts/build.mjs, see test/support/guard-process.ts). A new src file that no test reaches
 // fails here. `npm run test:related -- <file>` lists the tests that reach a file
 // (docs/architecture.md, "Where the tests are"). Type-only imports do not count (they run
 // nothing), and files that are types only (empty once compiled) have nothing to run.
@@ -49,6 +49,11 @@ function runs(file: string): string[] {
     .map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts')))
   for (const m of text.matchAll(/['"](src\/[\w./-]+\.ts)['"]/g)) {
     targets.push(join(ROOT, m[1] as string))
+  }
+  // A test that starts the compiled service (`MAIN` of scripts/build.mjs, dist/src/main.js) runs
+  // src/main.ts, bundled.
+  if (/\bimport\s*\{[^}]*\bMAIN\b[^}]*\}\s*from\s*['"][./]*scripts\/build\.mjs['"]/.test(text)) {
+    targets.push(join(ROOT, 'src', 'main.ts'))
   }
   return targets.filter((path) => existsSync(path) && statSync(path).isFile())
 }

@@ -12,6 +12,8 @@ import { createPublicClient, createTestClient, type Hex, http, type PublicClient
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain-JavaScript script without type declarations
+import { MAIN } from '../../scripts/build.mjs'
 import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { mintDevnetUsdc, prepareDevnet } from '../../src/adapters/devnet/prepare.js'
 import { EXAMPLE_BODY, nonceOf, settlementsOf, usdcBalances } from '../payment/paid-stack.js'
@@ -19,7 +21,7 @@ import { freePort } from '../support/net.js'
 import { contractFetch } from '../support/openapi-contract.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 
-// The real service (`node --import tsx src/main.ts`, mainnet mode) on an anvil this test owns
+// The real service (the compiled `dist/src/main.js` that `npm start` runs, mainnet mode) on an anvil this test owns
 // and on PostgreSQL, killed with SIGKILL while 20 paid calls wait for their settlements to be
 // mined. The buyers were charged; after a restart every retry must get its answer and receipt
 // within 30 s, and the ledger must equal the chain.
@@ -61,7 +63,7 @@ describe.runIf(havePostgres)('an instance killed while settlements wait to be mi
 
   /** Starts the service and resolves once it listens; its stdout is kept for diagnosis. */
   async function startService(port: number) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [MAIN], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',

@@ -17,7 +17,7 @@ import { freePort } from '../support/net.js'
 import { contractFetch } from '../support/openapi-contract.js'
 import { DATABASE_URL, postgresAvailable } from '../support/postgres.js'
 
-// Several real instances (`tsx src/main.ts`, mainnet mode, built-in facilitator) on one anvil
+// Several real instances (the compiled service, mainnet mode, built-in facilitator) on one anvil
 // and one PostgreSQL ledger: copies of one payment spread over them settle once; a second
 // instance with the same settlement key is refused; an instance killed with SIGKILL right
 // after sending its settlements leaves payments the surviving instance finishes, with a

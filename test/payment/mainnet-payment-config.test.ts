@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error: a plain-JavaScript script without type declarations
+import { MAIN } from '../../scripts/build.mjs'
 import { type AnvilInstance, startAnvil } from '../../src/adapters/devnet/anvil.js'
 import { DEVNET_ACCOUNTS } from '../../src/adapters/devnet/prepare.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
@@ -36,7 +38,7 @@ async function freePort(): Promise<number> {
 }
 
 function run(env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -148,7 +150,7 @@ describe('payment configuration on mainnet', () => {
     })
     try {
       let res: Response | undefined
-      // Start-up (tsx transform, PGlite) can take tens of seconds on a loaded machine.
+      // Start-up (PGlite) can take tens of seconds on a loaded machine.
       for (let i = 0; i < 1_000 && !res; i++) {
         res = await fetch(`http://127.0.0.1:${port}/simulate/transaction-preflight`, {
           method: 'POST',

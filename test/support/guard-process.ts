@@ -1,10 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 
-const ROOT = new URL('../..', import.meta.url).pathname
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname
+// @ts-expect-error: a plain-JavaScript script without type declarations
+import { MAIN } from '../../scripts/build.mjs'
 
-/** The service as a real `tsx src/main.ts` process, everything it prints kept verbatim. */
+const ROOT = new URL('../..', import.meta.url).pathname
+
+/**
+ * The service as a real process, everything it prints kept verbatim: the compiled
+ * `dist/src/main.js` that `npm start` runs (src/main.ts bundled by scripts/build.mjs; the global
+ * setup, test/support/build-client.ts, builds it when a source changed). Not `tsx src/main.ts`:
+ * that spent 4-5 s of CPU compiling at every start (docs/performance.md, "The suite's wall time").
+ */
 export interface GuardProcess {
   child: ChildProcess
   /** Everything written to stdout so far. */
@@ -26,11 +33,11 @@ export interface GuardProcess {
 
 /**
  * Spawns the service in its own process group with a fresh shell's environment plus `env`:
- * `tsx src/main.ts` by default, or `entry` (e.g. node with flags on the compiled `dist/`).
+ * node on the compiled `dist/src/main.js` by default, or `entry`.
  */
 export function spawnGuard(
   env: Record<string, string>,
-  entry: { command: string; args: string[] } = { command: TSX, args: ['src/main.ts'] },
+  entry: { command: string; args: string[] } = { command: process.execPath, args: [MAIN] },
 ): GuardProcess {
   const child = spawn(entry.command, entry.args, {
     cwd: ROOT,
