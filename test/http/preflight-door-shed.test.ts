@@ -288,28 +288,35 @@ describe('what the door sheds', () => {
   })
 })
 
-describe('shedding on the event loop’s lag (SHED_EVENT_LOOP_DELAY_MS)', () => {
-  let devnet: Devnet
-  let served: Served
-  let metrics: ServiceMetrics
-
+/**
+ * A devnet and the preflight app behind its door with these admission settings, for the
+ * describe block that calls it (started before its tests, stopped after).
+ */
+function servedOnDevnet(
+  operations: Omit<NonNullable<Parameters<typeof preflightApp>[1]>['operations'] & {}, 'metrics'>,
+) {
+  const world = {} as { devnet: Devnet; served: Served; metrics: ServiceMetrics }
   beforeAll(async () => {
-    devnet = await startDevnet()
-    metrics = createServiceMetrics({ processMetrics: false })
-    const app = preflightApp(devnet.rpcUrl, {
-      operations: { metrics, shedEventLoopDelayMs: 50 },
+    world.devnet = await startDevnet()
+    world.metrics = createServiceMetrics({ processMetrics: false })
+    const app = preflightApp(world.devnet.rpcUrl, {
+      operations: { metrics: world.metrics, ...operations },
     })
-    served = await serveWithDoor(app)
+    world.served = await serveWithDoor(app)
   }, 60_000)
-
   afterAll(async () => {
-    await served?.close()
-    await devnet?.stop()
+    await world.served?.close()
+    await world.devnet?.stop()
   })
+  return world
+}
+
+describe('shedding on the event loop’s lag (SHED_EVENT_LOOP_DELAY_MS)', () => {
+  const world = servedOnDevnet({ shedEventLoopDelayMs: 50 })
 
   /** Sends a preflight on a connected socket, then blocks this process's loop for `ms`. */
   async function preflightDuringBlock(ms: number): Promise<{ status: number; body: string }> {
-    const { hostname, port } = new URL(served.baseUrl)
+    const { hostname, port } = new URL(world.served.baseUrl)
     const socket = net.connect(Number(port), hostname)
     await new Promise<void>((resolve) => socket.once('connect', resolve))
     let text = ''
@@ -339,7 +346,7 @@ describe('shedding on the event loop’s lag (SHED_EVENT_LOOP_DELAY_MS)', () => 
     const shed = await preflightDuringBlock(300)
     expect(shed.status).toBe(503)
     expect(JSON.parse(shed.body).error).toBe('overloaded')
-    const text = await metrics.registry.metrics()
+    const text = await world.metrics.registry.metrics()
     expect(text).toContain(`preflights_shed_total{route="${FREE}",reason="event_loop"} 1`)
 
     // The lag falls back under the threshold within a few samples (a busy machine's timers are
@@ -393,37 +400,20 @@ describe('startLoopHealth', () => {
 })
 
 describe('the adaptive preflight bound (PREFLIGHT_LIMIT_LOOP_DELAY_MS)', () => {
-  let devnet: Devnet
-  let served: Served
-  let metrics: ServiceMetrics
-
-  beforeAll(async () => {
-    devnet = await startDevnet()
-    metrics = createServiceMetrics({ processMetrics: false })
-    const app = preflightApp(devnet.rpcUrl, {
-      operations: {
-        metrics,
-        maxPreflightsInFlight: 8,
-        minPreflightsInFlight: 2,
-        preflightLimitLoopDelayMs: 40,
-        shedEventLoopDelayMs: 0,
-      },
-    })
-    served = await serveWithDoor(app)
-  }, 60_000)
-
-  afterAll(async () => {
-    await served?.close()
-    await devnet?.stop()
+  const world = servedOnDevnet({
+    maxPreflightsInFlight: 8,
+    minPreflightsInFlight: 2,
+    preflightLimitLoopDelayMs: 40,
+    shedEventLoopDelayMs: 0,
   })
 
   const bound = async () =>
-    Number(/^preflights_limit (\d+)$/m.exec(await metrics.registry.metrics())?.[1])
+    Number(/^preflights_limit (\d+)$/m.exec(await world.metrics.registry.metrics())?.[1])
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
   const preflights = (n: number) =>
     Promise.all(
       Array.from({ length: n }, async () => {
-        const res = await fetch(`${served.baseUrl}${FREE}`, {
+        const res = await fetch(`${world.served.baseUrl}${FREE}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: FREE_BODY,
@@ -452,7 +442,7 @@ describe('the adaptive preflight bound (PREFLIGHT_LIMIT_LOOP_DELAY_MS)', () => {
     expect(shed.length).toBeGreaterThanOrEqual(1)
     expect(shed.every((a) => a.body.error === 'overloaded')).toBe(true)
     expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true)
-    const text = await metrics.registry.metrics()
+    const text = await world.metrics.registry.metrics()
     expect(text).toMatch(/preflights_shed_total\{route="[^"]+",reason="slots"\} [1-9]/)
     expect(text).not.toContain('reason="event_loop"')
 
