@@ -292,6 +292,7 @@ export function createApp(deps: AppDeps): GuardApp {
           onChange: (limit) => metrics.preflightsLimit.set(limit),
         })
       : undefined
+  /** Counts a shed, in the app or at the door; one for the slots tells the adaptive bound. */
   const shed = (route: string) => (reason: ShedReason) => {
     metrics.preflightsShed.inc({ route, reason })
     if (reason === 'slots') adaptiveLimit?.shedForSlots()
@@ -451,8 +452,7 @@ export function createApp(deps: AppDeps): GuardApp {
     },
     ...(adaptiveLimit ? { onLoopSample: adaptiveLimit.sample } : {}),
     onShed: (route, reason, seconds) => {
-      metrics.preflightsShed.inc({ route, reason })
-      if (reason === 'slots') adaptiveLimit?.shedForSlots()
+      shed(route)(reason)
       metrics.http([route, 'POST', '503'], seconds)
     },
   })
