@@ -12,7 +12,7 @@ import { startLoopHealth } from '../../src/http/loop-health.js'
 import { createPreflightDoor, type ShedReason } from '../../src/http/preflight-door.js'
 import { startHttpServer } from '../../src/http/server.js'
 import { preflightApp } from '../support/preflight-app.js'
-import { serveApp } from '../support/served-guard.js'
+import { type Served, serveApp, served } from '../support/served-guard.js'
 
 // Shedding at the door (src/http/preflight-door.ts), over real sockets: the 503 the node:http
 // listener writes itself is the app's own `overloaded` answer, header by header and byte by
@@ -30,26 +30,17 @@ const FREE_BODY = JSON.stringify({
 })
 const LIMITS = { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 }
 
-type Served = { baseUrl: string; close(): Promise<void> }
-
 /** Serves `app` as main.ts does: the app behind its door. */
-async function serveWithDoor(app: Pick<GuardApp, 'fetch' | 'preflightDoor'>): Promise<Served> {
-  const server = startHttpServer({
-    fetch: app.fetch,
-    door: app.preflightDoor,
-    port: 0,
-    hostname: '127.0.0.1',
-    limits: LIMITS,
-  })
-  await new Promise((resolve) => server.once('listening', resolve))
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if ('closeAllConnections' in server) server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+function serveWithDoor(app: Pick<GuardApp, 'fetch' | 'preflightDoor'>): Promise<Served> {
+  return served(
+    startHttpServer({
+      fetch: app.fetch,
+      door: app.preflightDoor,
+      port: 0,
+      hostname: '127.0.0.1',
+      limits: LIMITS,
+    }),
+  )
 }
 
 interface RawAnswer {

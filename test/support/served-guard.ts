@@ -12,11 +12,14 @@ export const DEAD_URL = 'http://127.0.0.1:9'
 
 type Fetchable = { fetch: (request: Request) => Response | Promise<Response> }
 
-/** Serves a Hono app over real HTTP on loopback. */
-export async function serveApp(
-  app: Fetchable,
-): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+/** A server listening on loopback: its base URL, and a close that ends its connections too. */
+export interface Served {
+  baseUrl: string
+  close(): Promise<void>
+}
+
+/** Waits for `server` to listen on loopback and returns its {@link Served}. */
+export async function served(server: http.Server | ReturnType<typeof serve>): Promise<Served> {
   await new Promise((resolve) => server.once('listening', resolve))
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -26,6 +29,11 @@ export async function serveApp(
         server.close(() => resolve())
       }),
   }
+}
+
+/** Serves a Hono app over real HTTP on loopback. */
+export async function serveApp(app: Fetchable): Promise<Served> {
+  return served(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }))
 }
 
 /** A real devnet, a PGlite ledger and the real paid app served over HTTP, as `npm start` wires them. */
