@@ -9,7 +9,12 @@ export interface TcpProxy {
   port: number
   /** Stops accepting and drops live connections: clients get ECONNREFUSED. */
   down(): Promise<void>
-  /** Accepts again on the same port. */
+  /**
+   * Drops live connections and keeps accepting, but ends every new connection at once
+   * without a byte (a load balancer or connection pooler whose server is gone).
+   */
+  hangUp(): Promise<void>
+  /** Accepts again on the same port, and forwards. */
   up(): Promise<void>
   close(): Promise<void>
 }
@@ -23,10 +28,19 @@ export async function startTcpProxy(
   const sockets = new Set<net.Socket>()
   let server: net.Server | undefined
   let port = listenPort
+  let hangingUp = false
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = net.createServer((client) => {
+        if (hangingUp) {
+          // A clean FIN (what the client has sent is read and dropped, so no RST is sent).
+          client
+            .on('error', () => {})
+            .resume()
+            .end()
+          return
+        }
         const upstream = net.connect(targetPort, targetHost)
         sockets.add(client)
         sockets.add(upstream)
@@ -49,10 +63,14 @@ export async function startTcpProxy(
       })
     })
 
+  const dropLive = () => {
+    for (const socket of sockets) socket.destroy()
+    sockets.clear()
+  }
+
   const down = () =>
     new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      sockets.clear()
+      dropLive()
       if (!server) return resolve()
       server.close(() => resolve())
       server = undefined
@@ -67,7 +85,15 @@ export async function startTcpProxy(
       return port
     },
     down,
-    up: listen,
+    async hangUp() {
+      hangingUp = true
+      dropLive()
+      if (!server) await listen()
+    },
+    async up() {
+      hangingUp = false
+      if (!server) await listen()
+    },
     close: down,
   }
 }
