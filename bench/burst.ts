@@ -1,5 +1,10 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
-import { loadavg } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
 import { freePort } from '../test/support/net.js'
@@ -39,6 +44,17 @@ const ENV_VARIANTS = (process.env.BURST_VARIANTS ?? '')
   .split(';')
   .map((v) => v.trim())
   .filter(Boolean)
+/**
+ * The driver of the closed loops and the arrivals:
+ * - `native` (default): `bench/native-driver.cc`, built here with g++ (once per change of its
+ *   source): prebuilt requests on keep-alive connections, one epoll loop;
+ * - `http`: `node:http`'s agent, the driver of the figures before the fifth session.
+ * On 2 cores shared with the service and its node, the driver's CPU (printed per request) is
+ * taken from them; `http`'s is about four times `native`'s (most of native's is the kernel's
+ * loopback TCP, which any client pays). The burst of fresh connections always uses `node:http`.
+ */
+const DRIVER = process.env.BURST_DRIVER ?? 'native'
+if (DRIVER !== 'native' && DRIVER !== 'http') throw new Error('BURST_DRIVER is native or http')
 /** A built tree to run beside this one (its `dist/src/main.js`), e.g. main before the change. */
 const BEFORE_DIR = process.env.BENCH_BEFORE_DIR?.replace(/\/+$/, '')
 let nextPort = Number(process.env.BURST_PORT_BASE ?? 0)
@@ -159,18 +175,127 @@ function preflight(
   })
 }
 
+/** Distinct prebuilt requests for `base` (`POST` bytes), `RING` of them, used in turn. */
+const RING = 16_384
+const rings = new Map<string, Buffer[]>()
+let nextRequest = 0
+function prebuilt(base: string): Buffer[] {
+  let ring = rings.get(base)
+  if (!ring) {
+    const url = new URL(PREFLIGHT, base)
+    ring = Array.from({ length: RING }, (_, k) => {
+      const body = Buffer.from(JSON.stringify(preflightBody(k)))
+      const head =
+        `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${body.length}\r\n\r\n`
+      return Buffer.concat([Buffer.from(head), body])
+    })
+    rings.set(base, ring)
+  }
+  return ring
+}
+
+/** The native driver's executable, built from its source when that changed. */
+function nativeDriver(): string {
+  const source = fileURLToPath(new URL('native-driver.cc', import.meta.url))
+  const hash = createHash('sha256').update(readFileSync(source)).digest('hex').slice(0, 16)
+  const binary = join(dirname(source), '..', 'dist', 'bench', `native-driver-${hash}`)
+  if (!existsSync(binary)) {
+    mkdirSync(dirname(binary), { recursive: true })
+    execFileSync('g++', ['-O2', '-std=c++17', '-o', binary, source], { stdio: 'inherit' })
+  }
+  return binary
+}
+const NATIVE = DRIVER === 'native' ? nativeDriver() : ''
+const scratch = mkdtempSync(join(tmpdir(), 'psg-burst-'))
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }))
+
+/** The native driver's run: its answers (in `Answer`'s shape), connections opened, CPU. */
+async function runNative(
+  base: string,
+  mode: 'open' | 'closed',
+  param: number,
+  seconds: number,
+): Promise<{ answers: Answer[]; connections: number; cpuMs: number; seconds: number }> {
+  const ring = prebuilt(base)
+  // The ring from where the last run stopped, so that runs do not repeat each other's inputs.
+  const parts: Buffer[] = []
+  for (let i = 0; i < RING; i++) {
+    const request = ring[(nextRequest + i) % RING] as Buffer
+    const length = Buffer.alloc(4)
+    length.writeUInt32LE(request.length)
+    parts.push(length, request)
+  }
+  const file = join(scratch, 'requests')
+  writeFileSync(file, Buffer.concat(parts))
+  const url = new URL(base)
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(
+      NATIVE,
+      [url.hostname, url.port, mode, String(param), String(seconds), file],
+      { maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    ),
+  )
+  const answers: Answer[] = []
+  let connections = 0
+  let cpuMs = 0
+  let elapsed = 0
+  for (const line of out.split('\n')) {
+    if (!line) continue
+    if (line.startsWith('#')) {
+      const [, , opened, , cpu, , us] = line.split(' ')
+      connections = Number(opened)
+      cpuMs = Number(cpu) / 1000
+      elapsed = Number(us) / 1e6
+      continue
+    }
+    const [status, us, retryAfter, bytes] = line.split(' ').map(Number) as number[]
+    answers.push({
+      status: status as number,
+      ms: (us as number) / 1000,
+      retryAfter: retryAfter === 1 ? 'present' : undefined,
+      bytes: bytes as number,
+      ...(status === 0 ? { error: 'connection failed or closed before the answer' } : {}),
+    })
+  }
+  nextRequest += answers.length
+  return { answers, connections, cpuMs, seconds: elapsed }
+}
+
+/** One keep-alive `node:http` client of `base`, and the connections it opened. */
+function httpDriver(base: string) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })
+  const sockets = new WeakSet<object>()
+  let opened = 0
+  const count = (socket: object) => {
+    if (sockets.has(socket)) return
+    sockets.add(socket)
+    opened++
+  }
+  return {
+    send: () => preflight(base, agent, count),
+    opened: () => opened,
+    destroy: () => agent.destroy(),
+  }
+}
+
 /** `concurrency` clients over keep-alive connections for `seconds`: 200s per second. */
 async function closedLoop(base: string, concurrency: number, seconds: number): Promise<number> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
+  if (DRIVER === 'native') {
+    const run = await runNative(base, 'closed', concurrency, seconds)
+    return run.answers.filter((a) => a.status === 200).length / run.seconds
+  }
+  const driver = httpDriver(base)
   let ok = 0
   const started = performance.now()
   const until = started + seconds * 1000
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) if ((await preflight(base, agent)).status === 200) ok++
+      while (performance.now() < until) if ((await driver.send()).status === 200) ok++
     }),
   )
-  agent.destroy()
+  driver.destroy()
   return ok / ((performance.now() - started) / 1000)
 }
 
@@ -213,6 +338,8 @@ interface Overload {
   firstError: string
   /** Connections the driver opened: every arrival while all of them were busy opened one. */
   connections: number
+  /** This driver's CPU per request sent (ms), the /metrics reads included. */
+  driverCpuMs: number
   /** Read off the service's /metrics every 500 ms during the arrivals (absent: none read). */
   watched?: Watched
 }
@@ -261,22 +388,17 @@ const capacityOf = async (base: string) =>
   Math.max(await closedLoop(base, 16, 3), await closedLoop(base, 64, 3))
 
 /**
- * Capacity first (measured here, or `known`), then open-loop arrivals at twice it for
- * OVERLOAD_SECONDS; `offered` instead: that rate (the bare server's floor).
+ * Open-loop arrivals at `rate` for OVERLOAD_SECONDS, every answer awaited: the answers, the
+ * connections opened and the driver's CPU (ms; the native driver's own process, or this one).
  */
-async function overload(base: string, offered?: number, known?: number): Promise<Overload> {
-  const capacity = offered === undefined ? (known ?? (await capacityOf(base))) : offered / 2
-  const rate = 2 * capacity
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY })
-  const sockets = new WeakSet<object>()
-  let connections = 0
-  const count = (socket: object) => {
-    if (sockets.has(socket)) return
-    sockets.add(socket)
-    connections++
-  }
+async function arrivals(
+  base: string,
+  rate: number,
+): Promise<{ answers: Answer[]; connections: number; cpuMs: number; seconds: number }> {
+  if (DRIVER === 'native') return runNative(base, 'open', rate, OVERLOAD_SECONDS)
+  const driver = httpDriver(base)
   const pending: Promise<Answer>[] = []
-  const watcher = offered === undefined ? watch(base) : undefined
+  const cpu = process.cpuUsage()
   const started = performance.now()
   const end = started + OVERLOAD_SECONDS * 1000
   // A fixed schedule: request i is due at started + i / rate, sent as soon as the loop sees it
@@ -285,16 +407,33 @@ async function overload(base: string, offered?: number, known?: number): Promise
     const tick = () => {
       const now = performance.now()
       const due = Math.floor(((Math.min(now, end) - started) / 1000) * rate)
-      while (pending.length < due) pending.push(preflight(base, agent, count))
+      while (pending.length < due) pending.push(driver.send())
       if (now >= end) resolve()
       else setTimeout(tick, 1)
     }
     tick()
   })
-  const watched = await watcher?.stop()
   const answers = await Promise.all(pending)
-  const elapsed = (performance.now() - started) / 1000
-  agent.destroy()
+  const used = process.cpuUsage(cpu)
+  driver.destroy()
+  return {
+    answers,
+    connections: driver.opened(),
+    cpuMs: (used.user + used.system) / 1000,
+    seconds: (performance.now() - started) / 1000,
+  }
+}
+
+/**
+ * Capacity first (measured here, or `known`), then open-loop arrivals at twice it for
+ * OVERLOAD_SECONDS; `offered` instead: that rate (the bare server's floor).
+ */
+async function overload(base: string, offered?: number, known?: number): Promise<Overload> {
+  const capacity = offered === undefined ? (known ?? (await capacityOf(base))) : offered / 2
+  const rate = 2 * capacity
+  const watcher = offered === undefined ? watch(base) : undefined
+  const { answers, connections, cpuMs, seconds: elapsed } = await arrivals(base, rate)
+  const watched = await watcher?.stop()
   const ok = answers.filter((a) => a.status === 200)
   const shed = answers.filter((a) => a.status === 503)
   const bad = answers.filter((a) => a.status !== 200 && a.status !== 503)
@@ -315,6 +454,7 @@ async function overload(base: string, offered?: number, known?: number): Promise
     errors: bad.length,
     firstError: bad[0] ? (bad[0].error ?? `HTTP ${bad[0].status}`) : '',
     connections,
+    driverCpuMs: cpuMs / Math.max(1, answers.length),
     ...(watched ? { watched } : {}),
   }
 }
@@ -407,7 +547,7 @@ try {
   }
   if (OVERLOAD_SECONDS > 0) {
     console.log(
-      `\n-- 2. open-loop arrivals at twice the capacity measured just before, ${OVERLOAD_SECONDS} s, ${RUNS} runs`,
+      `\n-- 2. open-loop arrivals at twice the capacity measured just before, ${OVERLOAD_SECONDS} s, ${RUNS} runs, driver ${DRIVER}`,
     )
     const overloads = new Map<Target, Overload[]>(services.map((t) => [t, []]))
     for (let run = 0; run < RUNS; run++) {
@@ -427,7 +567,7 @@ try {
         const floor = await overload(bare.base, o.offered)
         overloads.get(service)?.push(o)
         console.log(
-          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}, connections opened ${o.connections}${watching(o.watched)}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s, connections ${floor.connections} (load ${load()})`,
+          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}, connections opened ${o.connections}, driver CPU ${o.driverCpuMs.toFixed(3)} ms per request${watching(o.watched)}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s, connections ${floor.connections} (load ${load()})`,
         )
         await new Promise((r) => setTimeout(r, 1_000))
       }
@@ -439,7 +579,10 @@ try {
         `  ${service.name}: 200s / capacity ${stat(
           list.map((o) => o.okRate / o.capacity),
           f2,
-        )}x, 503 p99 ${stat(list.map((o) => o.shedP99))} ms, 200 p99 ${stat(list.map((o) => o.okP99))} ms, capacity ${stat(list.map((o) => o.capacity))}/s, connections opened ${stat(list.map((o) => o.connections))}, errors ${list.reduce((a, o) => a + o.errors, 0)}, 503 without Retry-After ${list.reduce((a, o) => a + o.withoutRetryAfter, 0)}`,
+        )}x, 503 p99 ${stat(list.map((o) => o.shedP99))} ms, 200 p99 ${stat(list.map((o) => o.okP99))} ms, capacity ${stat(list.map((o) => o.capacity))}/s, connections opened ${stat(list.map((o) => o.connections))}, driver CPU per request ${stat(
+          list.map((o) => o.driverCpuMs),
+          (n) => n.toFixed(3),
+        )} ms, errors ${list.reduce((a, o) => a + o.errors, 0)}, 503 without Retry-After ${list.reduce((a, o) => a + o.withoutRetryAfter, 0)}`,
       )
     }
   }

@@ -1,0 +1,267 @@
+// A load driver in C++ for bench/burst.ts: HTTP/1.1 over keep-alive loopback connections,
+// prebuilt requests, answers read for their status, Retry-After and length, on one epoll loop.
+// It costs a few microseconds of CPU per request where a Node driver costs hundreds, so the
+// 2 cores the bench shares with the service under test and its node go to them.
+//
+//   native-driver <host> <port> open <rate/s> <seconds> <requests file>
+//   native-driver <host> <port> closed <concurrency> <seconds> <requests file>
+//
+// open: request i is sent at start + i / rate (the schedule is caught up at least every
+// millisecond), on an idle connection or a new one (no limit); closed: <concurrency> clients,
+// each sending its next request when its answer arrived. The requests file holds the requests
+// to send in turn, each as a 4-byte little-endian length and its bytes. Prints one line per
+// answer, "<status> <microseconds> <has Retry-After 0/1> <body bytes>" (status 0: the
+// connection failed or closed first), then "# connections <n> cpu_us <user+system> elapsed_us
+// <from the first request to the last answer>".
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Conn {
+  int fd = -1;
+  bool busy = false;
+  Clock::time_point started;
+  std::string in;
+};
+
+std::vector<std::string> requests;
+size_t next_request = 0;
+std::vector<Conn*> idle;
+int ep = -1;
+sockaddr_in target{};
+long opened = 0;
+long in_flight = 0;
+
+struct Answer {
+  int status;
+  long us;
+  int retry_after;
+  long bytes;
+};
+std::vector<Answer> answers;
+
+long micros(Clock::time_point from) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - from).count();
+}
+
+void finish(Conn* c, int status, int retry_after, long bytes) {
+  answers.push_back({status, micros(c->started), retry_after, bytes});
+  c->busy = false;
+  c->in.clear();
+  in_flight--;
+}
+
+void drop(Conn* c) {
+  if (c->busy) finish(c, 0, 0, 0);
+  epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, nullptr);
+  close(c->fd);
+  for (size_t i = 0; i < idle.size(); i++)
+    if (idle[i] == c) {
+      idle.erase(idle.begin() + static_cast<long>(i));
+      break;
+    }
+  delete c;
+}
+
+Conn* open_conn() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return nullptr;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&target), sizeof target) != 0) {
+    close(fd);
+    return nullptr;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto* c = new Conn();
+  c->fd = fd;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.ptr = c;
+  epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+  opened++;
+  return c;
+}
+
+// Sends the next request on `c` (an idle connection, or a new one when null).
+void send_on(Conn* c) {
+  if (c == nullptr) c = open_conn();
+  const std::string& r = requests[next_request++ % requests.size()];
+  in_flight++;
+  if (c == nullptr) {
+    answers.push_back({0, 0, 0, 0});
+    in_flight--;
+    return;
+  }
+  c->busy = true;
+  c->started = Clock::now();
+  size_t off = 0;
+  while (off < r.size()) {
+    ssize_t n = write(c->fd, r.data() + off, r.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      drop(c);
+      return;
+    }
+    off += static_cast<size_t>(n);
+  }
+}
+
+int lower_eq(const char* a, const char* b, size_t n) { return strncasecmp(a, b, n) == 0; }
+
+// An answer complete in c->in: its status, Retry-After, length; false while incomplete.
+bool parse(Conn* c, int* status, int* retry_after, long* bytes, bool* keep) {
+  size_t end = c->in.find("\r\n\r\n");
+  if (end == std::string::npos) return false;
+  const char* s = c->in.data();
+  *status = atoi(s + 9);  // "HTTP/1.1 503 ..."
+  long length = -1;
+  bool chunked = false;
+  *retry_after = 0;
+  *keep = true;
+  size_t line = c->in.find("\r\n") + 2;
+  while (line < end) {
+    size_t eol = c->in.find("\r\n", line);
+    const char* h = s + line;
+    size_t len = eol - line;
+    if (len > 15 && lower_eq(h, "content-length:", 15)) length = atol(h + 15);
+    else if (len > 12 && lower_eq(h, "retry-after:", 12)) *retry_after = 1;
+    else if (len > 18 && lower_eq(h, "transfer-encoding:", 18)) chunked = true;
+    else if (len > 11 && lower_eq(h, "connection:", 11))
+      *keep = c->in.find("close", line) >= eol;
+    line = eol + 2;
+  }
+  size_t body = end + 4;
+  if (chunked) {
+    if (c->in.find("0\r\n\r\n", body) == std::string::npos) return false;
+    *bytes = static_cast<long>(c->in.size() - body);
+    return true;
+  }
+  if (length < 0 || c->in.size() - body < static_cast<size_t>(length)) return false;
+  *bytes = length;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 7) {
+    fprintf(stderr, "usage: native-driver host port open|closed rate|concurrency seconds file\n");
+    return 2;
+  }
+  target.sin_family = AF_INET;
+  target.sin_port = htons(static_cast<uint16_t>(atoi(argv[2])));
+  if (inet_pton(AF_INET, argv[1], &target.sin_addr) != 1) {
+    fprintf(stderr, "native-driver: host must be an IPv4 address\n");
+    return 2;
+  }
+  const bool open_loop = strcmp(argv[3], "open") == 0;
+  const double param = atof(argv[4]);
+  const double seconds = atof(argv[5]);
+  std::ifstream file(argv[6], std::ios::binary);
+  uint32_t n = 0;
+  while (file.read(reinterpret_cast<char*>(&n), 4)) {
+    std::string r(n, '\0');
+    file.read(r.data(), n);
+    requests.push_back(std::move(r));
+  }
+  if (requests.empty() || param <= 0 || seconds <= 0) {
+    fprintf(stderr, "native-driver: no requests, or a rate/concurrency/seconds not above 0\n");
+    return 2;
+  }
+  ep = epoll_create1(0);
+  const auto t0 = Clock::now();
+  const auto end = t0 + std::chrono::microseconds(static_cast<long>(seconds * 1e6));
+  const auto give_up = end + std::chrono::seconds(60);
+  long sent = 0;
+  if (!open_loop)
+    for (int i = 0; i < static_cast<int>(param); i++) send_on(nullptr);
+  epoll_event events[256];
+  char buf[65536];
+  for (;;) {
+    const auto now = Clock::now();
+    const bool sending = now < end;
+    if (open_loop && sending) {
+      const long due = static_cast<long>(
+          std::chrono::duration<double>(now - t0).count() * param);
+      for (; sent < due; sent++) {
+        Conn* c = nullptr;
+        if (!idle.empty()) {
+          c = idle.back();
+          idle.pop_back();
+        }
+        send_on(c);
+      }
+    }
+    if (!sending && in_flight == 0) break;
+    if (now > give_up) break;
+    const int ready = epoll_wait(ep, events, 256, 1);
+    for (int i = 0; i < ready; i++) {
+      auto* c = static_cast<Conn*>(events[i].data.ptr);
+      bool gone = false;
+      for (;;) {
+        ssize_t got = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (got > 0) {
+          c->in.append(buf, static_cast<size_t>(got));
+          if (got < static_cast<ssize_t>(sizeof buf)) break;
+          continue;
+        }
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (got < 0 && errno == EINTR) continue;
+        gone = true;
+        break;
+      }
+      int status = 0, retry_after = 0;
+      long bytes = 0;
+      bool keep = true;
+      if (c->busy && parse(c, &status, &retry_after, &bytes, &keep)) {
+        finish(c, status, retry_after, bytes);
+        if (!keep || gone) {
+          drop(c);
+          if (!open_loop && Clock::now() < end) send_on(nullptr);
+          continue;
+        }
+        if (!open_loop && Clock::now() < end) send_on(c);
+        else idle.push_back(c);
+        continue;
+      }
+      if (gone || (events[i].events & (EPOLLERR | EPOLLHUP))) {
+        const bool was_busy = c->busy;
+        drop(c);
+        if (was_busy && !open_loop && Clock::now() < end) send_on(nullptr);
+      }
+    }
+  }
+  const long elapsed_us = micros(t0);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const long cpu_us = ru.ru_utime.tv_sec * 1000000L + ru.ru_utime.tv_usec +
+                      ru.ru_stime.tv_sec * 1000000L + ru.ru_stime.tv_usec;
+  std::string out;
+  out.reserve(answers.size() * 24);
+  char line[64];
+  for (const Answer& a : answers) {
+    snprintf(line, sizeof line, "%d %ld %d %ld\n", a.status, a.us, a.retry_after, a.bytes);
+    out += line;
+  }
+  fwrite(out.data(), 1, out.size(), stdout);
+  printf("# connections %ld cpu_us %ld elapsed_us %ld\n", opened, cpu_us, elapsed_us);
+  return 0;
+}
