@@ -1,32 +1,28 @@
 #!/usr/bin/env node
 // `npm run check` (and `npm run typecheck`): the client build first (the service's types import
-// its declarations), then the independent checks side by side, one per core: the type check in
-// two halves and biome. Each part's output is printed as one block, labelled with its name,
-// when it ends; the whole fails if any part fails, and names it.
+// its declarations), then tsc and biome side by side. Each part's output is printed as one
+// block, labelled with its name, when it ends; the whole fails if any part fails, and names it.
 //
-// The type check is `tsc --noEmit -p tsconfig.json` cut in two by files, not by programs: each
-// half builds the whole program (same options, same files, ~12 s) and asks TypeScript for the
-// semantic diagnostics of its own half of the files. Two programs by folder (the AgentKit
-// tests apart) were tried first and were slower: every test imports the service, so each
-// program checked most of src/ again (docs/performance.md, "npm run check side by side"). The
-// report is tsc's: the first half also reports the configuration, options and global
-// diagnostics; a syntax error in any file stops both halves before checking, as it stops tsc.
-// `test/check-halves.test.ts` holds the cut to every file exactly once.
+// tsc is one program over tsconfig.json, as `npx tsc --noEmit -p .`, run by Node with a larger
+// young generation (`--max-semi-space-size=64`): the program allocates ~2.4 GB of short-lived
+// objects, and fewer, larger scavenges took 44-53 s against 54-64 s on this 2-core machine.
+// Two type checks side by side were measured and not kept (docs/performance.md, "npm run
+// check side by side"): two programs by folder, or the one program's files cut in two halves,
+// each checked by its own process. Every split builds the program twice and resolves the
+// service's types in both, ~40 % more CPU, and on two cores shared with the rest of the
+// machine it was no faster than one tsc.
 //
-//   node scripts/check.mjs                 the client build, then both halves and biome
-//   node scripts/check.mjs typecheck       the client build, then both halves
-//   node scripts/check.mjs --half 1/2      one half of the type check (what the parts run)
+//   node scripts/check.mjs             the client build, then tsc and biome
+//   node scripts/check.mjs typecheck   the client build, then tsc
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ensureClientBuilt } from './build.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
 const BIOME = require.resolve('@biomejs/biome/bin/biome')
-const SELF = fileURLToPath(import.meta.url)
-const HALVES = 2
+const TSC = require.resolve('typescript/bin/tsc')
 
 /**
  * The parts of `npm run check`, each a command run from the project root. `typecheck` marks
@@ -34,101 +30,26 @@ const HALVES = 2
  * (both tools drop it when piped).
  */
 export function checkParts({ colour = false } = {}) {
-  const pretty = colour ? ['--pretty'] : []
   return [
-    ...Array.from({ length: HALVES }, (_, i) => ({
-      name: `tsc, half ${i + 1} of ${HALVES} (tsconfig.json)`,
+    {
+      name: 'tsc (tsc --noEmit -p tsconfig.json)',
       typecheck: true,
-      command: [process.execPath, SELF, '--half', `${i + 1}/${HALVES}`, ...pretty],
-    })),
+      command: [
+        process.execPath,
+        '--max-semi-space-size=64',
+        TSC,
+        '--noEmit',
+        '-p',
+        'tsconfig.json',
+        ...(colour ? ['--pretty'] : []),
+      ],
+    },
     {
       name: 'biome (biome check .)',
       typecheck: false,
       command: [process.execPath, BIOME, 'check', '.', ...(colour ? ['--colors=force'] : [])],
     },
   ]
-}
-
-/**
- * `files` (each `{name, size}`) cut into `count` runs of about equal size: in path order, each
- * file joins the run with the least size so far. Every file is in exactly one run. (Runs of
- * consecutive files, a folder per half, were slower: 51 and 64 s against 36 and 44 s, since
- * one half then held the tests and resolved most of the service's types again.)
- */
-export function halves(files, count) {
-  const sorted = [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const runs = Array.from({ length: count }, () => ({ names: [], size: 0 }))
-  for (const file of sorted) {
-    const least = runs.reduce((min, run) => (run.size < min.size ? run : min))
-    least.names.push(file.name)
-    least.size += file.size
-  }
-  return runs.map((run) => run.names)
-}
-
-/**
- * One half of `tsc --noEmit -p tsconfig.json`: prints the diagnostics tsc would print for that
- * half's files (and, in the first half, those of no file) and returns whether there were none.
- */
-function checkHalf(index, count, pretty) {
-  const ts = require('typescript')
-  const configPath = join(ROOT, 'tsconfig.json')
-  const host = {
-    getCanonicalFileName: (f) => f,
-    getCurrentDirectory: () => ROOT,
-    getNewLine: () => '\n',
-  }
-  const print = (diagnostics) => {
-    if (diagnostics.length === 0) return
-    const format = pretty ? ts.formatDiagnosticsWithColorAndContext : ts.formatDiagnostics
-    process.stdout.write(format(diagnostics, host))
-  }
-  const read = ts.readConfigFile(configPath, ts.sys.readFile)
-  if (read.error) {
-    if (index === 0) print([read.error])
-    return false
-  }
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, ROOT)
-  const program = ts.createProgram({
-    rootNames: parsed.fileNames,
-    options: parsed.options,
-    projectReferences: parsed.projectReferences,
-    configFileParsingDiagnostics: parsed.errors,
-  })
-  const all = program.getSourceFiles()
-  const mine = new Set(
-    halves(
-      all.map((file) => ({
-        name: file.fileName,
-        // Declarations are not checked (skipLibCheck); they weigh nothing in the cut.
-        size: file.isDeclarationFile ? 0 : file.text.length,
-      })),
-      count,
-    )[index],
-  )
-  const files = all.filter((file) => mine.has(file.fileName))
-  const checked = files.filter((file) => !file.isDeclarationFile).length
-  const own = all.filter((file) => !file.isDeclarationFile).length
-  process.stdout.write(`checks ${checked} of the program's ${own} files (not declarations)\n`)
-  // tsc's order: configuration and options, then syntax (stop there if any), then the rest.
-  const before =
-    index === 0
-      ? [...program.getConfigFileParsingDiagnostics(), ...program.getOptionsDiagnostics()]
-      : []
-  const syntax = all.flatMap((file) => program.getSyntacticDiagnostics(file))
-  if (syntax.length > 0) {
-    const own = syntax.filter((d) => d.file && mine.has(d.file.fileName))
-    print([...before, ...own])
-    if (own.length === 0) process.stdout.write('syntax errors in the other half: not checked\n')
-    return false
-  }
-  const diagnostics = [
-    ...before,
-    ...(index === 0 ? program.getGlobalDiagnostics() : []),
-    ...files.flatMap((file) => program.getSemanticDiagnostics(file)),
-  ]
-  print(diagnostics)
-  return diagnostics.length === 0
 }
 
 /**
@@ -171,16 +92,7 @@ export async function runSideBySide(
   return parts.filter((_, i) => !outcomes[i]).map((part) => part.name)
 }
 
-if (process.argv[1] && SELF === process.argv[1]) {
-  const half = process.argv.indexOf('--half')
-  if (half !== -1) {
-    const [index, count] = (process.argv[half + 1] ?? '').split('/').map(Number)
-    if (!Number.isInteger(index) || !Number.isInteger(count) || index < 1 || index > count) {
-      process.stderr.write('usage: check.mjs --half <i>/<n>, 1 <= i <= n\n')
-      process.exit(64)
-    }
-    process.exit(checkHalf(index - 1, count, process.argv.includes('--pretty')) ? 0 : 2)
-  }
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const typecheckOnly = process.argv.includes('typecheck')
   try {
     ensureClientBuilt()
