@@ -4,8 +4,8 @@
 // block, labelled with its name, when it ends; the whole fails if any part fails, and names it.
 //
 // tsc is one program over tsconfig.json, as `npx tsc --noEmit -p .`, run by Node with a larger
-// young generation (`--max-semi-space-size=64`): the program allocates ~2.4 GB of short-lived
-// objects, and fewer, larger scavenges took 44-53 s against 54-64 s on this 2-core machine.
+// young generation (`--max-semi-space-size=64`): the check allocates heavily (its heap ends at
+// ~2.4 GB), and fewer, larger scavenges took 44-53 s against 54-64 s on this 2-core machine.
 // Two type checks side by side were measured and not kept (docs/performance.md, "npm run
 // check side by side"): two programs by folder, or the one program's files cut in two halves,
 // each checked by its own process. Every split builds the program twice and resolves the
