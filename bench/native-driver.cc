@@ -18,6 +18,7 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,6 +41,11 @@ struct Conn {
   bool busy = false;
   Clock::time_point started;
   std::string in;
+  /** The request's bytes not written yet (a connection still connecting, a full buffer). */
+  const std::string* out = nullptr;
+  size_t out_off = 0;
+  /** Whether epoll is asked for EPOLLOUT (only while something is left to write). */
+  bool armed = false;
 };
 
 std::vector<std::string> requests;
@@ -81,10 +87,21 @@ void drop(Conn* c) {
   delete c;
 }
 
+void watch(Conn* c, int op, bool out) {
+  epoll_event ev{};
+  ev.events = static_cast<uint32_t>(EPOLLIN | EPOLLRDHUP) | (out ? static_cast<uint32_t>(EPOLLOUT) : 0u);
+  ev.data.ptr = c;
+  epoll_ctl(ep, op, c->fd, &ev);
+  c->armed = out;
+}
+
+// A new connection, connecting without blocking (a full accept queue must not stop the
+// schedule): its request is written once it is writable.
 Conn* open_conn() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
   if (fd < 0) return nullptr;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&target), sizeof target) != 0) {
+  if (connect(fd, reinterpret_cast<sockaddr*>(&target), sizeof target) != 0 &&
+      errno != EINPROGRESS) {
     close(fd);
     return nullptr;
   }
@@ -92,36 +109,48 @@ Conn* open_conn() {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   auto* c = new Conn();
   c->fd = fd;
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLRDHUP;
-  ev.data.ptr = c;
-  epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
   opened++;
   return c;
 }
 
-// Sends the next request on `c` (an idle connection, or a new one when null).
-void send_on(Conn* c) {
-  if (c == nullptr) c = open_conn();
-  const std::string& r = requests[next_request++ % requests.size()];
-  in_flight++;
-  if (c == nullptr) {
-    answers.push_back({0, 0, 0, 0});
-    in_flight--;
-    return;
-  }
-  c->busy = true;
-  c->started = Clock::now();
-  size_t off = 0;
-  while (off < r.size()) {
-    ssize_t n = write(c->fd, r.data() + off, r.size() - off);
+// Writes what is left of the request; false: the connection failed (and is dropped).
+bool flush(Conn* c) {
+  while (c->out && c->out_off < c->out->size()) {
+    ssize_t n = write(c->fd, c->out->data() + c->out_off, c->out->size() - c->out_off);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN)) return true;
     if (n <= 0) {
       drop(c);
-      return;
+      return false;
     }
-    off += static_cast<size_t>(n);
+    c->out_off += static_cast<size_t>(n);
   }
+  c->out = nullptr;
+  if (c->armed) watch(c, EPOLL_CTL_MOD, false);
+  return true;
+}
+
+// Sends the next request on `c` (an idle connection, or a new one when null). Its time runs
+// from here: a connection's set-up is in it.
+void send_on(Conn* c) {
+  const std::string& r = requests[next_request++ % requests.size()];
+  const auto started = Clock::now();
+  const bool fresh = c == nullptr;
+  if (fresh) c = open_conn();
+  if (c == nullptr) {
+    answers.push_back({0, 0, 0, 0});
+    return;
+  }
+  in_flight++;
+  c->busy = true;
+  c->started = started;
+  c->out = &r;
+  c->out_off = 0;
+  if (fresh) {
+    watch(c, EPOLL_CTL_ADD, true);  // written when the connection is writable
+    return;
+  }
+  if (flush(c) && c->out) watch(c, EPOLL_CTL_MOD, true);
 }
 
 int lower_eq(const char* a, const char* b, size_t n) { return strncasecmp(a, b, n) == 0; }
@@ -215,6 +244,18 @@ int main(int argc, char** argv) {
     const int ready = epoll_wait(ep, events, 256, 1);
     for (int i = 0; i < ready; i++) {
       auto* c = static_cast<Conn*>(events[i].data.ptr);
+      if ((events[i].events & EPOLLOUT) && c->out) {
+        int error = 0;
+        socklen_t size = sizeof error;
+        getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &error, &size);
+        if (error != 0) {
+          const bool was_busy = c->busy;
+          drop(c);
+          if (was_busy && !open_loop && Clock::now() < end) send_on(nullptr);
+          continue;
+        }
+        if (!flush(c)) continue;
+      }
       bool gone = false;
       for (;;) {
         ssize_t got = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);

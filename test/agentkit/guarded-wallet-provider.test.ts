@@ -13,6 +13,7 @@ import {
   encodeFunctionData,
   erc20Abi,
   getAddress,
+  type Hex,
   http,
   maxUint256,
   parseEther,
@@ -94,6 +95,15 @@ const allowance = (spender: Address) =>
     functionName: 'allowance',
     args: [agent.address, spender],
   })
+/**
+ * Waits for a sent transaction's receipt (success) before its effect is read: the hash comes
+ * back from `eth_sendRawTransaction`, and a read made at once saw the state before it (once, in
+ * a full run on 2 busy cores).
+ */
+const mined = async (sent: Promise<Hex>) => {
+  const hash = await sent
+  expect((await guard.rpc.waitForTransactionReceipt({ hash })).status).toBe('success')
+}
 const approve = (spender: Address, amount: bigint) => ({
   to: usdc,
   data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] }),
@@ -264,7 +274,7 @@ describe('the spend policy, on the simulated effects', () => {
     expect((tooMuch as SpendPolicyError).violations.map((v) => v.rule)).toEqual([
       'spend_limit_exceeded',
     ])
-    await provider.sendTransaction(approve(multicall3, parseUnits('5', 6)))
+    await mined(provider.sendTransaction(approve(multicall3, parseUnits('5', 6))))
     expect(await allowance(multicall3)).toBe(parseUnits('5', 6))
   })
 })
@@ -290,7 +300,7 @@ describe('review', () => {
         return true
       },
     })
-    await approving.provider.sendTransaction(unlimited)
+    await mined(approving.provider.sendTransaction(unlimited))
     expect(await allowance(multicall3)).toBe(maxUint256)
     expect(reviewed.map((c) => [c.kind, c.check.verdict])).toEqual([['transaction', 'review']])
   })
