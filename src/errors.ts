@@ -63,16 +63,26 @@ export class LedgerUnavailableError extends AppError {
 }
 
 /**
- * The `code` strings along an error's cause chain, AggregateError members included (a Node
- * socket's `ECONNREFUSED`, PostgreSQL's SQLSTATE): bounded in depth, for telling an outage
- * from an answer.
+ * An error and every error along its cause chain, AggregateError members included: bounded in
+ * depth, for telling an outage from an answer.
  */
-export function errorCodes(error: unknown, depth = 6): string[] {
+export function errorChain(error: unknown, depth = 6): object[] {
   if (depth === 0 || error === null || typeof error !== 'object') return []
-  const { code, errors, cause } = error as { code?: unknown; errors?: unknown; cause?: unknown }
+  const { errors, cause } = error as { errors?: unknown; cause?: unknown }
   return [
-    ...(typeof code === 'string' ? [code] : []),
-    ...(Array.isArray(errors) ? errors.flatMap((e) => errorCodes(e, depth - 1)) : []),
-    ...errorCodes(cause, depth - 1),
+    error,
+    ...(Array.isArray(errors) ? errors.flatMap((e) => errorChain(e, depth - 1)) : []),
+    ...errorChain(cause, depth - 1),
   ]
+}
+
+/**
+ * The `code` strings along an error's cause chain ({@link errorChain}): a Node socket's
+ * `ECONNREFUSED`, PostgreSQL's SQLSTATE.
+ */
+export function errorCodes(error: unknown): string[] {
+  return errorChain(error).flatMap((e) => {
+    const { code } = e as { code?: unknown }
+    return typeof code === 'string' ? [code] : []
+  })
 }

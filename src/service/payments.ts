@@ -5,7 +5,7 @@ import { recordSettlementCost, type ServiceMetrics } from '../adapters/metrics/s
 import type { Storage } from '../adapters/storage/open-storage.js'
 import { SettlerInUseError } from '../adapters/storage/settler-lease.js'
 import type { Config } from '../config.js'
-import { errorCodes } from '../errors.js'
+import { errorChain } from '../errors.js'
 import { publicOrigin, type Redactor } from '../secrets.js'
 import type { ChainConnection } from './chain.js'
 import { openLedger } from './ledger.js'
@@ -137,27 +137,24 @@ function paymentOptions(
 }
 
 /**
- * Connection trouble (refused, reset, timed out, the server starting or shutting down, SQLSTATE
- * class 08 and 57P0x), or a connection lost or never made that the `pg` driver reports in
- * words alone: the database is down, not misconfigured.
+ * Connection trouble along the error's cause chain: a code (refused, reset, timed out, the
+ * server starting or shutting down, SQLSTATE class 08 and 57P0x), or one of the `pg` driver's
+ * code-less errors for a connection lost or never made (a database cut or a pooler whose
+ * server is gone: "Connection terminated unexpectedly"; a connect or query timeout): the
+ * database is down, not misconfigured.
  */
 function isLedgerOutage(error: unknown): boolean {
-  return errorCodes(error).some((code) => OUTAGE_CODE.test(code)) || connectionLost(error)
+  return errorChain(error).some((e) => {
+    const { code, message } = e as { code?: unknown; message?: unknown }
+    return (
+      (typeof code === 'string' && OUTAGE_CODE.test(code)) ||
+      (typeof message === 'string' && CONNECTION_LOST.test(message))
+    )
+  })
 }
 
 const OUTAGE_CODE =
   /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|EAI_AGAIN|08[0-9A-Z]{3}|57P0[123])$/
-
-/**
- * `pg`'s and `pg-pool`'s errors for a connection that closed under a query or a start-up (a
- * database cut, a pooler whose server is gone: "Connection terminated unexpectedly"), a
- * connection that was not made in time, and a query that got no answer in time. They carry
- * no code, only these messages; the cause chain is searched as `errorCodes` searches it.
- */
-function connectionLost(error: unknown, depth = 6): boolean {
-  if (depth === 0 || !(error instanceof Error)) return false
-  return CONNECTION_LOST.test(error.message) || connectionLost(error.cause, depth - 1)
-}
 
 const CONNECTION_LOST =
   /^(Connection terminated|timeout exceeded when trying to connect|timeout expired$|Query read timeout$)/
