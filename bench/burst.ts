@@ -1,15 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
-import { loadavg, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { loadavg } from 'node:os'
 // @ts-expect-error: a plain-JavaScript script without type declarations
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
 import { freePort } from '../test/support/net.js'
 import { startBareNodeServer } from './bare-node-server.js'
 import { startBuiltService } from './built-service.js'
+import { nativeDriver, postBytes, runNativeDriver } from './native-driver.js'
 import { plainPreflightBody } from './plain-preflights.js'
 import { percentile } from './stats.js'
 
@@ -117,6 +113,8 @@ interface Answer {
   retryAfter: string | undefined
   bytes: number
   error?: string
+  /** The native driver: whether the request opened its connection (set-up in `ms`). */
+  fresh?: boolean
 }
 
 let counter = 0
@@ -183,32 +181,13 @@ function prebuilt(base: string): Buffer[] {
   let ring = rings.get(base)
   if (!ring) {
     const url = new URL(PREFLIGHT, base)
-    ring = Array.from({ length: RING }, (_, k) => {
-      const body = Buffer.from(JSON.stringify(preflightBody(k)))
-      const head =
-        `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
-        `content-length: ${body.length}\r\n\r\n`
-      return Buffer.concat([Buffer.from(head), body])
-    })
+    ring = Array.from({ length: RING }, (_, k) => postBytes(url, preflightBody(k)))
     rings.set(base, ring)
   }
   return ring
 }
 
-/** The native driver's executable, built from its source when that changed. */
-function nativeDriver(): string {
-  const source = fileURLToPath(new URL('native-driver.cc', import.meta.url))
-  const hash = createHash('sha256').update(readFileSync(source)).digest('hex').slice(0, 16)
-  const binary = join(dirname(source), '..', 'dist', 'bench', `native-driver-${hash}`)
-  if (!existsSync(binary)) {
-    mkdirSync(dirname(binary), { recursive: true })
-    execFileSync('g++', ['-O2', '-std=c++17', '-o', binary, source], { stdio: 'inherit' })
-  }
-  return binary
-}
-const NATIVE = DRIVER === 'native' ? nativeDriver() : ''
-const scratch = mkdtempSync(join(tmpdir(), 'psg-burst-'))
-process.on('exit', () => rmSync(scratch, { recursive: true, force: true }))
+if (DRIVER === 'native') nativeDriver()
 
 /** The native driver's run: its answers (in `Answer`'s shape), connections opened, CPU. */
 async function runNative(
@@ -219,48 +198,20 @@ async function runNative(
 ): Promise<{ answers: Answer[]; connections: number; cpuMs: number; seconds: number }> {
   const ring = prebuilt(base)
   // The ring from where the last run stopped, so that runs do not repeat each other's inputs.
-  const parts: Buffer[] = []
-  for (let i = 0; i < RING; i++) {
-    const request = ring[(nextRequest + i) % RING] as Buffer
-    const length = Buffer.alloc(4)
-    length.writeUInt32LE(request.length)
-    parts.push(length, request)
+  const requests = Array.from({ length: RING }, (_, i) => ring[(nextRequest + i) % RING] as Buffer)
+  const run = await runNativeDriver(base, mode, param, seconds, requests)
+  nextRequest += run.answers.length
+  return {
+    ...run,
+    answers: run.answers.map((a) => ({
+      status: a.status,
+      ms: a.ms,
+      retryAfter: a.retryAfter ? 'present' : undefined,
+      bytes: a.bytes,
+      fresh: a.fresh,
+      ...(a.status === 0 ? { error: 'connection failed or closed before the answer' } : {}),
+    })),
   }
-  const file = join(scratch, 'requests')
-  writeFileSync(file, Buffer.concat(parts))
-  const url = new URL(base)
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(
-      NATIVE,
-      [url.hostname, url.port, mode, String(param), String(seconds), file],
-      { maxBuffer: 256 * 1024 * 1024 },
-      (error, stdout) => (error ? reject(error) : resolve(stdout)),
-    ),
-  )
-  const answers: Answer[] = []
-  let connections = 0
-  let cpuMs = 0
-  let elapsed = 0
-  for (const line of out.split('\n')) {
-    if (!line) continue
-    if (line.startsWith('#')) {
-      const [, , opened, , cpu, , us] = line.split(' ')
-      connections = Number(opened)
-      cpuMs = Number(cpu) / 1000
-      elapsed = Number(us) / 1e6
-      continue
-    }
-    const [status, us, retryAfter, bytes] = line.split(' ').map(Number) as number[]
-    answers.push({
-      status: status as number,
-      ms: (us as number) / 1000,
-      retryAfter: retryAfter === 1 ? 'present' : undefined,
-      bytes: bytes as number,
-      ...(status === 0 ? { error: 'connection failed or closed before the answer' } : {}),
-    })
-  }
-  nextRequest += answers.length
-  return { answers, connections, cpuMs, seconds: elapsed }
 }
 
 /** One keep-alive `node:http` client of `base`, and the connections it opened. */
@@ -332,6 +283,9 @@ interface Overload {
   okRate: number
   shedShare: number
   shedP99: number
+  /** The native driver: the p99 of the 503s sent on a kept connection, and on a new one. */
+  shedP99Kept?: number
+  shedP99New?: number
   okP99: number
   withoutRetryAfter: number
   errors: number
@@ -446,6 +400,18 @@ async function overload(base: string, offered?: number, known?: number): Promise
       shed.map((a) => a.ms),
       99,
     ),
+    ...(DRIVER === 'native'
+      ? {
+          shedP99Kept: percentile(
+            shed.filter((a) => !a.fresh).map((a) => a.ms),
+            99,
+          ),
+          shedP99New: percentile(
+            shed.filter((a) => a.fresh).map((a) => a.ms),
+            99,
+          ),
+        }
+      : {}),
     okP99: percentile(
       ok.map((a) => a.ms),
       99,
@@ -567,7 +533,7 @@ try {
         const floor = await overload(bare.base, o.offered)
         overloads.get(service)?.push(o)
         console.log(
-          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}, connections opened ${o.connections}, driver CPU ${o.driverCpuMs.toFixed(3)} ms per request${watching(o.watched)}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s, connections ${floor.connections} (load ${load()})`,
+          `  run ${run + 1}, ${service.name}: capacity ${f0(o.capacity)}/s, offered ${f0(o.offered)}/s, 200s ${f0(o.okRate)}/s = ${f2(o.okRate / o.capacity)}x capacity, 503 ${(100 * o.shedShare).toFixed(1)} % (p99 ${f0(o.shedP99)} ms${o.shedP99Kept === undefined ? '' : `: on kept connections ${f0(o.shedP99Kept)}, on new ones ${f0(o.shedP99New ?? Number.NaN)}`}, without Retry-After ${o.withoutRetryAfter}), 200 p99 ${f0(o.okP99)} ms, errors ${o.errors}${o.firstError ? ` (first: ${o.firstError})` : ''}, connections opened ${o.connections}, driver CPU ${o.driverCpuMs.toFixed(3)} ms per request${watching(o.watched)}; the bare server at the same rate: p99 ${f0(floor.okP99)} ms, ${f0(floor.okRate)}/s, connections ${floor.connections} (load ${load()})`,
         )
         await new Promise((r) => setTimeout(r, 1_000))
       }

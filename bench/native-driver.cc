@@ -10,8 +10,8 @@
 // millisecond), on an idle connection or a new one (no limit); closed: <concurrency> clients,
 // each sending its next request when its answer arrived. The requests file holds the requests
 // to send in turn, each as a 4-byte little-endian length and its bytes. Prints one line per
-// answer, "<status> <microseconds> <has Retry-After 0/1> <body bytes>" (status 0: the
-// connection failed or closed first), then "# connections <n> cpu_us <user+system> elapsed_us
+// answer, "<status> <microseconds> <has Retry-After 0/1> <body bytes> <on a new connection 0/1>"
+// (status 0: the connection failed or closed first), then "# connections <n> cpu_us <user+system> elapsed_us
 // <from the first request to the last answer>".
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -39,6 +39,8 @@ using Clock = std::chrono::steady_clock;
 struct Conn {
   int fd = -1;
   bool busy = false;
+  /** Whether the request in flight opened this connection (its set-up is in its time). */
+  bool fresh = false;
   Clock::time_point started;
   std::string in;
   /** The request's bytes not written yet (a connection still connecting, a full buffer). */
@@ -61,6 +63,7 @@ struct Answer {
   long us;
   int retry_after;
   long bytes;
+  int fresh;
 };
 std::vector<Answer> answers;
 
@@ -69,7 +72,7 @@ long micros(Clock::time_point from) {
 }
 
 void finish(Conn* c, int status, int retry_after, long bytes) {
-  answers.push_back({status, micros(c->started), retry_after, bytes});
+  answers.push_back({status, micros(c->started), retry_after, bytes, c->fresh ? 1 : 0});
   c->busy = false;
   c->in.clear();
   in_flight--;
@@ -138,11 +141,12 @@ void send_on(Conn* c) {
   const bool fresh = c == nullptr;
   if (fresh) c = open_conn();
   if (c == nullptr) {
-    answers.push_back({0, 0, 0, 0});
+    answers.push_back({0, 0, 0, 0, 1});
     return;
   }
   in_flight++;
   c->busy = true;
+  c->fresh = fresh;
   c->started = started;
   c->out = &r;
   c->out_off = 0;
@@ -299,7 +303,8 @@ int main(int argc, char** argv) {
   out.reserve(answers.size() * 24);
   char line[64];
   for (const Answer& a : answers) {
-    snprintf(line, sizeof line, "%d %ld %d %ld\n", a.status, a.us, a.retry_after, a.bytes);
+    snprintf(line, sizeof line, "%d %ld %d %ld %d\n", a.status, a.us, a.retry_after, a.bytes,
+             a.fresh);
     out += line;
   }
   fwrite(out.data(), 1, out.size(), stdout);

@@ -11,6 +11,7 @@ import { usdcPermitRequest } from '../test/support/usdc-typed-data.js'
 import { startBareNodeServer } from './bare-node-server.js'
 import { startBuiltService } from './built-service.js'
 import { callsOf, startLatencyRpc } from './latency-rpc.js'
+import { nativeDriver, postBytes, runNativeDriver } from './native-driver.js'
 import { BUYER, plainPreflightBody, SPENDER } from './plain-preflights.js'
 import { percentile } from './stats.js'
 
@@ -37,12 +38,25 @@ let nextPort = Number(process.env.SERVICE_BENCH_PORT_BASE ?? 0)
 const port = async () => (nextPort > 0 ? nextPort++ : await freePort())
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
 const UNKNOWN_ROUTE = '/payanagent/v1/no-such-route'
+/**
+ * The driver of the sweep's preflights: `native` (default), `bench/native-driver.cc`'s closed
+ * loop (prebuilt requests on keep-alive connections, a few hundredths of a millisecond of CPU
+ * per request); `http`, this process's `node:http` clients (the figures before the sixth
+ * session). Its clients resend a 503 at once either way, so past the admission bound they spin,
+ * and a `node:http` driver's spinning took up to a millisecond of CPU per 200 from the 2 cores
+ * the service and its node share. The warm-up, the floors and the HTTP stack alone use
+ * `node:http`.
+ */
+const DRIVER = process.env.SERVICE_BENCH_DRIVER ?? 'native'
+if (DRIVER !== 'native' && DRIVER !== 'http')
+  throw new Error('SERVICE_BENCH_DRIVER is native or http')
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICK_MS = 10
 
 await ensureBuilt()
 
 const preflightBody = (k: number) => plainPreflightBody(k, 3)
+if (DRIVER === 'native') nativeDriver()
 
 // --- processes and their CPU and memory, read from /proc -------------------------------------
 /** CPU ms (user + system) in a /proc `stat` line. */
@@ -191,6 +205,42 @@ async function drive(
       (cpuMs(pids[0]) - (cpu0[0] ?? 0)) / n,
       pids[1] ? (cpuMs(pids[1]) - (cpu0[1] ?? 0)) / n : 0,
       (ownCpuMs() - (cpu0[2] ?? 0)) / n,
+    ],
+    mainThread: (mainThreadCpuMs(pids[0]) - main0) / n,
+  }
+}
+
+/** Distinct preflights for one native run: more than a 256-client point's 503s spin through. */
+const NATIVE_RING = 32_768
+/** `drive` with the native driver's closed loop of preflights (`concurrency` clients). */
+async function driveNative(
+  concurrency: number,
+  seconds: number,
+  pids: [number, number],
+  base: string,
+): Promise<Point> {
+  const url = new URL(PREFLIGHT, base)
+  const requests = Array.from({ length: NATIVE_RING }, () =>
+    postBytes(url, preflightBody(counter++)),
+  )
+  const cpu0 = [cpuMs(pids[0]), cpuMs(pids[1])]
+  const main0 = mainThreadCpuMs(pids[0])
+  const run = await runNativeDriver(base, 'closed', concurrency, seconds, requests)
+  const latencies = run.answers.filter((a) => a.status === 200).map((a) => a.ms)
+  const shed = run.answers.filter((a) => a.status === 503).length
+  const bad = run.answers.filter((a) => a.status !== 200 && a.status !== 503)
+  const n = Math.max(1, latencies.length)
+  return {
+    rate: latencies.length / run.seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors: bad.length,
+    shed,
+    firstError: bad[0] ? (bad[0].status ? `HTTP ${bad[0].status}` : 'connection failed') : '',
+    cpu: [
+      (cpuMs(pids[0]) - (cpu0[0] ?? 0)) / n,
+      (cpuMs(pids[1]) - (cpu0[1] ?? 0)) / n,
+      run.cpuMs / n,
     ],
     mainThread: (mainThreadCpuMs(pids[0]) - main0) / n,
   }
@@ -370,9 +420,12 @@ try {
       httpStacks.get(name)?.push(stack.cpu[0])
       const points = sweeps.get(name) as Map<number, Point[]>
       for (const concurrency of CONCURRENCY) {
-        const point = await drive(concurrency, SECONDS, [target.pid, target.anvilPid], () =>
-          request(target.base, 'POST', PREFLIGHT, preflightBody(counter++)),
-        )
+        const point =
+          DRIVER === 'native'
+            ? await driveNative(concurrency, SECONDS, [target.pid, target.anvilPid], target.base)
+            : await drive(concurrency, SECONDS, [target.pid, target.anvilPid], () =>
+                request(target.base, 'POST', PREFLIGHT, preflightBody(counter++)),
+              )
         points.set(concurrency, [...(points.get(concurrency) ?? []), point])
       }
     }
@@ -411,7 +464,7 @@ try {
   }
   const median = (pick: (p: Point) => number, from: Point[]) => percentile(from.map(pick), 50)
   for (const [name, points] of sweeps) {
-    console.log(`${name}: throughput (min/median/max over rounds)`)
+    console.log(`${name}: throughput (min/median/max over rounds; driver ${DRIVER})`)
     for (const [concurrency, list] of points) {
       const errors = list.reduce((a, p) => a + p.errors, 0)
       const shed = list.reduce((a, p) => a + p.shed, 0)
