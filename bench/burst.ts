@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { loadavg } from 'node:os'
 // @ts-expect-error: a plain-JavaScript script without type declarations
@@ -24,6 +26,13 @@ const SERVICE_ENV = envOf(process.env.BURST_SERVICE_ENV ?? '')
 const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
 const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
 const CLUSTER = process.env.BURST_CLUSTER === '1'
+/**
+ * `BURST_PIN=1`: each service's process (every thread) runs on CPU 0 alone, its node (anvil)
+ * and the native driver on CPU 1, as in production, where the RPC node and the clients are
+ * other machines: what is then left of a figure is the service's own, not the 2 cores' sharing.
+ * The bare server is not pinned.
+ */
+const PIN = process.env.BURST_PIN === '1'
 /**
  * `BURST_SAME_RATE=1`: in each run every service's capacity is measured first, and every one is
  * offered twice the best of them and judged against it (a variant whose own closed-loop
@@ -80,6 +89,13 @@ async function startService(
     args: cluster ? ['-e', CLUSTER_PRIMARY] : [main],
     env: { MAIN: main, ...SERVICE_ENV, ...env },
   })
+  if (PIN) {
+    // Every thread of the service on CPU 0, of its children (the devnet's anvil) on CPU 1.
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(service.pid)], { stdio: 'ignore' })
+    const children = readFileSync(`/proc/${service.pid}/task/${service.pid}/children`, 'utf8')
+    for (const child of children.trim().split(/\s+/).filter(Boolean))
+      execFileSync('taskset', ['-a', '-p', '-c', '1', child], { stdio: 'ignore' })
+  }
   return { name, base: service.base, stop: service.stop } satisfies Target
 }
 
@@ -199,7 +215,7 @@ async function runNative(
   const ring = prebuilt(base)
   // The ring from where the last run stopped, so that runs do not repeat each other's inputs.
   const requests = Array.from({ length: RING }, (_, i) => ring[(nextRequest + i) % RING] as Buffer)
-  const run = await runNativeDriver(base, mode, param, seconds, requests)
+  const run = await runNativeDriver(base, mode, param, seconds, requests, PIN ? '1' : undefined)
   nextRequest += run.answers.length
   return {
     ...run,

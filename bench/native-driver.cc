@@ -10,9 +10,9 @@
 // millisecond), on an idle connection or a new one (no limit); closed: <concurrency> clients,
 // each sending its next request when its answer arrived. The requests file holds the requests
 // to send in turn, each as a 4-byte little-endian length and its bytes. Prints one line per
-// answer, "<status> <microseconds> <has Retry-After 0/1> <body bytes> <on a new connection 0/1>"
-// (status 0: the connection failed or closed first), then "# connections <n> cpu_us <user+system> elapsed_us
-// <from the first request to the last answer>".
+// answer, "<status> <microseconds> <has Retry-After 0/1> <body bytes> <on a new connection 0/1>
+// <the request's index in the file>" (status 0: the connection failed or closed first), then
+// "# connections <n> cpu_us <user+system> elapsed_us <from the first request to the last answer>".
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -41,6 +41,8 @@ struct Conn {
   bool busy = false;
   /** Whether the request in flight opened this connection (its set-up is in its time). */
   bool fresh = false;
+  /** The request in flight: its index in the requests file. */
+  size_t request = 0;
   Clock::time_point started;
   std::string in;
   /** The request's bytes not written yet (a connection still connecting, a full buffer). */
@@ -64,6 +66,7 @@ struct Answer {
   int retry_after;
   long bytes;
   int fresh;
+  size_t request;
 };
 std::vector<Answer> answers;
 
@@ -72,7 +75,7 @@ long micros(Clock::time_point from) {
 }
 
 void finish(Conn* c, int status, int retry_after, long bytes) {
-  answers.push_back({status, micros(c->started), retry_after, bytes, c->fresh ? 1 : 0});
+  answers.push_back({status, micros(c->started), retry_after, bytes, c->fresh ? 1 : 0, c->request});
   c->busy = false;
   c->in.clear();
   in_flight--;
@@ -136,17 +139,19 @@ bool flush(Conn* c) {
 // Sends the next request on `c` (an idle connection, or a new one when null). Its time runs
 // from here: a connection's set-up is in it.
 void send_on(Conn* c) {
-  const std::string& r = requests[next_request++ % requests.size()];
+  const size_t index = next_request++ % requests.size();
+  const std::string& r = requests[index];
   const auto started = Clock::now();
   const bool fresh = c == nullptr;
   if (fresh) c = open_conn();
   if (c == nullptr) {
-    answers.push_back({0, 0, 0, 0, 1});
+    answers.push_back({0, 0, 0, 0, 1, index});
     return;
   }
   in_flight++;
   c->busy = true;
   c->fresh = fresh;
+  c->request = index;
   c->started = started;
   c->out = &r;
   c->out_off = 0;
@@ -303,8 +308,8 @@ int main(int argc, char** argv) {
   out.reserve(answers.size() * 24);
   char line[64];
   for (const Answer& a : answers) {
-    snprintf(line, sizeof line, "%d %ld %d %ld %d\n", a.status, a.us, a.retry_after, a.bytes,
-             a.fresh);
+    snprintf(line, sizeof line, "%d %ld %d %ld %d %zu\n", a.status, a.us, a.retry_after, a.bytes,
+             a.fresh, a.request);
     out += line;
   }
   fwrite(out.data(), 1, out.size(), stdout);

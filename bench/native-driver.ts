@@ -21,6 +21,8 @@ export interface DriverAnswer {
   bytes: number
   /** Whether the request opened its connection (the set-up, accept included, is in `ms`). */
   fresh: boolean
+  /** The request's index in `requests`. */
+  request: number
 }
 
 export interface DriverRun {
@@ -78,6 +80,8 @@ export async function runNativeDriver(
   param: number,
   seconds: number,
   requests: readonly Buffer[],
+  /** CPUs the driver runs on (`taskset -c`), e.g. `1`; all when absent. */
+  cpus?: string,
 ): Promise<DriverRun> {
   const parts: Buffer[] = []
   for (const request of requests) {
@@ -90,8 +94,16 @@ export async function runNativeDriver(
   const url = new URL(base)
   const out = await new Promise<string>((resolve, reject) =>
     execFile(
-      nativeDriver(),
-      [url.hostname, url.port, mode, String(param), String(seconds), file],
+      cpus === undefined ? nativeDriver() : 'taskset',
+      [
+        ...(cpus === undefined ? [] : ['-c', cpus, nativeDriver()]),
+        url.hostname,
+        url.port,
+        mode,
+        String(param),
+        String(seconds),
+        file,
+      ],
       { maxBuffer: 256 * 1024 * 1024 },
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
     ),
@@ -110,13 +122,14 @@ export async function runNativeDriver(
       elapsed = Number(us) / 1e6
       continue
     }
-    const [status, us, retryAfter, bytes, fresh] = line.split(' ').map(Number) as number[]
+    const [status, us, retryAfter, bytes, fresh, request] = line.split(' ').map(Number) as number[]
     answers.push({
       status: status as number,
       ms: (us as number) / 1000,
       retryAfter: retryAfter === 1,
       bytes: bytes as number,
       fresh: fresh === 1,
+      request: request as number,
     })
   }
   return { answers, connections, cpuMs, seconds: elapsed }

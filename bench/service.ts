@@ -154,6 +154,8 @@ interface Point {
   cpu: [number, number, number]
   /** The target's CPU ms per answered request on its main thread (the rest is other threads). */
   mainThread: number
+  /** The native driver: p50 and p99 of the 200s of each kind of preflight (ETH, ERC-20, approve). */
+  byKind?: { p50: number; p99: number }[]
 }
 
 let counter = 0
@@ -220,6 +222,7 @@ async function driveNative(
   base: string,
 ): Promise<Point> {
   const url = new URL(PREFLIGHT, base)
+  const first = counter
   const requests = Array.from({ length: NATIVE_RING }, () =>
     postBytes(url, preflightBody(counter++)),
   )
@@ -243,6 +246,12 @@ async function driveNative(
       run.cpuMs / n,
     ],
     mainThread: (mainThreadCpuMs(pids[0]) - main0) / n,
+    byKind: [0, 1, 2].map((kind) => {
+      const ms = run.answers
+        .filter((a) => a.status === 200 && (first + a.request) % 3 === kind)
+        .map((a) => a.ms)
+      return { p50: percentile(ms, 50), p99: percentile(ms, 99) }
+    }),
   }
 }
 
@@ -475,6 +484,19 @@ try {
           f2,
         )}  errors=${errors}${first ? ` (first: ${first})` : ''}${shed ? ` 503=${shed}` : ''}`,
       )
+      const kinds = list.every((p) => p.byKind) ? ['ETH', 'ERC-20 transfer', 'approve'] : []
+      if (kinds.length > 0)
+        console.log(
+          `         by kind, p50 ms and p99/p50 (min/median/max): ${kinds
+            .map(
+              (kind, i) =>
+                `${kind} ${stat(list.map((p) => p.byKind?.[i]?.p50 ?? Number.NaN))}, ${stat(
+                  list.map((p) => (p.byKind?.[i]?.p99 ?? Number.NaN) / (p.byKind?.[i]?.p50 ?? 1)),
+                  f2,
+                )}`,
+            )
+            .join('; ')}`,
+        )
     }
     console.log(
       `${name}: CPU ms per preflight (min/median/max): service (its main thread) | its anvil | driver`,
