@@ -212,7 +212,10 @@ async function drive(
   }
 }
 
-/** Distinct preflights for one native run: more than a 256-client point's 503s spin through. */
+/**
+ * Distinct preflights for one native run, used in turn: a 256-client point's spinning 503s go
+ * round it (the service keeps no answer cache, so a repeated input costs what a first one does).
+ */
 const NATIVE_RING = 32_768
 /** `drive` with the native driver's closed loop of preflights (`concurrency` clients). */
 async function driveNative(
