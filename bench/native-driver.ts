@@ -44,7 +44,14 @@ export function nativeDriver(): string {
   const built = join(dirname(source), '..', 'dist', 'bench', `native-driver-${hash}`)
   if (!existsSync(built)) {
     mkdirSync(dirname(built), { recursive: true })
-    execFileSync('g++', ['-O2', '-std=c++17', '-o', built, source], { stdio: 'inherit' })
+    try {
+      execFileSync('g++', ['-O2', '-std=c++17', '-o', built, source], { stdio: 'inherit' })
+    } catch (error) {
+      throw new Error(
+        'cannot build bench/native-driver.cc with g++ (apt-get install g++), or run the bench with its node:http driver (BURST_DRIVER=http, SERVICE_BENCH_DRIVER=http)',
+        { cause: error },
+      )
+    }
   }
   binary = built
   return built
