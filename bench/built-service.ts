@@ -6,6 +6,23 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+/**
+ * Settings a bench gives a service variant, written as space-separated `NAME=value` pairs
+ * (`MAX_PREFLIGHTS_IN_FLIGHT=32 NODE_OPTIONS=--max-semi-space-size=32`): a value runs from the
+ * first `=` to the next space, so it may hold `=` itself.
+ */
+export function envPairs(text: string): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf('=')
+        return at === -1 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)]
+      }),
+  )
+}
+
 /** A started service: its process, base URL, and how to stop it (data directory removed). */
 export interface BuiltService {
   child: ChildProcess

@@ -6,7 +6,7 @@ import { loadavg } from 'node:os'
 import { ensureBuilt, MAIN } from '../scripts/build.mjs'
 import { freePort } from '../test/support/net.js'
 import { startBareNodeServer } from './bare-node-server.js'
-import { startBuiltService } from './built-service.js'
+import { envPairs, startBuiltService } from './built-service.js'
 import { nativeDriver, postBytes, runNativeDriver } from './native-driver.js'
 import { plainPreflightBody } from './plain-preflights.js'
 import { percentile } from './stats.js'
@@ -15,14 +15,8 @@ const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
 /** 0 skips the burst part. */
 const SIZE = Math.max(0, Number(process.env.BURST_SIZE ?? 256))
 /** Settings every service variant gets, e.g. `BURST_SERVICE_ENV=MAX_PREFLIGHTS_IN_FLIGHT=16`. */
-const envOf = (pairs: string): Record<string, string> =>
-  Object.fromEntries(
-    pairs
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((pair) => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
-  )
-const SERVICE_ENV = envOf(process.env.BURST_SERVICE_ENV ?? '')
+
+const SERVICE_ENV = envPairs(process.env.BURST_SERVICE_ENV ?? '')
 const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
 const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
 const CLUSTER = process.env.BURST_CLUSTER === '1'
@@ -470,7 +464,7 @@ try {
     )
   }
   for (const variant of ENV_VARIANTS) {
-    services.push(await startService(`service, ${variant}`, envOf(variant)))
+    services.push(await startService(`service, ${variant}`, envPairs(variant)))
   }
   if (BEFORE_DIR) {
     services.push(

@@ -9,7 +9,7 @@ import { freePort } from '../test/support/net.js'
 import { postJson, preflightApp } from '../test/support/preflight-app.js'
 import { usdcPermitRequest } from '../test/support/usdc-typed-data.js'
 import { startBareNodeServer } from './bare-node-server.js'
-import { startBuiltService } from './built-service.js'
+import { envPairs, startBuiltService } from './built-service.js'
 import { callsOf, startLatencyRpc } from './latency-rpc.js'
 import { nativeDriver, postBytes, runNativeDriver } from './native-driver.js'
 import { BUYER, plainPreflightBody, SPENDER } from './plain-preflights.js'
@@ -276,10 +276,7 @@ console.log(
 const BEFORE_DIR = process.env.BENCH_BEFORE_DIR?.replace(/\/+$/, '')
 const services: [string, Service][] = [['after (this tree)', await startService()]]
 if (ALSO_ENV) {
-  const env = Object.fromEntries(
-    ALSO_ENV.split(/\s+/).map((pair) => [pair.split('=')[0] ?? '', pair.split('=')[1] ?? '']),
-  )
-  services.push([`this tree with ${ALSO_ENV}`, await startService(env)])
+  services.push([`this tree with ${ALSO_ENV}`, await startService(envPairs(ALSO_ENV))])
 }
 if (BEFORE_DIR) {
   services.push([
