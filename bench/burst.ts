@@ -15,7 +15,6 @@ const RUNS = Math.max(1, Number(process.env.BURST_RUNS ?? 5))
 /** 0 skips the burst part. */
 const SIZE = Math.max(0, Number(process.env.BURST_SIZE ?? 256))
 /** Settings every service variant gets, e.g. `BURST_SERVICE_ENV=MAX_PREFLIGHTS_IN_FLIGHT=16`. */
-
 const SERVICE_ENV = envPairs(process.env.BURST_SERVICE_ENV ?? '')
 const WARMUP_SECONDS = Math.max(1, Number(process.env.BURST_WARMUP_SECONDS ?? 5))
 const OVERLOAD_SECONDS = Math.max(0, Number(process.env.BURST_OVERLOAD_SECONDS ?? 5))
