@@ -1,5 +1,5 @@
 import { hexNumber, isBytesText } from '@pre-send-guard/client/types'
-import type { Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import type {
   BlockRef,
   CallRequest,
@@ -191,6 +191,26 @@ export function createJsonRpcChainReader(options: {
   const head = createHeadTracker({ poll: readLatest, intervalMs: options.headPollMs ?? 0 })
   /** The last code each address answered that passed the hex check (a reply equal to it is valid). */
   const knownCode = new Map<string, Hex>()
+  /**
+   * Code reads on their way, by address and block hash: a preflight that asks for the code the
+   * node is already sending to another (a popular token's, at the same pinned block) gets that
+   * answer instead of a second read. A block's code is fixed, so the two answers would be the
+   * same; nothing is kept once the reply is in, so the next preflight reads again.
+   */
+  const codeOnItsWay = new Map<string, Promise<Hex>>()
+  const readCode = async (address: Address, at: BlockRef): Promise<Hex> => {
+    const raw = await request('eth_getCode', 'eth_getCode', [address, byHash(at)])
+    const key = address.toLowerCase()
+    // The same code as last time: the stored copy (checked then) is the answer.
+    const known = knownCode.get(key)
+    if (typeof raw === 'string' && raw.length > 2 && known === raw) return known
+    const code = parse(hexOf, raw, 'eth_getCode')
+    if (code.length > 2) {
+      if (knownCode.size >= KNOWN_CODE_LIMIT) knownCode.clear()
+      knownCode.set(key, code)
+    }
+    return code
+  }
 
   return {
     simulate,
@@ -247,18 +267,13 @@ export function createJsonRpcChainReader(options: {
       return parse(uint256, raw, 'eth_getBalance')
     },
 
-    async code(address, at) {
-      const raw = await request('eth_getCode', 'eth_getCode', [address, byHash(at)])
-      const key = address.toLowerCase()
-      // The same code as last time: the stored copy (checked then) is the answer.
-      const known = knownCode.get(key)
-      if (typeof raw === 'string' && raw.length > 2 && known === raw) return known
-      const code = parse(hexOf, raw, 'eth_getCode')
-      if (code.length > 2) {
-        if (knownCode.size >= KNOWN_CODE_LIMIT) knownCode.clear()
-        knownCode.set(key, code)
-      }
-      return code
+    code(address, at) {
+      const key = `${address.toLowerCase()}@${at.hash}`
+      const pending = codeOnItsWay.get(key)
+      if (pending) return pending
+      const read = readCode(address, at).finally(() => codeOnItsWay.delete(key))
+      codeOnItsWay.set(key, read)
+      return read
     },
 
     async nonce(address, at) {
