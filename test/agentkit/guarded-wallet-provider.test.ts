@@ -209,7 +209,7 @@ describe('the spend policy, on the simulated effects', () => {
     ])
     // With a USDC limit the same transfer goes out.
     const allowed = guarded({ policy: { ...policy, limits: { eth: 1n, [usdc]: 10n } } })
-    await allowed.provider.sendTransaction(transfer)
+    await mined(allowed.provider.sendTransaction(transfer))
     expect(await nonce()).toBe(before + 1)
   })
 

@@ -164,10 +164,8 @@ describe('the buyer kit on a Base Sepolia guard', () => {
   const sender = privateKeyToAccount(DEVNET_ACCOUNTS.payTo.privateKey)
   const walletOn = (chain: typeof base | typeof baseSepolia) =>
     createWalletClient({ account: sender, chain, transport: http(rpcUrl) })
-  const nonce = () =>
-    createPublicClient({ transport: http(rpcUrl) }).getTransactionCount({
-      address: sender.address,
-    })
+  const reader = () => createPublicClient({ transport: http(rpcUrl) })
+  const nonce = () => reader().getTransactionCount({ address: sender.address })
 
   it('the viem guard asks on Sepolia, and sends what it judged', async () => {
     const wallet = withPreSendGuard(walletOn(baseSepolia), { guard: baseUrl })
@@ -181,7 +179,9 @@ describe('the buyer kit on a Base Sepolia guard', () => {
     expect(check.result).toMatchObject({ chainId: '0x14a34', network: 'eip155:84532' })
     expect(check.verdict).toBe('sign')
     const before = await nonce()
-    await wallet.sendTransaction({ to: BODY.from, value: 1n })
+    const hash = await wallet.sendTransaction({ to: BODY.from, value: 1n })
+    // Its receipt first: a read right after the send can meet anvil's state from before it.
+    expect((await reader().waitForTransactionReceipt({ hash })).status).toBe('success')
     expect(await nonce()).toBe(before + 1)
     expect(wallet.preSendGuard.lastCheck()?.result.network).toBe('eip155:84532')
   })
