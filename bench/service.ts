@@ -158,6 +158,22 @@ interface Point {
   byKind?: { p50: number; p99: number }[]
 }
 
+/**
+ * The CPU a target (and its node, when it has one) uses from now on: `per(n)` reads it again and
+ * gives the ms per answered request (of `n`), the target's main thread apart.
+ */
+function cpuFrom(pids: [number, number | undefined]) {
+  const [target, node] = pids
+  const target0 = cpuMs(target)
+  const node0 = node ? cpuMs(node) : 0
+  const main0 = mainThreadCpuMs(target)
+  return (n: number) => ({
+    target: (cpuMs(target) - target0) / n,
+    node: node ? (cpuMs(node) - node0) / n : 0,
+    mainThread: (mainThreadCpuMs(target) - main0) / n,
+  })
+}
+
 let counter = 0
 /** `concurrency` clients sending `next()` for `seconds`; CPU of `pids` per answered request. */
 async function drive(
@@ -171,8 +187,8 @@ async function drive(
   let errors = 0
   let shed = 0
   let firstError = ''
-  const cpu0 = [cpuMs(pids[0]), pids[1] ? cpuMs(pids[1]) : 0, ownCpuMs()]
-  const main0 = mainThreadCpuMs(pids[0])
+  const used = cpuFrom(pids)
+  const own0 = ownCpuMs()
   const started = performance.now()
   const until = started + seconds * 1000
   await Promise.all(
@@ -196,6 +212,7 @@ async function drive(
   )
   const elapsed = (performance.now() - started) / 1000
   const n = Math.max(1, latencies.length)
+  const { target, node, mainThread } = used(n)
   return {
     rate: latencies.length / elapsed,
     p50: percentile(latencies, 50),
@@ -203,12 +220,8 @@ async function drive(
     errors,
     shed,
     firstError,
-    cpu: [
-      (cpuMs(pids[0]) - (cpu0[0] ?? 0)) / n,
-      pids[1] ? (cpuMs(pids[1]) - (cpu0[1] ?? 0)) / n : 0,
-      (ownCpuMs() - (cpu0[2] ?? 0)) / n,
-    ],
-    mainThread: (mainThreadCpuMs(pids[0]) - main0) / n,
+    cpu: [target, node, (ownCpuMs() - own0) / n],
+    mainThread,
   }
 }
 
@@ -229,13 +242,13 @@ async function driveNative(
   const requests = Array.from({ length: NATIVE_RING }, () =>
     postBytes(url, preflightBody(counter++)),
   )
-  const cpu0 = [cpuMs(pids[0]), cpuMs(pids[1])]
-  const main0 = mainThreadCpuMs(pids[0])
+  const used = cpuFrom(pids)
   const run = await runNativeDriver(base, 'closed', concurrency, seconds, requests)
   const latencies = run.answers.filter((a) => a.status === 200).map((a) => a.ms)
   const shed = run.answers.filter((a) => a.status === 503).length
   const bad = run.answers.filter((a) => a.status !== 200 && a.status !== 503)
   const n = Math.max(1, latencies.length)
+  const { target, node, mainThread } = used(n)
   return {
     rate: latencies.length / run.seconds,
     p50: percentile(latencies, 50),
@@ -243,12 +256,8 @@ async function driveNative(
     errors: bad.length,
     shed,
     firstError: bad[0] ? (bad[0].status ? `HTTP ${bad[0].status}` : 'connection failed') : '',
-    cpu: [
-      (cpuMs(pids[0]) - (cpu0[0] ?? 0)) / n,
-      (cpuMs(pids[1]) - (cpu0[1] ?? 0)) / n,
-      run.cpuMs / n,
-    ],
-    mainThread: (mainThreadCpuMs(pids[0]) - main0) / n,
+    cpu: [target, node, run.cpuMs / n],
+    mainThread,
     byKind: [0, 1, 2].map((kind) => {
       const ms = run.answers
         .filter((a) => a.status === 200 && (first + a.request) % 3 === kind)
