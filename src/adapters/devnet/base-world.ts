@@ -375,4 +375,9 @@ async function seedPools(rpc: DevnetRpc, rpcUrl: string, erc20: Abi): Promise<vo
     ]),
     'v3 mint',
   )
+  // The pool's one oracle observation now holds this block's timestamp, and Oracle.write skips
+  // a block of the same timestamp. A swap estimated within this second would skip that write
+  // while the block it lands in (a later second) makes it: out of gas at the estimate. The next
+  // block on Base is at least a second later: so is the devnet's clock from here on.
+  await rpc.call('evm_increaseTime', ['0x1'])
 }
