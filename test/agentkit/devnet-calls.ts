@@ -23,12 +23,14 @@ const ADDRESS_THIS: Address = '0x0000000000000000000000000000000000000002'
 
 /**
  * Universal Router: WRAP_ETH to the router, then a v3 exact-in WETH -> USDC swap through the
- * 0.05 % pool, paid out to `recipient` (the caller by default).
+ * 0.05 % pool, paid out to `recipient` (the caller by default), before `deadline` (ten minutes
+ * from now by default).
  */
 export function ethToUsdcSwap(
   amount: bigint,
   minOut: bigint,
   recipient: Address = MSG_SENDER,
+  deadline = BigInt(Math.floor(Date.now() / 1000) + 600),
 ): Hex {
   const wrap = encodeAbiParameters(parseAbiParameters('address, uint256'), [ADDRESS_THIS, amount])
   const path = encodePacked(
@@ -48,7 +50,7 @@ export function ethToUsdcSwap(
     args: [
       concat([numberToHex(0x0b, { size: 1 }), numberToHex(0x00, { size: 1 })]),
       [wrap, swap],
-      BigInt(Math.floor(Date.now() / 1000) + 600),
+      deadline,
     ],
   })
 }

@@ -66,7 +66,9 @@ describe('a broken read of the preflight is a 503, never a 500 or a hang', () =>
     // a loaded machine (it is about pinning, not speed).
     const res = await postJson(preflightApp(rpc.url, { timeoutMs: 10_000 }), PATH, request)
     expect(res.status).toBe(200)
-    const { block } = (await res.json()) as { block: { number: string; hash: string } }
+    const { block } = (await res.json()) as {
+      block: { number: string; hash: string; timestamp: string }
+    }
     const stateReads = rpc.seen.filter((r) =>
       [
         'eth_call',
@@ -93,7 +95,21 @@ describe('a broken read of the preflight is a 503, never a 500 or a hang', () =>
       '0x420000000000000000000000000000000000000f',
     )
     for (const read of stateReads)
-      expect(read.params.at(-1), read.method).toEqual({ blockHash: block.hash })
+      expect(read.params[1], read.method).toEqual({ blockHash: block.hash })
+    // The transaction's own call and estimate run as in the block it lands in: the pinned
+    // block's state, the next block's number and time (Base: 2 s on).
+    for (const read of stateReads.filter((r) => ['eth_call', 'eth_estimateGas'].includes(r.method)))
+      expect(read.params.slice(2), read.method).toEqual([
+        {},
+        {
+          number: `0x${(BigInt(block.number) + 1n).toString(16)}`,
+          time: `0x${(BigInt(block.timestamp) + 2n).toString(16)}`,
+        },
+      ])
+    for (const read of stateReads.filter(
+      (r) => !['eth_call', 'eth_estimateGas'].includes(r.method),
+    ))
+      expect(read.params, read.method).toHaveLength(2)
     const history = rpc.seen.find((r) => r.method === 'eth_feeHistory')
     expect(history?.params[1]).toBe(`0x${BigInt(block.number).toString(16)}`)
   })

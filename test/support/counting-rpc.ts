@@ -5,12 +5,14 @@ import type { AddressInfo } from 'node:net'
  * A real JSON-RPC proxy on loopback that counts requests and sequential waves: each reply is
  * held `holdMs`, so requests sent together arrive within that window while a request that
  * depends on an earlier reply arrives after it. A request arriving when nothing is in flight
- * starts a new wave. `missing` methods are answered JSON-RPC -32601 "method not found". A
- * JSON-RPC batch is one exchange whose calls are counted one by one (`methods`, `calls`).
+ * starts a new wave. `missing` methods are answered JSON-RPC -32601 "method not found"; a call
+ * with more params than its method's limit (`limitParams`) -32602, as a node that predates a
+ * parameter answers (geth before 1.15 on `eth_estimateGas`'s block overrides). A JSON-RPC batch is one exchange whose calls are counted one by one (`methods`, `calls`).
  */
 export async function startCountingRpc(upstream: string, options: { holdMs?: number } = {}) {
   const holdMs = options.holdMs ?? 150
   const missing = new Set<string>()
+  const paramLimits = new Map<string, { max: number; code: number }>()
   const methods: string[] = []
   const calls: { method: string; wave: number; params: unknown[] }[] = []
   type Message = { id: unknown; method: string; params?: unknown[] }
@@ -33,8 +35,11 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
         methods.push(m.method)
         calls.push({ method: m.method, wave: waves, params: m.params ?? [] })
       }
+      const tooMany = (m: Message) =>
+        (m.params?.length ?? 0) > (paramLimits.get(m.method)?.max ?? Number.POSITIVE_INFINITY)
       const lacking = messages.filter((m) => missing.has(m.method))
-      const rest = messages.filter((m) => !missing.has(m.method))
+      const refused = messages.filter((m) => !missing.has(m.method) && tooMany(m))
+      const rest = messages.filter((m) => !missing.has(m.method) && !tooMany(m))
       let upstreamAnswers: unknown[] = []
       if (rest.length > 0) {
         const forwarded = await fetch(upstream, {
@@ -55,7 +60,16 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
                 message: `the method ${m.method} does not exist/is not available`,
               },
             }
-          : upstreamAnswers.find((a) => (a as { id?: unknown }).id === m.id),
+          : refused.includes(m)
+            ? {
+                jsonrpc: '2.0',
+                id: m.id,
+                error: {
+                  code: paramLimits.get(m.method)?.code,
+                  message: `too many arguments, want at most ${paramLimits.get(m.method)?.max}`,
+                },
+              }
+            : upstreamAnswers.find((a) => (a as { id?: unknown }).id === m.id),
       )
       const reply = JSON.stringify(batch ? answers : answers[0])
       await new Promise((r) => setTimeout(r, holdMs))
@@ -91,6 +105,14 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
     /** Answer these methods "method not found" from now on. */
     lack(...names: string[]) {
       for (const n of names) missing.add(n)
+    },
+    /**
+     * Refuse calls of `method` with more than `max` params from now on (JSON-RPC `code`, by
+     * default -32602 as geth says it; a gateway may use its catch-all -32000). No `max`: stop.
+     */
+    limitParams(method: string, max?: number, code = -32602) {
+      if (max === undefined) paramLimits.delete(method)
+      else paramLimits.set(method, { max, code })
     },
     async close() {
       server.closeAllConnections()

@@ -4,6 +4,7 @@ import type {
   BlockRef,
   CallRequest,
   ChainReader,
+  NextBlock,
   PinnedBlock,
 } from '../../domain/preflight/chain-reader.js'
 import type { CallOutcome, GasOutcome } from '../../domain/screen/context.js'
@@ -37,6 +38,8 @@ const EXECUTION_MESSAGE =
 /** Node-side trouble that must never be reported as a failing transaction. */
 const NODE_TROUBLE =
   /header not found|unknown block|block not found|missing trie node|state (?:is )?not available|pruned|timeout|timed out|aborted|rate.?limit|too many requests|busy|capacity|overload|unavailable/i
+/** JSON-RPC "invalid params": what a node says to a parameter it does not take. */
+const INVALID_PARAMS = -32602
 /** Longest node message carried into an answer. */
 const MAX_MESSAGE_CHARS = 300
 /**
@@ -169,6 +172,46 @@ export function createJsonRpcChainReader(options: {
     }
   }
 
+  /**
+   * The methods this node refused block overrides on (geth before 1.15 and Nethermind refuse
+   * them on `eth_estimateGas` with -32602; a provider's gateway may say it otherwise): asked at
+   * the pinned block from then on, one extra request in all rather than one per preflight.
+   */
+  const overridesRefused = new Set<'eth_call' | 'eth_estimateGas'>()
+  /** An error answer that may be the node refusing a parameter: neither an outcome nor trouble. */
+  const mayRefuseParams = (error: unknown): boolean => {
+    if (!(error instanceof JsonRpcError)) return false
+    const { code, message } = error
+    if (isExecutionError(error)) return false
+    return code === INVALID_PARAMS || !NODE_TROUBLE.test(message)
+  }
+  /** `method` of `req` at `at`, as in `next` when given (block overrides) and the node takes them. */
+  const inBlock = async (
+    method: 'eth_call' | 'eth_estimateGas',
+    req: CallRequest,
+    at: BlockRef,
+    next: NextBlock | undefined,
+  ): Promise<unknown> => {
+    const pinned = [txParams(req), byHash(at)]
+    if (next === undefined || overridesRefused.has(method)) return send(method, pinned)
+    const blockOverrides = { number: hexNumber(next.number), time: hexNumber(next.timestamp) }
+    try {
+      return await send(method, [...pinned, {}, blockOverrides])
+    } catch (error) {
+      if (!mayRefuseParams(error)) throw error
+      // Asked without them: when that is answered (a revert included), the overrides were
+      // refused; when it is refused too, the request itself was, and the node keeps them.
+      try {
+        const answer = await send(method, pinned)
+        overridesRefused.add(method)
+        return answer
+      } catch (again) {
+        if (!mayRefuseParams(again)) overridesRefused.add(method)
+        throw again
+      }
+    }
+  }
+
   const simulate = createSimulator({
     send,
     unavailable,
@@ -229,9 +272,9 @@ export function createJsonRpcChainReader(options: {
 
     latestBlock: readLatest,
 
-    async call(req, at): Promise<CallOutcome> {
+    async call(req, at, next): Promise<CallOutcome> {
       try {
-        const result = await send('eth_call', [txParams(req), byHash(at)])
+        const result = await inBlock('eth_call', req, at, next)
         return { status: 'success', returnData: parse(hexOf, result, 'eth_call') }
       } catch (error) {
         if (error instanceof RpcUnavailableError) throw error
@@ -246,9 +289,9 @@ export function createJsonRpcChainReader(options: {
       }
     },
 
-    async estimateGas(req, at): Promise<GasOutcome> {
+    async estimateGas(req, at, next): Promise<GasOutcome> {
       try {
-        const result = await send('eth_estimateGas', [txParams(req), byHash(at)])
+        const result = await inBlock('eth_estimateGas', req, at, next)
         return { status: 'success', gas: parse(uint64, result, 'eth_estimateGas') }
       } catch (error) {
         if (error instanceof RpcUnavailableError) throw error

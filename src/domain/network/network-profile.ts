@@ -15,6 +15,11 @@ export interface NetworkProfile extends NetworkFacts {
   id: (typeof NETWORKS)[NetworkName]['id']
   /** viem's chain definition (where the OP-stack predeploys come from). */
   chain: Chain
+  /**
+   * Seconds from one block to the next (2 on every Base network): the block a transaction sent
+   * now lands in is judged at the pinned block's timestamp plus this.
+   */
+  blockSeconds: number
   /** The OP-stack predeploys the preflight and the devnet use (viem's `chain.contracts`). */
   predeploys: { gasPriceOracle: Address; l1Block: Address }
   /**
@@ -61,6 +66,8 @@ function profile(
   return {
     ...facts,
     chain,
+    // OP-stack chains' block time; viem's chain definitions do not carry it.
+    blockSeconds: 2,
     predeploys: {
       gasPriceOracle: predeploy(chain, 'gasPriceOracle'),
       l1Block: predeploy(chain, 'l1Block'),

@@ -30,6 +30,18 @@ export interface BlockRef {
   hash: Hex
 }
 
+/**
+ * The block a transaction sent now lands in: the pinned block's number + 1 and timestamp + the
+ * network's block time. A call or an estimate "in" it runs on the pinned block's state with
+ * that block's number and time (JSON-RPC block overrides), so what depends on the block (a
+ * deadline, a Uniswap v3 pool's first oracle write of a timestamp) is judged as the chain will
+ * run it, not as it ran in a block already sealed.
+ */
+export interface NextBlock {
+  number: bigint
+  timestamp: bigint
+}
+
 /** A call as sent to `eth_call` / `eth_estimateGas`. */
 export interface CallRequest {
   from: Address
@@ -115,8 +127,13 @@ export interface ChainReader {
    * undefined before the first. Never trusted alone: see `atLatestHead`.
    */
   head(): PinnedBlock | undefined
-  call(request: CallRequest, at: BlockRef): Promise<CallOutcome>
-  estimateGas(request: CallRequest, at: BlockRef): Promise<GasOutcome>
+  /**
+   * `eth_call` at `at`; with `next`, as in that block (see {@link NextBlock}). A node that
+   * refuses block overrides is asked without them, and from then on never with them.
+   */
+  call(request: CallRequest, at: BlockRef, next?: NextBlock): Promise<CallOutcome>
+  /** `eth_estimateGas` at `at`; with `next`, as in that block (as {@link call}). */
+  estimateGas(request: CallRequest, at: BlockRef, next?: NextBlock): Promise<GasOutcome>
   balance(address: Address, at: BlockRef): Promise<bigint>
   code(address: Address, at: BlockRef): Promise<Hex>
   nonce(address: Address, at: BlockRef): Promise<number>

@@ -42,6 +42,7 @@ import {
   type CallRequest,
   type ChainReader,
   ETH_TRANSFER_EMITTER,
+  type NextBlock,
   type PinnedBlock,
   type SimulatedCall,
   type SimulatedLog,
@@ -285,6 +286,8 @@ async function sequenceAt(
 /** What the first wave reads, decided from the calldata alone. */
 interface ReadPlan {
   at: BlockRef
+  /** The block the transaction lands in: its eth_call and eth_estimateGas run as in it. */
+  next: NextBlock
   decoded: DecodedCall[]
   first: TransactionInput
   /** eth_call/eth_estimateGas of the first transaction on the real state are meaningful. */
@@ -345,6 +348,10 @@ function planReads(
       : undefined
   return {
     at: { number: block.number, hash: block.hash },
+    next: {
+      number: block.number + 1n,
+      timestamp: block.timestamp + BigInt(servedProfile().blockSeconds),
+    },
     decoded,
     first,
     direct,
@@ -408,7 +415,7 @@ async function readFirstWave(
   options: SequenceOptions | undefined,
   plan: ReadPlan,
 ) {
-  const { at, direct, first, sell, riding } = plan
+  const { at, next, direct, first, sell, riding } = plan
   const [simulation, call0, gas0, balances, nonces, rewards, codeList, tokenCodeList] =
     await Promise.all([
       chain.simulate(
@@ -419,8 +426,8 @@ async function readFirstWave(
         riding.after,
         sell?.later,
       ),
-      direct ? chain.call(first, at) : undefined,
-      direct ? chain.estimateGas(first, at) : undefined,
+      direct ? chain.call(first, at, next) : undefined,
+      direct ? chain.estimateGas(first, at, next) : undefined,
       Promise.all(plan.senders.map((s) => chain.balance(s, at))),
       Promise.all(plan.senders.map((s) => chain.nonce(s, at))),
       chain.priorityFeeRewards(FEE_HISTORY_BLOCKS, at, FEE_HISTORY_PERCENTILE),

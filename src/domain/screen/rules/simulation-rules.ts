@@ -2,12 +2,13 @@ import { decodeRevert } from '../../revert/decode-revert.js'
 import { describeRevert } from '../../revert/describe-revert.js'
 import type { ScreenRule } from '../screen-rule.js'
 
-/** `eth_call` reverted at the pinned block. */
+/** `eth_call` reverted (the pinned block's state, as in the next block). */
 export const callReverts: ScreenRule = {
   id: 'call-reverts',
   severity: 'critical',
   title: 'The transaction reverts',
-  checks: '`eth_call` of the transaction at the pinned block reverted.',
+  checks:
+    "`eth_call` of the transaction reverted, run on the pinned block's state as in the next block (its number and time), where the transaction lands.",
   why: 'A reverting transaction still pays gas and does nothing; the revert reason says what is wrong.',
   example:
     '`transfer(bob, 1000)` from an account holding 10 tokens reverts with `ERC20InsufficientBalance`.',
@@ -23,7 +24,8 @@ export const gasEstimationFailed: ScreenRule = {
   id: 'gas-estimation-failed',
   severity: 'critical',
   title: 'Gas estimation fails',
-  checks: '`eth_estimateGas` for the transaction at the pinned block returned an error.',
+  checks:
+    "`eth_estimateGas` for the transaction, run as `eth_call` is (the pinned block's state, the next block's number and time), returned an error.",
   why: 'Without a gas limit the transaction cannot be sent safely; the node usually fails because the call reverts.',
   example: 'Any call that reverts, or a call that needs more gas than a block holds.',
   evaluate({ ctx }) {
