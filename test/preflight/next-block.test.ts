@@ -19,9 +19,9 @@ import { startCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 
 /**
- * The transaction's own eth_call and eth_estimateGas run as in the block it lands in (the
- * pinned block's state; its number + 1 and its time + Base's 2 s), not in the block already
- * sealed. What depends on the block is then judged as the chain will run it: the oracle write
+ * The transaction's own eth_call and eth_estimateGas, and its eth_simulateV1 block, run as in
+ * the block it lands in (the pinned block's state; its number + 1 and its time + Base's 2 s),
+ * not in the block already sealed. What depends on the block is then judged as the chain will run it: the oracle write
  * a Uniswap v3 pool makes in the first swap of each timestamp, a deadline.
  */
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
@@ -32,6 +32,7 @@ type Answer = {
   gas: { success: boolean; estimate?: string }
   block: { number: string; hash: Hex; timestamp: string }
   findings: { id: string }[]
+  effects: { assetChanges: unknown[] }
 }
 
 let devnet: Devnet
@@ -132,6 +133,8 @@ describe('the transaction is judged in the block it lands in', () => {
     expect(answer.call.success).toBe(false)
     expect(answer.gas.success).toBe(false)
     expect(answer.verdict).toBe('block')
+    // The simulation is dated the same way: it moves nothing either.
+    expect(answer.effects.assetChanges).toEqual([])
     // A minute's slack is a swap as any other.
     const later = await preflight(devnet.rpcUrl, account.address, swap(pinned.timestamp + 60n))
     expect(later).toMatchObject({
@@ -139,6 +142,7 @@ describe('the transaction is judged in the block it lands in', () => {
       call: { success: true },
       gas: { success: true },
     })
+    expect(later.effects.assetChanges.length).toBeGreaterThan(0)
   })
 })
 

@@ -106,6 +106,15 @@ describe('a broken read of the preflight is a 503, never a 500 or a hang', () =>
           time: `0x${(BigInt(block.timestamp) + 2n).toString(16)}`,
         },
       ])
+    // So is the simulation's block.
+    const payload = simulation?.params[0] as { blockStateCalls: unknown[] } | undefined
+    const simulated = payload?.blockStateCalls[0]
+    expect(simulated).toMatchObject({
+      blockOverrides: {
+        number: `0x${(BigInt(block.number) + 1n).toString(16)}`,
+        time: `0x${(BigInt(block.timestamp) + 2n).toString(16)}`,
+      },
+    })
     for (const read of stateReads.filter(
       (r) => !['eth_call', 'eth_estimateGas'].includes(r.method),
     ))

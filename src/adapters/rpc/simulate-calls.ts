@@ -7,6 +7,7 @@ import {
   type CallRequest,
   ETH_TRANSFER_EMITTER,
   type LaterBlock,
+  type NextBlock,
   type SimulatedCall,
   type SimulatedLog,
   type Simulation,
@@ -231,11 +232,20 @@ export function createSimulator(deps: SimulatorDeps) {
     reads: readonly CallRequest[] = [],
     after: readonly CallRequest[] = [],
     later?: LaterBlock,
+    next?: NextBlock,
   ): Promise<Simulation> {
     const blockStateCall: Record<string, unknown> = {
       calls: [...reads, ...calls, ...after].map(callParams),
     }
     if (overrides !== undefined) blockStateCall.stateOverrides = wireOverrides(overrides)
+    // Dated as the block the calls land in: nodes differ in the first simulated block's number
+    // and time (anvil: the pinned block's own; geth: 12 s on).
+    if (next !== undefined) {
+      blockStateCall.blockOverrides = {
+        number: hexNumber(next.number),
+        time: hexNumber(next.timestamp),
+      }
+    }
     const blockStateCalls = [blockStateCall]
     if (later !== undefined) {
       blockStateCalls.push({

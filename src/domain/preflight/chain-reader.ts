@@ -147,6 +147,7 @@ export interface ChainReader {
    * request; they change no state the calls see. `after` are view calls run after the calls in
    * the same block (a position read again once the transaction ran). `later` is a second block
    * in the same request (see {@link LaterBlock}). All three are dropped on the fallback path.
+   * With `next`, the calls' block is dated as that block (number and time), as `call` is.
    */
   simulate(
     calls: readonly CallRequest[],
@@ -155,5 +156,6 @@ export interface ChainReader {
     reads?: readonly CallRequest[],
     after?: readonly CallRequest[],
     later?: LaterBlock,
+    next?: NextBlock,
   ): Promise<Simulation>
 }

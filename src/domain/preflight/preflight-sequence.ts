@@ -425,6 +425,7 @@ async function readFirstWave(
         riding.before,
         riding.after,
         sell?.later,
+        next,
       ),
       direct ? chain.call(first, at, next) : undefined,
       direct ? chain.estimateGas(first, at, next) : undefined,
