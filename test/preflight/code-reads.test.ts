@@ -1,37 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { describe, expect, it } from 'vitest'
 import { MULTICALL3_ADDRESS, USDC_ADDRESS } from '../../src/adapters/devnet/prepare.js'
 import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { RpcUnavailableError } from '../../src/errors.js'
 import { clients } from '../support/contracts.js'
-import { startCountingRpc } from '../support/counting-rpc.js'
+import { devnetBehindCountingRpc, startCountingRpc } from '../support/counting-rpc.js'
 
 /**
  * The chain reader's code reads: a read of an address's code at a block that is already on its
  * way (another preflight's, at the same pinned block) is shared, not sent again; nothing is kept
- * once its reply is in. Counted through a real proxy in front of a devnet.
+ * once its reply is in. Counted through a real proxy in front of a behind.devnet.
  */
-let devnet: Devnet
-let proxy: Awaited<ReturnType<typeof startCountingRpc>>
+const behind = devnetBehindCountingRpc({ holdMs: 50 })
 
-beforeAll(async () => {
-  devnet = await startDevnet()
-  proxy = await startCountingRpc(devnet.rpcUrl, { holdMs: 50 })
-}, 60_000)
-
-afterAll(async () => {
-  await proxy?.close()
-  await devnet?.stop()
-})
-
-const codeReads = () => proxy.calls.filter((c) => c.method === 'eth_getCode')
+const codeReads = () => behind.proxy.calls.filter((c) => c.method === 'eth_getCode')
 
 describe('code reads', () => {
   it('shares a read on its way for the same address and block, and reads again after it', async () => {
-    const chain = createJsonRpcChainReader({ rpcUrl: proxy.url, timeoutMs: 5_000 })
+    const chain = createJsonRpcChainReader({ rpcUrl: behind.proxy.url, timeoutMs: 5_000 })
     try {
       const at = await chain.latestBlock()
-      proxy.reset()
+      behind.proxy.reset()
       // Two preflights at the same block asking for USDC's code (spelled differently), one for
       // another contract's: two reads.
       const [usdc, again, multicall] = await Promise.all([
@@ -48,16 +36,16 @@ describe('code reads', () => {
       ])
 
       // Its reply is in: the next preflight reads again.
-      proxy.reset()
+      behind.proxy.reset()
       expect(await chain.code(USDC_ADDRESS, at)).toBe(usdc)
       expect(codeReads()).toHaveLength(1)
 
       // Another block is another read, even while the first block's is on its way.
-      const { publicClient } = clients(devnet.rpcUrl)
+      const { publicClient } = clients(behind.devnet.rpcUrl)
       await publicClient.request({ method: 'evm_mine' } as never)
       const next = await chain.latestBlock()
       expect(next.hash).not.toBe(at.hash)
-      proxy.reset()
+      behind.proxy.reset()
       const [atFirst, atNext] = await Promise.all([
         chain.code(USDC_ADDRESS, at),
         chain.code(USDC_ADDRESS, next),
@@ -73,7 +61,7 @@ describe('code reads', () => {
   }, 60_000)
 
   it('fails every caller of a shared read that failed, and the next caller asks again', async () => {
-    const failing = await startCountingRpc(devnet.rpcUrl, { holdMs: 50 })
+    const failing = await startCountingRpc(behind.devnet.rpcUrl, { holdMs: 50 })
     const chain = createJsonRpcChainReader({ rpcUrl: failing.url, timeoutMs: 5_000 })
     try {
       const at = await chain.latestBlock()

@@ -1,49 +1,41 @@
 import { spawn } from 'node:child_process'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { describe, expect, it } from 'vitest'
 import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { runPreflight } from '../../src/domain/preflight/run-preflight.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 import { clients } from '../support/contracts.js'
-import { startCountingRpc } from '../support/counting-rpc.js'
+import { devnetBehindCountingRpc } from '../support/counting-rpc.js'
 
 /**
  * The chain reader's head tracking: the background poll keeps the head current (so a preflight
  * after a new block is still one wave), stops on close, and never keeps a process alive.
  */
-let devnet: Devnet
-let proxy: Awaited<ReturnType<typeof startCountingRpc>>
-
-beforeAll(async () => {
-  devnet = await startDevnet()
-  proxy = await startCountingRpc(devnet.rpcUrl, { holdMs: 40 })
-}, 60_000)
-
-afterAll(async () => {
-  await proxy?.close()
-  await devnet?.stop()
-})
+const behind = devnetBehindCountingRpc({ holdMs: 40 })
 
 const until = async (what: () => boolean, ms: number) => {
   const deadline = performance.now() + ms
   while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20))
   return what()
 }
-const latestReads = () => proxy.methods.filter((m) => m === 'eth_getBlockByNumber').length
+const latestReads = () => behind.proxy.methods.filter((m) => m === 'eth_getBlockByNumber').length
 
 describe('the head tracker', () => {
   it('polls the head in the background, so a new block costs no extra wave; stops on close', async () => {
-    proxy.reset()
-    const chain = createJsonRpcChainReader({ rpcUrl: proxy.url, timeoutMs: 5_000, headPollMs: 50 })
+    behind.proxy.reset()
+    const chain = createJsonRpcChainReader({
+      rpcUrl: behind.proxy.url,
+      timeoutMs: 5_000,
+      headPollMs: 50,
+    })
     try {
       expect(chain.head()).toBeUndefined()
       expect(await until(() => chain.head() !== undefined, 5_000)).toBe(true)
-      const { publicClient } = clients(devnet.rpcUrl)
+      const { publicClient } = clients(behind.devnet.rpcUrl)
       await publicClient.request({ method: 'evm_mine' } as never)
       const mined = await publicClient.getBlock()
       // The poll sees the new block without any request of ours.
       expect(await until(() => chain.head()?.hash === mined.hash, 5_000)).toBe(true)
-      proxy.reset()
+      behind.proxy.reset()
       const deps = {
         chain,
         chainId: 8453,
@@ -58,8 +50,8 @@ describe('the head tracker', () => {
       })
       expect(answer.block.hash).toBe(mined.hash)
       // The poll may overlap the wave; the preflight's own reads were one wave.
-      expect(proxy.methods.filter((m) => m === 'eth_simulateV1')).toHaveLength(1)
-      expect(proxy.waves).toBeLessThanOrEqual(2)
+      expect(behind.proxy.methods.filter((m) => m === 'eth_simulateV1')).toHaveLength(1)
+      expect(behind.proxy.waves).toBeLessThanOrEqual(2)
     } finally {
       chain.close()
     }
@@ -72,7 +64,7 @@ describe('the head tracker', () => {
   it('never keeps the process alive (unref), even when not closed', async () => {
     const script = `
       import { createJsonRpcChainReader } from './src/adapters/rpc/json-rpc-chain-reader.ts'
-      const chain = createJsonRpcChainReader({ rpcUrl: ${JSON.stringify(proxy.url)}, timeoutMs: 2000, headPollMs: 20 })
+      const chain = createJsonRpcChainReader({ rpcUrl: ${JSON.stringify(behind.proxy.url)}, timeoutMs: 2000, headPollMs: 20 })
       for (let i = 0; i < 500 && chain.head() === undefined; i++) await new Promise((r) => setTimeout(r, 20))
       if (chain.head() === undefined) process.exit(3)
       // Nothing more to do: the poll timer and the pooled socket must not hold the process.

@@ -9,13 +9,12 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 import { createDevnetFaucet } from '../../src/adapters/devnet/faucet.js'
 import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { ethToUsdcSwap } from '../agentkit/devnet-calls.js'
-import { startCountingRpc } from '../support/counting-rpc.js'
+import { devnetBehindCountingRpc } from '../support/counting-rpc.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 
 /**
@@ -35,23 +34,12 @@ type Answer = {
   effects: { assetChanges: unknown[] }
 }
 
-let devnet: Devnet
-let proxy: Awaited<ReturnType<typeof startCountingRpc>>
-const client = () => createPublicClient({ chain: base, transport: http(devnet.rpcUrl) })
-
-beforeAll(async () => {
-  devnet = await startDevnet()
-  proxy = await startCountingRpc(devnet.rpcUrl, { holdMs: 0 })
-}, 60_000)
-
-afterAll(async () => {
-  await proxy?.close()
-  await devnet?.stop()
-})
+const behind = devnetBehindCountingRpc({ holdMs: 0 })
+const client = () => createPublicClient({ chain: base, transport: http(behind.devnet.rpcUrl) })
 
 async function fundedAccount() {
   const account = privateKeyToAccount(generatePrivateKey())
-  await createDevnetFaucet(devnet.rpcUrl)({
+  await createDevnetFaucet(behind.devnet.rpcUrl)({
     address: account.address,
     ethWei: parseEther('5'),
     usdc: 0n,
@@ -84,7 +72,7 @@ async function send(
   tx: ReturnType<typeof swap>,
   gas: bigint,
 ) {
-  const wallet = createWalletClient({ account, chain: base, transport: http(devnet.rpcUrl) })
+  const wallet = createWalletClient({ account, chain: base, transport: http(behind.devnet.rpcUrl) })
   const hash = await wallet.sendTransaction({ ...tx, gas })
   return client().waitForTransactionReceipt({ hash, pollingInterval: 20 })
 }
@@ -96,7 +84,7 @@ describe('the transaction is judged in the block it lands in', () => {
     await nextSecond()
     const traded = await send(first, swap(), 400_000n)
     expect(traded.status).toBe('success')
-    const answer = await preflight(devnet.rpcUrl, second.address, swap())
+    const answer = await preflight(behind.devnet.rpcUrl, second.address, swap())
     expect(answer).toMatchObject({ verdict: 'sign', gas: { success: true } })
     expect(BigInt(answer.block.number)).toBe(traded.blockNumber)
     const estimate = BigInt(answer.gas.estimate as string)
@@ -128,7 +116,7 @@ describe('the transaction is judged in the block it lands in', () => {
     await client().request({ method: 'evm_mine' } as never)
     const pinned = await client().getBlock()
     // Valid through the pinned block's second; the next block is 2 s later.
-    const answer = await preflight(devnet.rpcUrl, account.address, swap(pinned.timestamp))
+    const answer = await preflight(behind.devnet.rpcUrl, account.address, swap(pinned.timestamp))
     expect(answer.block.hash).toBe(pinned.hash)
     expect(answer.call.success).toBe(false)
     expect(answer.gas.success).toBe(false)
@@ -136,7 +124,11 @@ describe('the transaction is judged in the block it lands in', () => {
     // The simulation is dated the same way: it moves nothing either.
     expect(answer.effects.assetChanges).toEqual([])
     // A minute's slack is a swap as any other.
-    const later = await preflight(devnet.rpcUrl, account.address, swap(pinned.timestamp + 60n))
+    const later = await preflight(
+      behind.devnet.rpcUrl,
+      account.address,
+      swap(pinned.timestamp + 60n),
+    )
     expect(later).toMatchObject({
       verdict: 'sign',
       call: { success: true },
@@ -148,7 +140,7 @@ describe('the transaction is judged in the block it lands in', () => {
 
 describe('a node that refuses block overrides', () => {
   const asked = (method: string) =>
-    proxy.calls.filter((c) => c.method === method).map((c) => c.params.length)
+    behind.proxy.calls.filter((c) => c.method === method).map((c) => c.params.length)
 
   it.each([
     ['-32602 (geth before 1.15)', -32602],
@@ -157,12 +149,12 @@ describe('a node that refuses block overrides', () => {
     'refusing with %s is asked at the pinned block instead, with one extra request in all',
     async (_, code) => {
       const account = await fundedAccount()
-      proxy.limitParams('eth_call', 3, code)
-      proxy.limitParams('eth_estimateGas', 3, code)
+      behind.proxy.limitParams('eth_call', 3, code)
+      behind.proxy.limitParams('eth_estimateGas', 3, code)
       try {
-        proxy.reset()
+        behind.proxy.reset()
         // One reader, as the service has: what it learned holds for its next preflight.
-        const app = preflightApp(proxy.url)
+        const app = preflightApp(behind.proxy.url)
         const ask = async () => {
           const res = await postJson(app, PREFLIGHT, {
             from: account.address,
@@ -182,36 +174,36 @@ describe('a node that refuses block overrides', () => {
         // Refused with the overrides, answered without them.
         expect(asked('eth_estimateGas')).toEqual([4, 2])
         expect(asked('eth_call').filter((n) => n !== 2)).toEqual([4])
-        proxy.reset()
+        behind.proxy.reset()
         const second = await ask()
         expect(second).toMatchObject({ verdict: 'sign', gas: { success: true } })
         expect(asked('eth_estimateGas')).toEqual([2])
         expect(asked('eth_call').every((n) => n === 2)).toBe(true)
       } finally {
-        proxy.limitParams('eth_call')
-        proxy.limitParams('eth_estimateGas')
+        behind.proxy.limitParams('eth_call')
+        behind.proxy.limitParams('eth_estimateGas')
       }
     },
   )
 
   it('keeps asking with them when the request itself was refused', async () => {
     const account = await fundedAccount()
-    const chain = createJsonRpcChainReader({ rpcUrl: proxy.url, timeoutMs: 5_000 })
+    const chain = createJsonRpcChainReader({ rpcUrl: behind.proxy.url, timeoutMs: 5_000 })
     try {
       const at = await chain.latestBlock()
       const next = { number: at.number + 1n, timestamp: at.timestamp + 2n }
       const request = { from: account.address, ...swap() }
       // Refused with and without the overrides: not the overrides' doing.
-      proxy.limitParams('eth_estimateGas', 1)
-      proxy.reset()
+      behind.proxy.limitParams('eth_estimateGas', 1)
+      behind.proxy.reset()
       await expect(chain.estimateGas(request, at, next)).rejects.toThrow(/too many arguments/)
       expect(asked('eth_estimateGas')).toEqual([4, 2])
-      proxy.limitParams('eth_estimateGas')
-      proxy.reset()
+      behind.proxy.limitParams('eth_estimateGas')
+      behind.proxy.reset()
       expect(await chain.estimateGas(request, at, next)).toMatchObject({ status: 'success' })
       expect(asked('eth_estimateGas')).toEqual([4])
     } finally {
-      proxy.limitParams('eth_estimateGas')
+      behind.proxy.limitParams('eth_estimateGas')
       chain.close()
     }
   })

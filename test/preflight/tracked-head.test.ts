@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
+import { describe, expect, it } from 'vitest'
 import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { runPreflightAtTrackedHead } from '../../src/domain/preflight/run-preflight.js'
 import { DEFAULT_SCREEN_CONFIG } from '../../src/domain/screen/screen-transaction.js'
 import { clients } from '../support/contracts.js'
-import { startCountingRpc } from '../support/counting-rpc.js'
+import { devnetBehindCountingRpc } from '../support/counting-rpc.js'
 
 /**
  * The paid call's preflight (`runPreflightAtTrackedHead`): one wave even when the chain moved
@@ -12,18 +11,7 @@ import { startCountingRpc } from '../support/counting-rpc.js'
  * wave saw already running beside what follows, never after it; a head too far behind is
  * read again first, as the read-only preflight does.
  */
-let devnet: Devnet
-let proxy: Awaited<ReturnType<typeof startCountingRpc>>
-
-beforeAll(async () => {
-  devnet = await startDevnet()
-  proxy = await startCountingRpc(devnet.rpcUrl, { holdMs: 60 })
-}, 60_000)
-
-afterAll(async () => {
-  await proxy?.close()
-  await devnet?.stop()
-})
+const behind = devnetBehindCountingRpc({ holdMs: 60 })
 
 const TRANSFER = {
   from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
@@ -34,38 +22,38 @@ const TRANSFER = {
 
 describe('a preflight at the tracked head', () => {
   it('answers at the tracked head in one wave and brings the answer at the head it moved to', async () => {
-    const chain = createJsonRpcChainReader({ rpcUrl: proxy.url, timeoutMs: 5_000 })
+    const chain = createJsonRpcChainReader({ rpcUrl: behind.proxy.url, timeoutMs: 5_000 })
     const deps = {
       chain,
       chainId: 8453,
       environment: 'devnet' as const,
       screen: DEFAULT_SCREEN_CONFIG,
     }
-    const { publicClient } = clients(devnet.rpcUrl)
+    const { publicClient } = clients(behind.devnet.rpcUrl)
     try {
       // Current head: one answer, nothing more on its way.
       const first = await runPreflightAtTrackedHead(deps, TRANSFER)
-      proxy.reset()
+      behind.proxy.reset()
       const current = await runPreflightAtTrackedHead(deps, TRANSFER)
       expect(current.atMovedHead).toBeUndefined()
       expect(current.result.block.hash).toBe(first.result.block.hash)
-      expect(proxy.waves).toBe(1)
+      expect(behind.proxy.waves).toBe(1)
 
       // One block later, unseen by the reader: the answer at the tracked head in the same one
       // wave, and the answer at the new head, started then.
       await publicClient.request({ method: 'evm_mine' } as never)
       const mined = await publicClient.getBlock({ blockTag: 'latest' })
-      proxy.reset()
+      behind.proxy.reset()
       const moved = await runPreflightAtTrackedHead(deps, TRANSFER)
       expect(moved.result.block.hash).toBe(first.result.block.hash)
       const atMoved = await moved.atMovedHead
       expect(atMoved?.block.hash).toBe(mined.hash)
       expect(atMoved?.block.number).toBe(mined.number.toString())
       // Two preflights' simulations, the first in the first wave; one `latest` read.
-      const simulations = proxy.calls.filter((c) => c.method === 'eth_simulateV1')
+      const simulations = behind.proxy.calls.filter((c) => c.method === 'eth_simulateV1')
       expect(simulations.map((c) => c.wave)[0]).toBe(1)
       expect(simulations).toHaveLength(2)
-      expect(proxy.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(1)
+      expect(behind.proxy.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(1)
       expect(atMoved?.verdict).toBe(moved.result.verdict)
 
       // Far behind (more than 6 blocks): read again at the head first, one answer.

@@ -1,5 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
 
 /**
  * A real JSON-RPC proxy on loopback that counts requests and sequential waves: each reply is
@@ -119,4 +121,24 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       await new Promise((resolve) => server.close(resolve))
     },
   }
+}
+
+/** The proxy {@link startCountingRpc} starts. */
+export type CountingRpc = Awaited<ReturnType<typeof startCountingRpc>>
+
+/**
+ * A devnet with a counting proxy in front of it, for one test file: started before its tests
+ * (`beforeAll`), stopped after them. Read `devnet` and `proxy` inside the tests.
+ */
+export function devnetBehindCountingRpc(options: { holdMs?: number } = {}) {
+  const world = {} as { devnet: Devnet; proxy: CountingRpc }
+  beforeAll(async () => {
+    world.devnet = await startDevnet()
+    world.proxy = await startCountingRpc(world.devnet.rpcUrl, options)
+  }, 60_000)
+  afterAll(async () => {
+    await world.proxy?.close()
+    await world.devnet?.stop()
+  })
+  return world
 }
