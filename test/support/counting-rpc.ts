@@ -75,8 +75,10 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       )
       const reply = JSON.stringify(batch ? answers : answers[0])
       await new Promise((r) => setTimeout(r, holdMs))
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(reply)
+      // A refusal as an HTTP status refuses the whole exchange, as a gateway's does.
+      const status = refused.map((m) => paramLimits.get(m.method)?.code ?? 0).find((c) => c > 0)
+      res.writeHead(status ?? 200, { 'content-type': 'application/json' })
+      res.end(status === undefined ? reply : JSON.stringify({ error: 'invalid request' }))
     } catch {
       // The upstream went away mid-request (a test closing its proxies): drop the connection.
       res.destroy()
@@ -110,7 +112,8 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
     },
     /**
      * Refuse calls of `method` with more than `max` params from now on (JSON-RPC `code`, by
-     * default -32602 as geth says it; a gateway may use its catch-all -32000). No `max`: stop.
+     * default -32602 as geth says it; a gateway may use its catch-all -32000; a positive `code`
+     * is an HTTP status for the whole exchange). No `max`: stop.
      */
     limitParams(method: string, max?: number, code = -32602) {
       if (max === undefined) paramLimits.delete(method)

@@ -174,18 +174,23 @@ export function createJsonRpcChainReader(options: {
 
   /**
    * The methods this node refused block overrides on (geth before 1.15 and Nethermind refuse
-   * them on `eth_estimateGas` with -32602; a provider's gateway may say it otherwise): asked at
+   * them on `eth_estimateGas` with -32602; a provider's gateway may say it otherwise, or with
+   * HTTP 400): asked at
    * the pinned block from then on, one extra request in all rather than one per preflight.
    */
   const overridesRefused = new Set<'eth_call' | 'eth_estimateGas'>()
   /** An error answer that may be the node refusing a parameter: neither an outcome nor trouble. */
   const mayRefuseParams = (error: unknown): boolean => {
+    // A gateway may refuse it with an HTTP status instead of a JSON-RPC answer.
+    if (error instanceof RpcTransportError) {
+      return error.kind === 'http' && /^HTTP (?:400|422)\b/.test(error.shortMessage)
+    }
     if (!(error instanceof JsonRpcError)) return false
     const { code, message } = error
     if (isExecutionError(error)) return false
     return code === INVALID_PARAMS || !NODE_TROUBLE.test(message)
   }
-  /** `method` of `req` at `at`, as in `next` when given (block overrides) and the node takes them. */
+  /** `method` of `req` at `at`, as in `next` (block overrides) when given and taken. */
   const inBlock = async (
     method: 'eth_call' | 'eth_estimateGas',
     req: CallRequest,

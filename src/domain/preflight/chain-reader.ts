@@ -32,10 +32,10 @@ export interface BlockRef {
 
 /**
  * The block a transaction sent now lands in: the pinned block's number + 1 and timestamp + the
- * network's block time. A call or an estimate "in" it runs on the pinned block's state with
- * that block's number and time (JSON-RPC block overrides), so what depends on the block (a
- * deadline, a Uniswap v3 pool's first oracle write of a timestamp) is judged as the chain will
- * run it, not as it ran in a block already sealed.
+ * network's block time. A call, an estimate or a simulation "in" it runs on the pinned block's
+ * state with that block's number and time (JSON-RPC block overrides), so what depends on the
+ * block (a deadline, a Uniswap v3 pool's first oracle write of a timestamp) is judged as the
+ * chain will run it, not as it ran in a block already sealed.
  */
 export interface NextBlock {
   number: bigint

@@ -286,7 +286,7 @@ async function sequenceAt(
 /** What the first wave reads, decided from the calldata alone. */
 interface ReadPlan {
   at: BlockRef
-  /** The block the transaction lands in: its eth_call and eth_estimateGas run as in it. */
+  /** The block the transaction lands in: its call, estimate and simulation run as in it. */
   next: NextBlock
   decoded: DecodedCall[]
   first: TransactionInput
