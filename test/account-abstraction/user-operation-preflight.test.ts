@@ -565,6 +565,78 @@ describe('POST /payanagent/v1/base-user-operation-preflight: EntryPoint v0.8 wit
   })
 })
 
+describe('the validity window, at the block a bundler can include the operation in', () => {
+  /** A funded TimeBoxedAccount (v0.7): it approves any operation within [validAfter, validUntil]. */
+  async function timeBoxed(validAfter: bigint, validUntil: bigint) {
+    const { address } = await deploy(devnet.rpcUrl, 'TimeBoxedAccount', [
+      ENTRY_POINTS['0.7'],
+      validAfter,
+      validUntil,
+    ])
+    const { publicClient } = clients(devnet.rpcUrl)
+    // Funded without a transaction: the deployment's block stays the head.
+    await publicClient.request({
+      method: 'anvil_setBalance',
+      params: [address, numberToHex(parseEther('1'))],
+    } as never)
+    return address
+  }
+  // Any signature: the account checks none (and none is stubbed in for a given one).
+  const operation = (sender: Address) =>
+    signedOperation(
+      '0.7',
+      { sender, nonce: 0n, callData: pay(FRIEND, 1n), signature: '0x01' },
+      undefined,
+    )
+  const mineAt = async (timestamp: bigint) => {
+    const { publicClient } = clients(devnet.rpcUrl)
+    await publicClient.request({
+      method: 'evm_setNextBlockTimestamp',
+      params: [numberToHex(timestamp)],
+    } as never)
+  }
+
+  it('blocks an operation open at the pinned block whose window ends before the next', async () => {
+    const { publicClient } = clients(devnet.rpcUrl)
+    const t = (await publicClient.getBlock()).timestamp + 10n
+    const open = await timeBoxed(0n, t + 600n)
+    const later = await timeBoxed(t + 600n, 0n)
+    // Mined at t and valid through t + 1: open at the pinned block, closed 2 s on.
+    await mineAt(t)
+    const expiring = await timeBoxed(0n, t + 1n)
+
+    const r = await judge('0.7', await operation(expiring))
+    expect(r.block.timestamp).toBe(t.toString())
+    expect(r.verdict).toBe('block')
+    expect(r.findings.find((f) => f.id === 'userop-expired')?.detail).toBe(
+      `Valid until ${t + 1n}, before the next block's timestamp ${t + 2n}.`,
+    )
+    const stillOpen = await judge('0.7', await operation(open))
+    expect(ids(stillOpen)).not.toContain('userop-expired')
+    expect(ids(stillOpen)).not.toContain('userop-not-yet-valid')
+    expect(stillOpen.verdict).toBe('sign')
+    const notYet = await judge('0.7', await operation(later))
+    expect(ids(notYet)).toContain('userop-not-yet-valid')
+
+    // What was judged holds in the next block, at t + 2: the EntryPoint refuses the expiring
+    // operation (AA22), and runs the open one.
+    await mineAt(t + 2n)
+    await publicClient.request({ method: 'evm_mine' } as never)
+    await expect(
+      publicClient.simulateContract({
+        account: testAccount(8),
+        address: ENTRY_POINTS['0.7'],
+        abi: entryPoint07Abi,
+        functionName: 'handleOps',
+        args: [[toPackedUserOperation(await operation(expiring))], testAccount(8).address],
+      }),
+    ).rejects.toThrow(/AA22 expired or not due/)
+    const before = await publicClient.getBalance({ address: FRIEND })
+    await handleOps('0.7', await operation(open))
+    expect((await publicClient.getBalance({ address: FRIEND })) - before).toBe(1n)
+  })
+})
+
 describe('POST /payanagent/v1/base-user-operation-preflight: invalid input', () => {
   it('answers 422 unsupported_entry_point for an EntryPoint that is not canonical', async () => {
     const response = await postJson(app, BASE_USER_OPERATION_PREFLIGHT_PATH, {

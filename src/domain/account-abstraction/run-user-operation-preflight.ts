@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js'
 import type { SignatureCheck } from '../delegation/delegation-rules.js'
 import { checkSignature } from '../delegation/run-authorization-preflight.js'
 import {
+  nextBlockAfter,
   type PreflightDeps,
   preflightSequence,
   SimulationUnavailableError,
@@ -90,7 +91,7 @@ export async function runUserOperationPreflight(
     stub,
     gasComplete: gasComplete(op),
     prefund,
-    blockTime: sequence.block.timestamp,
+    blockTime: nextBlockAfter(sequence.block).timestamp,
     serviceChainId: deps.chainId,
     authorization,
     senderNonce: sequence.senderNonces.get(op.sender.toLowerCase()) ?? 0,

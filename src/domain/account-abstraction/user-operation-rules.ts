@@ -13,6 +13,7 @@ export interface UserOperationFacts {
   /** Every gas limit and fee was given (else fees were zero in the simulation). */
   gasComplete: boolean
   prefund: bigint
+  /** The timestamp of the block a bundler can include it in at the earliest: the next one. */
   blockTime: bigint
   serviceChainId: number
   /** The `eip7702Auth` signature check, when the operation carries one. */
@@ -61,7 +62,7 @@ export const useropExpired: UserOperationRule = {
   severity: 'critical',
   title: 'The operation has expired',
   checks:
-    "The validity window the account (or paymaster) returns ended before the pinned block's timestamp.",
+    "The validity window the account (or paymaster) returns ends before the next block's timestamp (the pinned block's + 2 s), the earliest a bundler can include the operation.",
   why: 'The EntryPoint refuses it (AA22/AA32): it can never be included.',
   example: 'An operation whose `validUntil` is an hour in the past.',
   evaluate(f) {
@@ -69,7 +70,7 @@ export const useropExpired: UserOperationRule = {
     if (e?.validation === undefined) return []
     return [e.validation.account, e.validation.paymaster]
       .filter((v) => v.validUntil !== 0n && v.validUntil < f.blockTime)
-      .map((v) => `Valid until ${v.validUntil}, before the block's timestamp ${f.blockTime}.`)
+      .map((v) => `Valid until ${v.validUntil}, before the next block's timestamp ${f.blockTime}.`)
   },
 }
 
@@ -77,7 +78,8 @@ export const useropNotYetValid: UserOperationRule = {
   id: 'userop-not-yet-valid',
   severity: 'warning',
   title: 'The operation is not valid yet',
-  checks: "The validity window starts after the pinned block's timestamp (`validAfter`).",
+  checks:
+    "The validity window starts after the next block's timestamp (`validAfter`; the pinned block's + 2 s).",
   why: 'It sits with a bundler until then, and executes later under whatever state the chain has by that time.',
   example: 'An operation valid only from tomorrow.',
   evaluate(f) {
@@ -85,7 +87,7 @@ export const useropNotYetValid: UserOperationRule = {
     if (e?.validation === undefined) return []
     return [e.validation.account, e.validation.paymaster]
       .filter((v) => v.validAfter > f.blockTime)
-      .map((v) => `Valid from ${v.validAfter}; the block's timestamp is ${f.blockTime}.`)
+      .map((v) => `Valid from ${v.validAfter}; the next block's timestamp is ${f.blockTime}.`)
   },
 }
 

@@ -283,6 +283,14 @@ async function sequenceAt(
   }
 }
 
+/** The block a transaction sent at `block` lands in at the earliest, on the served network. */
+export function nextBlockAfter(block: PinnedBlock): NextBlock {
+  return {
+    number: block.number + 1n,
+    timestamp: block.timestamp + BigInt(servedProfile().blockSeconds),
+  }
+}
+
 /** What the first wave reads, decided from the calldata alone. */
 interface ReadPlan {
   at: BlockRef
@@ -348,10 +356,7 @@ function planReads(
       : undefined
   return {
     at: { number: block.number, hash: block.hash },
-    next: {
-      number: block.number + 1n,
-      timestamp: block.timestamp + BigInt(servedProfile().blockSeconds),
-    },
+    next: nextBlockAfter(block),
     decoded,
     first,
     direct,
