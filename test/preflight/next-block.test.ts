@@ -20,8 +20,9 @@ import { postJson, preflightApp } from '../support/preflight-app.js'
 /**
  * The transaction's own eth_call and eth_estimateGas, and its eth_simulateV1 block, run as in
  * the block it lands in (the pinned block's state; its number + 1 and its time + Base's 2 s),
- * not in the block already sealed. What depends on the block is then judged as the chain will run it: the oracle write
- * a Uniswap v3 pool makes in the first swap of each timestamp, a deadline.
+ * not in the block already sealed. What depends on the block is then judged as the chain will
+ * run it: the oracle write a Uniswap v3 pool makes in the first swap of each timestamp, a
+ * deadline.
  */
 const PREFLIGHT = '/payanagent/v1/base-transaction-preflight'
 
@@ -53,13 +54,21 @@ const swap = (deadline?: bigint) => ({
   value: parseEther('1'),
 })
 
-async function preflight(rpcUrl: string, from: Hex, tx: ReturnType<typeof swap>) {
-  const res = await postJson(preflightApp(rpcUrl), PREFLIGHT, {
-    from,
-    to: tx.to,
-    data: tx.data,
-    value: numberToHex(tx.value),
-  })
+/** The transaction as the preflight (and eth_estimateGas) take it. */
+const requestOf = (from: Hex, tx: ReturnType<typeof swap>) => ({
+  from,
+  to: tx.to,
+  data: tx.data,
+  value: numberToHex(tx.value),
+})
+
+async function preflight(
+  rpcUrl: string,
+  from: Hex,
+  tx: ReturnType<typeof swap>,
+  app = preflightApp(rpcUrl),
+) {
+  const res = await postJson(app, PREFLIGHT, requestOf(from, tx))
   expect(res.status).toBe(200)
   return (await res.json()) as Answer
 }
@@ -91,15 +100,7 @@ describe('the transaction is judged in the block it lands in', () => {
     // In the pinned block itself the second swap would skip that write: less gas than it needs.
     const sealed = await client().request({
       method: 'eth_estimateGas',
-      params: [
-        {
-          from: second.address,
-          to: swap().to,
-          data: swap().data,
-          value: numberToHex(parseEther('1')),
-        },
-        { blockHash: answer.block.hash },
-      ],
+      params: [requestOf(second.address, swap()), { blockHash: answer.block.hash }],
     } as never)
     expect(estimate).toBeGreaterThan(BigInt(sealed as Hex))
     // Sent a second later with exactly the answer's gas, it executes.
@@ -158,16 +159,7 @@ describe('a node that refuses block overrides', () => {
         behind.proxy.reset()
         // One reader, as the service has: what it learned holds for its next preflight.
         const app = preflightApp(behind.proxy.url)
-        const ask = async () => {
-          const res = await postJson(app, PREFLIGHT, {
-            from: account.address,
-            to: swap().to,
-            data: swap().data,
-            value: numberToHex(parseEther('1')),
-          })
-          expect(res.status).toBe(200)
-          return (await res.json()) as Answer
-        }
+        const ask = () => preflight(behind.proxy.url, account.address, swap(), app)
         const first = await ask()
         expect(first).toMatchObject({
           verdict: 'sign',

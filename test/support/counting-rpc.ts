@@ -9,7 +9,8 @@ import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
  * depends on an earlier reply arrives after it. A request arriving when nothing is in flight
  * starts a new wave. `missing` methods are answered JSON-RPC -32601 "method not found"; a call
  * with more params than its method's limit (`limitParams`) -32602, as a node that predates a
- * parameter answers (geth before 1.15 on `eth_estimateGas`'s block overrides). A JSON-RPC batch is one exchange whose calls are counted one by one (`methods`, `calls`).
+ * parameter answers (geth before 1.15 on `eth_estimateGas`'s block overrides). A JSON-RPC
+ * batch is one exchange whose calls are counted one by one (`methods`, `calls`).
  */
 export async function startCountingRpc(upstream: string, options: { holdMs?: number } = {}) {
   const holdMs = options.holdMs ?? 150
