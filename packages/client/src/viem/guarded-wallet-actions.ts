@@ -45,13 +45,19 @@ export interface GuardedWalletActionsContext {
   askBatch(transactions: TransactionRequest[]): Promise<BatchCheck>
   approved: ApprovedSends
   lastCheck(): GuardCheck | undefined
-  /** The parameters to send a checked transaction with (the guard's suggested fees, or not). */
-  fees(parameters: SendTransactionParameters, check: GuardCheck): SendTransactionParameters
+  /**
+   * The parameters to send a checked transaction with (the guard's suggested fees and gas, or
+   * not).
+   */
+  sendParameters(
+    parameters: SendTransactionParameters,
+    check: GuardCheck,
+  ): Promise<SendTransactionParameters>
 }
 
 /**
  * The wallet actions that override viem's on the guarded client (`base`): the named sends check
- * first (so the guard's suggested fees can be used) and send with the check approved; contract
+ * first (so the guard's suggested fees and gas can be used) and send with the check approved; contract
  * and token actions go through them; EIP-7702 authorizations are judged before they are signed
  * (`signAuthorization`) or handed out (`prepareAuthorization`); what cannot be checked refuses;
  * `preSendGuard` is added.
@@ -66,8 +72,8 @@ export function guardedWalletActions(
       unwrapGuardError(async () => {
         const { transaction, authorizations } = await toGuardedSend(base, parameters)
         const check = await context.judge(transaction, authorizations)
-        const fees = check ? context.fees(parameters, check) : parameters
-        return context.approved.during(transaction, authorizations, () => send(fees))
+        const chosen = check ? await context.sendParameters(parameters, check) : parameters
+        return context.approved.during(transaction, authorizations, () => send(chosen))
       })
   // viem fills the tuple's chain id and nonce (`executor: 'self'`: the pending nonce + 1); the
   // guard judges exactly that tuple, and exactly that tuple is signed.

@@ -5,6 +5,8 @@ import type {
   PrepareAuthorizationReturnType,
   SendTransactionParameters,
 } from 'viem'
+import { parseAccount } from 'viem/accounts'
+import { estimateGas } from 'viem/actions'
 import {
   createGuardClient,
   type GuardClient,
@@ -40,6 +42,7 @@ import {
   toTypedDataJson,
 } from './typed-data-guard.js'
 import { withSuggestedFees } from './with-suggested-fees.js'
+import { withSuggestedGas } from './with-suggested-gas.js'
 
 export type {
   AuthorizationCheck,
@@ -96,6 +99,13 @@ export interface PreSendGuardOptions {
    * base fee + tip, or with a tip above the max fee is ignored: viem estimates the fees.
    */
   maxSuggestedFeePerGas?: bigint
+  /**
+   * Default true: when the caller set no `gas`, send with viem's own estimate raised to the
+   * guard's `gas.estimate` (made as in the next block, where the transaction lands; viem's is
+   * made in the latest block's), at most twice viem's. A guard can neither lower the limit under
+   * viem's estimate nor more than double it. See {@link withSuggestedGas}.
+   */
+  suggestedGas?: boolean
   /** When set, a check from another environment (a devnet guard for a mainnet wallet) throws. */
   environment?: 'devnet' | 'mainnet'
   /**
@@ -416,10 +426,22 @@ export function withPreSendGuard<client extends AnyWalletClient>(
       askBatch,
       approved,
       lastCheck: () => lastCheck,
-      fees: (parameters, check) =>
-        options.suggestedFees !== false
-          ? withSuggestedFees(parameters, check.result.fees, feeCeiling)
-          : parameters,
+      sendParameters: async (parameters, check) => {
+        const priced =
+          options.suggestedFees !== false
+            ? withSuggestedFees(parameters, check.result.fees, feeCeiling)
+            : parameters
+        if (options.suggestedGas === false) return priced
+        // viem's estimate as its own send would make it (prepareTransactionRequest's call).
+        return withSuggestedGas(priced, check.result.gas, (p) => {
+          const account = parseAccount(p.account ?? base.account ?? check.transaction.from)
+          return estimateGas(base, {
+            ...(p as object),
+            account,
+            prepare: account.type === 'local' ? [] : ['blobVersionedHashes'],
+          } as never)
+        })
+      },
     }),
     // An account passed per call (`signTypedData({account, ...})`) may be an unguarded local
     // account that never touches the transport: it is checked here. The client's own account
