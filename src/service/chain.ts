@@ -99,6 +99,8 @@ export async function connectChain(
     timeoutMs: config.RPC_TIMEOUT_MS,
     observe,
     headPollMs: config.RPC_HEAD_POLL_MS ?? DEFAULT_HEAD_POLL_MS[devnet ? 'devnet' : 'mainnet'],
+    // The embedded devnet mines on demand; a Base RPC's chain makes a block every blockSeconds.
+    ...(devnet ? {} : { blockMs: config.network.blockSeconds * 1000 }),
     maxSockets: config.RPC_MAX_CONNECTIONS,
     maxBatch: config.RPC_MAX_BATCH,
     redactor,

@@ -141,6 +141,11 @@ export function createJsonRpcChainReader(options: {
   observe?: RpcObserver
   /** Poll `latest` this often in the background (ms); 0 or absent: no poll. */
   headPollMs?: number
+  /**
+   * The chain's block time (ms), when its blocks come at that rhythm: the head poll learns it and
+   * reads less often between blocks (see `createHeadTracker`). Absent: a read every `headPollMs`.
+   */
+  blockMs?: number
   /** Most pooled connections to the RPC. */
   maxSockets?: number
   /** Most calls per JSON-RPC batch; 1: none (see `createJsonRpcClient`). */
@@ -236,7 +241,11 @@ export function createJsonRpcChainReader(options: {
     head.observe(pinned)
     return pinned
   }
-  const head = createHeadTracker({ poll: readLatest, intervalMs: options.headPollMs ?? 0 })
+  const head = createHeadTracker({
+    poll: readLatest,
+    intervalMs: options.headPollMs ?? 0,
+    ...(options.blockMs ? { blockMs: options.blockMs } : {}),
+  })
   /** The last code each address answered that passed the hex check (a reply equal to it is valid). */
   const knownCode = new Map<string, Hex>()
   /**
