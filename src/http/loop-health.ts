@@ -31,6 +31,11 @@ export interface LoopHealth {
   readonly lagMs: number
   /** Whether a new preflight is shed now: never under the threshold, always at twice it. */
   overloaded(): boolean
+  /**
+   * Work is coming (a preflight arrived): sampling runs, restarted if it had stopped for
+   * `idleAfterMs`. Cheap enough for every request.
+   */
+  wake(): void
   /** Stops sampling (idempotent). */
   stop(): void
 }
@@ -41,30 +46,50 @@ export interface LoopHealthOptions {
   intervalMs?: number
   /** Told of every sample: how late the timer fired (ms) and when (the clock's ms). */
   onSample?: (lateMs: number, at: number) => void
+  /**
+   * Sampling stops once this long has passed without a {@link LoopHealth.wake} (ms), and starts
+   * again at the next: an idle instance's loop is not woken 200 times a second (about 1 % of a
+   * core on this project's machines) for a lag nothing would be shed for. Absent: samples until
+   * stopped.
+   */
+  idleAfterMs?: number
   now?: () => number
   random?: () => number
 }
 
 /**
  * Samples the loop's lag every `intervalMs` on an unref'd timer (it keeps no process alive)
- * until {@link LoopHealth.stop}.
+ * until {@link LoopHealth.stop}, pausing while idle when `idleAfterMs` is set.
  */
 export function startLoopHealth(options: LoopHealthOptions): LoopHealth {
-  const { maxDelayMs, onSample } = options
+  const { maxDelayMs, onSample, idleAfterMs } = options
   if (!(maxDelayMs >= 0)) throw new Error(`loop delay threshold ${maxDelayMs} < 0`)
   const interval = options.intervalMs ?? LOOP_SAMPLE_INTERVAL_MS
   const now = options.now ?? (() => performance.now())
   const random = options.random ?? Math.random
   let lag = 0
-  let expected = now() + interval
-  const timer = setInterval(() => {
+  let expected = 0
+  let wokenAt = now()
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  const sample = () => {
     const at = now()
-    const sample = Math.max(0, at - expected)
+    const late = Math.max(0, at - expected)
     expected = at + interval
-    lag = sample >= lag ? sample : FALL * lag + (1 - FALL) * sample
-    onSample?.(sample, at)
-  }, interval)
-  timer.unref()
+    lag = late >= lag ? late : FALL * lag + (1 - FALL) * late
+    onSample?.(late, at)
+    if (idleAfterMs !== undefined && at - wokenAt > idleAfterMs) {
+      clearInterval(timer)
+      timer = undefined
+      lag = 0
+    }
+  }
+  const run = () => {
+    expected = now() + interval
+    timer = setInterval(sample, interval)
+    timer.unref()
+  }
+  run()
   return {
     maxDelayMs,
     get lagMs() {
@@ -74,8 +99,14 @@ export function startLoopHealth(options: LoopHealthOptions): LoopHealth {
       if (maxDelayMs === 0 || lag <= maxDelayMs) return false
       return random() < (lag - maxDelayMs) / maxDelayMs
     },
+    wake() {
+      wokenAt = now()
+      if (timer === undefined && !stopped) run()
+    },
     stop() {
+      stopped = true
       clearInterval(timer)
+      timer = undefined
     },
   }
 }

@@ -63,8 +63,15 @@ export interface PreflightDoorOptions {
   /** Told of each shed: the route, why, and the time the door took (s). */
   onShed(route: string, reason: ShedReason, seconds: number): void
   /** The loop's health instead of sampling one (tests). */
-  loopHealth?: Pick<LoopHealth, 'overloaded' | 'stop'>
+  loopHealth?: Pick<LoopHealth, 'overloaded' | 'wake' | 'stop'>
 }
+
+/**
+ * How long after the last preflight arrived the door keeps sampling the loop's lag (ms): far
+ * longer than any shed decision looks back (the lag's smoothing, the adaptive bound's 50 ms
+ * windows), and short enough that an idle instance's loop sleeps.
+ */
+export const LOOP_IDLE_AFTER_MS = 1_000
 
 /** A {@link PreflightDoor} over an app's admission. */
 export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoor {
@@ -99,13 +106,13 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
 
   /** The reason to shed a preflight to this path now, or undefined (not a preflight, or room). */
   const reasonFor = (req: IncomingMessage, path: string): ShedReason | undefined => {
-    if (!free.has(path)) {
-      if (path !== paidRoute) return undefined
-      // An unpaid call gets its 402 (no preflight); one carrying a payment is shed before
-      // anything of it is claimed, as in the app.
-      const payment = req.headers['payment-signature']
-      if (payment === undefined) return undefined
-    }
+    const isFree = free.has(path)
+    if (!isFree && path !== paidRoute) return undefined
+    // A preflight may come: the loop's lag is sampled from now on (it pauses while idle).
+    loop?.wake()
+    // An unpaid call gets its 402 (no preflight); one carrying a payment is shed before
+    // anything of it is claimed, as in the app.
+    if (!isFree && req.headers['payment-signature'] === undefined) return undefined
     // An oversized payment header is the app's 431, whatever the load.
     for (const name of ['payment-signature', 'x-payment'] as const) {
       const value = req.headers[name]
@@ -143,6 +150,7 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
       if (loop === undefined && (maxEventLoopDelayMs > 0 || onLoopSample)) {
         loop = startLoopHealth({
           maxDelayMs: maxEventLoopDelayMs,
+          idleAfterMs: LOOP_IDLE_AFTER_MS,
           ...(onLoopSample ? { onSample: onLoopSample } : {}),
         })
       }

@@ -1,4 +1,4 @@
-import http from 'node:http'
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/adapters/devnet/devnet.js'
@@ -9,8 +9,13 @@ import {
 } from '../../src/adapters/metrics/service-metrics.js'
 import { type GuardApp, MAX_PAYMENT_HEADER_BYTES } from '../../src/http/create-app.js'
 import { startLoopHealth } from '../../src/http/loop-health.js'
-import { createPreflightDoor, type ShedReason } from '../../src/http/preflight-door.js'
+import {
+  createPreflightDoor,
+  LOOP_IDLE_AFTER_MS,
+  type ShedReason,
+} from '../../src/http/preflight-door.js'
 import { startHttpServer } from '../../src/http/server.js'
+import { startCountingRpc } from '../support/counting-rpc.js'
 import { preflightApp } from '../support/preflight-app.js'
 import { type Served, serveApp, served } from '../support/served-guard.js'
 
@@ -285,18 +290,25 @@ describe('what the door sheds', () => {
  */
 function servedOnDevnet(
   operations: Omit<NonNullable<Parameters<typeof preflightApp>[1]>['operations'] & {}, 'metrics'>,
+  /** Each RPC answer held this long (a proxy in front of the devnet): preflights overlap. */
+  rpcHoldMs?: number,
 ) {
   const world = {} as { devnet: Devnet; served: Served; metrics: ServiceMetrics }
+  let proxy: Awaited<ReturnType<typeof startCountingRpc>> | undefined
   beforeAll(async () => {
     world.devnet = await startDevnet()
     world.metrics = createServiceMetrics({ processMetrics: false })
-    const app = preflightApp(world.devnet.rpcUrl, {
+    if (rpcHoldMs !== undefined) {
+      proxy = await startCountingRpc(world.devnet.rpcUrl, { holdMs: rpcHoldMs })
+    }
+    const app = preflightApp(proxy?.url ?? world.devnet.rpcUrl, {
       operations: { metrics: world.metrics, ...operations },
     })
     world.served = await serveWithDoor(app)
   }, 60_000)
   afterAll(async () => {
     await world.served?.close()
+    await proxy?.close()
     await world.devnet?.stop()
   })
   return world
@@ -351,6 +363,80 @@ describe('shedding on the event loop’s lag (SHED_EVENT_LOOP_DELAY_MS)', () => 
   })
 })
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('sampling the loop only while preflights come', () => {
+  it('pauses after idleAfterMs without a wake, and samples again once woken', async () => {
+    const samples: number[] = []
+    const health = startLoopHealth({
+      maxDelayMs: 50,
+      intervalMs: 5,
+      idleAfterMs: 60,
+      onSample: (_, at) => samples.push(at),
+    })
+    try {
+      await sleep(300)
+      const idle = samples.length
+      expect(idle).toBeGreaterThan(0)
+      await sleep(200)
+      // Nothing woke it: no sample since it paused.
+      expect(samples.length).toBe(idle)
+      health.wake()
+      await sleep(40)
+      expect(samples.length).toBeGreaterThan(idle)
+      await sleep(300)
+      const again = samples.length
+      await sleep(200)
+      expect(samples.length).toBe(again)
+      // A paused sampler lags nothing (no stale lag sheds the next preflight).
+      expect(health.lagMs).toBe(0)
+    } finally {
+      health.stop()
+    }
+    // Stopped, a wake starts nothing.
+    const stopped = samples.length
+    health.wake()
+    await sleep(100)
+    expect(samples.length).toBe(stopped)
+  })
+
+  it('the door wakes it for a POST to a preflight route, not for other requests', async () => {
+    const samples: number[] = []
+    const door = createPreflightDoor({
+      admission: { maxLimit: 2, saturated: () => false },
+      freeRoutes: [FREE],
+      paidRoute: PAID,
+      maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
+      maxEventLoopDelayMs: 50,
+      headers: {},
+      onLoopSample: (_, at) => samples.push(at),
+      onShed: () => {},
+    })
+    const request = (method: string, url: string) =>
+      ({ method, url, headers: {} }) as unknown as IncomingMessage
+    const response = {} as ServerResponse
+    door.start()
+    try {
+      // Idle: sampled for a second after the start, then paused.
+      await sleep(LOOP_IDLE_AFTER_MS + 300)
+      const idle = samples.length
+      await sleep(200)
+      expect(samples.length).toBe(idle)
+      // Neither a GET nor a POST to another route wakes it.
+      expect(door.shed(request('GET', FREE), response)).toBe(false)
+      expect(door.shed(request('POST', '/evidence'), response)).toBe(false)
+      await sleep(100)
+      expect(samples.length).toBe(idle)
+      // A preflight does (handed on: there is room).
+      expect(door.shed(request('POST', `${FREE}?x=1`), response)).toBe(false)
+      await sleep(100)
+      expect(samples.length).toBeGreaterThan(idle)
+    } finally {
+      door.stop()
+    }
+  })
+})
+
 describe('startLoopHealth', () => {
   /** Blocks this process's loop for `ms`, then lets the sampling timer run. */
   async function block(ms: number) {
@@ -391,12 +477,16 @@ describe('startLoopHealth', () => {
 })
 
 describe('the adaptive preflight bound (PREFLIGHT_LIMIT_LOOP_DELAY_MS)', () => {
-  const world = servedOnDevnet({
-    maxPreflightsInFlight: 8,
-    minPreflightsInFlight: 2,
-    preflightLimitLoopDelayMs: 40,
-    shedEventLoopDelayMs: 0,
-  })
+  const world = servedOnDevnet(
+    {
+      maxPreflightsInFlight: 8,
+      minPreflightsInFlight: 2,
+      preflightLimitLoopDelayMs: 40,
+      shedEventLoopDelayMs: 0,
+    },
+    // Each preflight holds its slot for a wave of at least 100 ms: those sent at once overlap.
+    100,
+  )
 
   const bound = async () =>
     Number(/^preflights_limit (\d+)$/m.exec(await world.metrics.registry.metrics())?.[1])
@@ -415,8 +505,10 @@ describe('the adaptive preflight bound (PREFLIGHT_LIMIT_LOOP_DELAY_MS)', () => {
 
   it('lowers the bound while the loop lags, sheds past it, and raises it again once the loop is quiet and the bound reached', async () => {
     expect(await bound()).toBe(8)
-    // Each block of the loop is one late sample, and a window closes in the pause after it.
+    // Each block of the loop is one late sample, and a window closes in the pause after it. A
+    // preflight comes before each: the loop is sampled only while preflights come.
     for (let i = 0; i < 40 && (await bound()) > 2; i++) {
+      await preflights(1)
       const until = performance.now() + 120
       while (performance.now() < until) {
         // busy

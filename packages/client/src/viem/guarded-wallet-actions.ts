@@ -57,10 +57,10 @@ export interface GuardedWalletActionsContext {
 
 /**
  * The wallet actions that override viem's on the guarded client (`base`): the named sends check
- * first (so the guard's suggested fees and gas can be used) and send with the check approved; contract
- * and token actions go through them; EIP-7702 authorizations are judged before they are signed
- * (`signAuthorization`) or handed out (`prepareAuthorization`); what cannot be checked refuses;
- * `preSendGuard` is added.
+ * first (so the guard's suggested fees and gas can be used) and send with the check approved;
+ * contract and token actions go through them; EIP-7702 authorizations are judged before they are
+ * signed (`signAuthorization`) or handed out (`prepareAuthorization`); what cannot be checked
+ * refuses; `preSendGuard` is added.
  */
 export function guardedWalletActions(
   base: AnyWalletClient,
