@@ -75,9 +75,29 @@ export interface PaymentServices {
   close(): Promise<void>
 }
 
+/** The longest the start waits for the facilitator's first readiness check (ms). */
+export const FIRST_READINESS_WAIT_MS = 2_000
+
+/** Resolves once `check` settles, or after {@link FIRST_READINESS_WAIT_MS}. */
+async function firstReadiness(check: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, FIRST_READINESS_WAIT_MS)
+  })
+  await Promise.race([
+    check.then(
+      () => undefined,
+      () => undefined,
+    ),
+    bound,
+  ])
+  clearTimeout(timer)
+}
+
 /**
  * Opens the ledger, builds the facilitator and the x402 rail, starts the `/supported`
- * readiness check and the settlement reconciler.
+ * readiness check (its first result waited for, within FIRST_READINESS_WAIT_MS) and the
+ * settlement reconciler.
  */
 export async function startPaymentServices(
   options: PaymentServicesOptions,
@@ -133,6 +153,11 @@ export async function startPaymentServices(
     redactor: options.redactor,
   })
   readiness.start()
+  // The first 402 reports a checked facilitator, not the snapshot taken before any check
+  // (`ready: false`, checkedAt null): the first check is waited for, at most
+  // FIRST_READINESS_WAIT_MS, so that a facilitator that does not answer does not hold the start
+  // (its 402s say so until a later check succeeds).
+  await firstReadiness(readiness.refresh())
   const rail = createX402PaymentRail({
     facilitator: client,
     payTo: options.payTo,
