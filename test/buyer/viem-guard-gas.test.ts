@@ -7,13 +7,12 @@ import {
   parseEther,
   parseUnits,
 } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type GuardCheck, withPreSendGuard } from '../../packages/client/src/viem/viem-guard.js'
 import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
-import { createDevnetFaucet } from '../../src/adapters/devnet/faucet.js'
 import { ethToUsdcSwap } from '../agentkit/devnet-calls.js'
+import { ethFundedAccount } from '../support/funded-account.js'
 import { type ServedGuard, startServedGuard } from '../support/served-guard.js'
 
 /**
@@ -46,15 +45,7 @@ const swap = () => ({
   value: parseEther('1'),
 })
 
-async function fundedAccount() {
-  const account = privateKeyToAccount(generatePrivateKey())
-  await createDevnetFaucet(guard.devnet.rpcUrl)({
-    address: account.address,
-    ethWei: parseEther('5'),
-    usdc: 0n,
-  })
-  return account
-}
+const fundedAccount = () => ethFundedAccount(guard.devnet.rpcUrl)
 
 /** The wallet's node: the devnet, answering estimates and mining as Base's nodes do (above). */
 function baseLikeNode(): { request: EIP1193RequestFn; estimates: bigint[] } {

@@ -7,14 +7,14 @@ import {
   parseEther,
   parseUnits,
 } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import type { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { describe, expect, it } from 'vitest'
 import { BASE_CONTRACTS } from '../../src/adapters/devnet/base-world.js'
-import { createDevnetFaucet } from '../../src/adapters/devnet/faucet.js'
 import { createJsonRpcChainReader } from '../../src/adapters/rpc/json-rpc-chain-reader.js'
 import { ethToUsdcSwap } from '../agentkit/devnet-calls.js'
 import { devnetBehindCountingRpc } from '../support/counting-rpc.js'
+import { ethFundedAccount } from '../support/funded-account.js'
 import { postJson, preflightApp } from '../support/preflight-app.js'
 
 /**
@@ -38,15 +38,7 @@ type Answer = {
 const behind = devnetBehindCountingRpc({ holdMs: 0 })
 const client = () => createPublicClient({ chain: base, transport: http(behind.devnet.rpcUrl) })
 
-async function fundedAccount() {
-  const account = privateKeyToAccount(generatePrivateKey())
-  await createDevnetFaucet(behind.devnet.rpcUrl)({
-    address: account.address,
-    ethWei: parseEther('5'),
-    usdc: 0n,
-  })
-  return account
-}
+const fundedAccount = () => ethFundedAccount(behind.devnet.rpcUrl)
 
 const swap = (deadline?: bigint) => ({
   to: BASE_CONTRACTS.universalRouter,
