@@ -490,7 +490,6 @@ describe('the adaptive preflight bound (PREFLIGHT_LIMIT_LOOP_DELAY_MS)', () => {
 
   const bound = async () =>
     Number(/^preflights_limit (\d+)$/m.exec(await world.metrics.registry.metrics())?.[1])
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
   const preflights = (n: number) =>
     Promise.all(
       Array.from({ length: n }, async () => {

@@ -67,8 +67,8 @@ export function createHeadTracker(options: {
   let head: PinnedBlock | undefined
   let timer: { cancel(): void } | undefined
   let stopped = false
-  /** The head the last read saw, when it was sent and when it was answered. */
-  let last: { number: bigint; sentAt: number; doneAt: number } | undefined
+  /** The head the last read saw, and when that read was answered. */
+  let last: { number: bigint; doneAt: number } | undefined
   /**
    * The last heads' arrivals (when the read that first saw each was sent), oldest first, as many
    * as {@link RHYTHM_ARRIVALS}; undefined for a head whose arrival is not known within a step.
@@ -92,7 +92,7 @@ export function createHeadTracker(options: {
   }
   const learn = (block: PinnedBlock, sentAt: number, doneAt: number) => {
     const previous = last
-    last = { number: block.number, sentAt, doneAt }
+    last = { number: block.number, doneAt }
     if (previous === undefined || block.number === previous.number) return
     const precise =
       block.number === previous.number + 1n && sentAt - previous.doneAt <= intervalMs * 1.5
