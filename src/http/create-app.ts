@@ -51,6 +51,7 @@ import {
   DEFAULT_MAX_PREFLIGHTS_IN_FLIGHT,
   overloaded,
   type ShedReason,
+  shedReason,
 } from './preflight-admission.js'
 import { createPreflightDoor, type PreflightDoor } from './preflight-door.js'
 import { rateLimit } from './rate-limit.js'
@@ -391,7 +392,7 @@ export function createApp(deps: AppDeps): GuardApp {
         ),
       redactor,
       shedPaid: () => {
-        const reason = admission.saturated() ? 'slots' : loopLags() ? 'event_loop' : undefined
+        const reason = shedReason(admission, loopLags)
         if (reason === undefined) return undefined
         shed(ROUTES.paidTransactionPreflight)(reason)
         return overloaded(admission, reason)

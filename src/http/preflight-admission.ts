@@ -123,6 +123,24 @@ export function createPreflightAdmission(
 export type ShedReason = 'slots' | 'event_loop'
 
 /**
+ * Why a new preflight would be shed now, or undefined: every slot taken (or a paid call waits),
+ * or the loop lagging (`loopLags`, asked only then) while a preflight is in flight. A lone
+ * preflight is never shed for the lag: with none in flight the lag is not the preflights' doing
+ * (a GC pause, a machine busy with other processes), shedding cannot shorten it, and admitting
+ * one costs one preflight; a client retrying on `Retry-After` would otherwise be refused for as
+ * long as something else keeps the loop slow. Under a burst some preflight is in flight at almost
+ * every arrival, so the shed still keeps the turns short.
+ */
+export function shedReason(
+  admission: Pick<PreflightAdmission, 'saturated' | 'inFlight'>,
+  loopLags: () => boolean,
+): ShedReason | undefined {
+  if (admission.saturated()) return 'slots'
+  if (admission.inFlight > 0 && loopLags()) return 'event_loop'
+  return undefined
+}
+
+/**
  * The 503 a shed request gets: `overloaded`, with `Retry-After`, its message by reason. The
  * message names the configured bound, not the adaptive one of the moment: the door answers from
  * a template made once, and the app's answer is the same bytes.
@@ -142,8 +160,8 @@ export function overloaded(
 
 /**
  * A route middleware (after the body is read, so a slow body holds no slot): takes a slot for
- * the rest of the request, or sheds it with 503 `overloaded` at once: every slot taken, or
- * `loopLags` (the request passed the door before the rate limit judged it, or in the race).
+ * the rest of the request, or sheds it with 503 `overloaded` at once, for {@link shedReason}
+ * (the request passed the door before the rate limit judged it, or in the race).
  */
 export function admitPreflight(
   admission: PreflightAdmission,
@@ -151,11 +169,7 @@ export function admitPreflight(
   loopLags: () => boolean = () => false,
 ): MiddlewareHandler {
   return async (_c, next) => {
-    const reason: ShedReason | undefined = admission.saturated()
-      ? 'slots'
-      : loopLags()
-        ? 'event_loop'
-        : undefined
+    const reason = shedReason(admission, loopLags)
     const release = reason === undefined ? admission.tryEnter() : undefined
     if (release === undefined) {
       onShed(reason ?? 'slots')

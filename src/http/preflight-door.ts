@@ -5,6 +5,7 @@ import {
   overloaded,
   type PreflightAdmission,
   type ShedReason,
+  shedReason,
 } from './preflight-admission.js'
 import { requestIdOf } from './security-headers.js'
 
@@ -35,7 +36,7 @@ export interface PreflightDoor {
 
 /** What the door needs from the app: its admission, its routes, its headers, its metrics. */
 export interface PreflightDoorOptions {
-  admission: Pick<PreflightAdmission, 'saturated' | 'maxLimit'>
+  admission: Pick<PreflightAdmission, 'saturated' | 'inFlight' | 'maxLimit'>
   /** The free preflight routes (a POST to one runs a preflight). */
   freeRoutes: readonly string[]
   /**
@@ -120,9 +121,7 @@ export function createPreflightDoor(options: PreflightDoorOptions): PreflightDoo
         return undefined
     }
     if (options.judgedFirst?.(req, path)) return undefined
-    if (options.admission.saturated()) return 'slots'
-    if (loop?.overloaded()) return 'event_loop'
-    return undefined
+    return shedReason(options.admission, () => loop?.overloaded() ?? false)
   }
 
   return {

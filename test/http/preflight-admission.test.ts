@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createPreflightAdmission } from '../../src/http/preflight-admission.js'
+import { createPreflightAdmission, shedReason } from '../../src/http/preflight-admission.js'
 
 describe('createPreflightAdmission', () => {
   it('takes slots up to its limit, then sheds; a release frees one once', () => {
@@ -92,5 +92,29 @@ describe('createPreflightAdmission', () => {
 
   it('refuses a limit below one', () => {
     expect(() => createPreflightAdmission(0)).toThrow()
+  })
+})
+
+describe('shedReason', () => {
+  it('sheds for the slots first, for the loop only with a preflight in flight, and asks the loop only then', () => {
+    const admission = createPreflightAdmission(2)
+    let asked = 0
+    const lags = () => {
+      asked++
+      return true
+    }
+    // None in flight: a lone preflight is admitted whatever the loop says, which is not asked.
+    expect(shedReason(admission, lags)).toBeUndefined()
+    expect(asked).toBe(0)
+    const first = admission.tryEnter()
+    expect(shedReason(admission, lags)).toBe('event_loop')
+    expect(shedReason(admission, () => false)).toBeUndefined()
+    admission.tryEnter()
+    // Every slot taken: the slots, without asking the loop.
+    asked = 0
+    expect(shedReason(admission, lags)).toBe('slots')
+    expect(asked).toBe(0)
+    first?.()
+    expect(shedReason(admission, () => false)).toBeUndefined()
   })
 })

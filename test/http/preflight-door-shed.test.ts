@@ -185,7 +185,7 @@ describe('what the door sheds', () => {
   beforeAll(async () => {
     // A saturated admission in front of a stub app that says what reached it.
     const preflightDoor = createPreflightDoor({
-      admission: { maxLimit: 2, saturated: () => true },
+      admission: { maxLimit: 2, inFlight: 2, saturated: () => true },
       freeRoutes: [FREE],
       paidRoute: PAID,
       maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
@@ -243,7 +243,7 @@ describe('what the door sheds', () => {
 
   it('hands on a request the rate limit judges first (its 429 before any 503)', async () => {
     const judged = createPreflightDoor({
-      admission: { maxLimit: 2, saturated: () => true },
+      admission: { maxLimit: 2, inFlight: 2, saturated: () => true },
       freeRoutes: [FREE],
       maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
       maxEventLoopDelayMs: 0,
@@ -315,7 +315,8 @@ function servedOnDevnet(
 }
 
 describe('shedding on the event loop’s lag (SHED_EVENT_LOOP_DELAY_MS)', () => {
-  const world = servedOnDevnet({ shedEventLoopDelayMs: 50 })
+  // Each RPC answer is held 600 ms: a preflight stays in flight while the loop is blocked.
+  const world = servedOnDevnet({ shedEventLoopDelayMs: 50 }, 600)
 
   /** Sends a preflight on a connected socket, then blocks this process's loop for `ms`. */
   async function preflightDuringBlock(ms: number): Promise<{ status: number; body: string }> {
@@ -342,24 +343,47 @@ describe('shedding on the event loop’s lag (SHED_EVENT_LOOP_DELAY_MS)', () => 
     return { status, body: text.slice(text.indexOf('\r\n\r\n') + 4) }
   }
 
-  it('sheds a preflight at the door while the loop lags, and serves again once it recovered', async () => {
+  const metric = async (name: string) =>
+    Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await world.metrics.registry.metrics())?.[1])
+
+  it('sheds a preflight at the door while the loop lags with one in flight, and serves again once it recovered', async () => {
     const served200 = await preflightDuringBlock(0)
     expect(served200.status).toBe(200)
 
+    // One preflight in flight (its RPC answer held), then a new one during a blocked loop.
+    const inFlight = fetch(`${world.served.baseUrl}${FREE}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: FREE_BODY,
+    })
+    while ((await metric('preflights_in_flight')) < 1) await sleep(5)
     const shed = await preflightDuringBlock(300)
     expect(shed.status).toBe(503)
     expect(JSON.parse(shed.body).error).toBe('overloaded')
     const text = await world.metrics.registry.metrics()
     expect(text).toContain(`preflights_shed_total{route="${FREE}",reason="event_loop"} 1`)
+    // The one in flight is answered.
+    expect((await inFlight).status).toBe(200)
 
     // The lag falls back under the threshold within a few samples (a busy machine's timers are
     // late too: a few tries over two seconds).
     let again = 0
     for (let i = 0; i < 10 && again !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 200))
+      await sleep(200)
       again = (await preflightDuringBlock(0)).status
     }
     expect(again).toBe(200)
+  })
+
+  it('never sheds a lone preflight for the lag: with none in flight the lag is not theirs', async () => {
+    const before = await world.metrics.registry.metrics()
+    const shedBefore = Number(/reason="event_loop"\} (\d+)/.exec(before)?.[1] ?? 0)
+    expect(await metric('preflights_in_flight')).toBe(0)
+    // The same block as above: the loop's lag is past twice the threshold when it is read.
+    const lone = await preflightDuringBlock(300)
+    expect(lone.status).toBe(200)
+    const after = await world.metrics.registry.metrics()
+    expect(Number(/reason="event_loop"\} (\d+)/.exec(after)?.[1] ?? 0)).toBe(shedBefore)
   })
 })
 
@@ -403,7 +427,7 @@ describe('sampling the loop only while preflights come', () => {
   it('the door wakes it for a POST to a preflight route, not for other requests', async () => {
     const samples: number[] = []
     const door = createPreflightDoor({
-      admission: { maxLimit: 2, saturated: () => false },
+      admission: { maxLimit: 2, inFlight: 0, saturated: () => false },
       freeRoutes: [FREE],
       paidRoute: PAID,
       maxPaymentHeaderBytes: MAX_PAYMENT_HEADER_BYTES,
