@@ -22,6 +22,9 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
   let exchanges = 0
   let waves = 0
   let inFlight = 0
+  /** While set, every reply also waits for it (see `holdReplies`). */
+  let gate: Promise<void> | undefined
+  let openGate: () => void = () => {}
   const server = http.createServer(async (req, res) => {
     if (inFlight === 0) waves++
     inFlight++
@@ -76,6 +79,7 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       )
       const reply = JSON.stringify(batch ? answers : answers[0])
       await new Promise((r) => setTimeout(r, holdMs))
+      await gate
       // A refusal as an HTTP status refuses the whole exchange, as a gateway's does.
       const status = refused.map((m) => paramLimits.get(m.method)?.code ?? 0).find((c) => c > 0)
       res.writeHead(status ?? 200, { 'content-type': 'application/json' })
@@ -120,7 +124,22 @@ export async function startCountingRpc(upstream: string, options: { holdMs?: num
       if (max === undefined) paramLimits.delete(method)
       else paramLimits.set(method, { max, code })
     },
+    /**
+     * Holds every reply, from now on and those already on their way, until the returned function
+     * is called (a preflight then keeps its slot for as long as a test needs).
+     */
+    holdReplies(): () => void {
+      gate = new Promise((resolve) => {
+        openGate = resolve
+      })
+      const open = openGate
+      return () => {
+        gate = undefined
+        open()
+      }
+    },
     async close() {
+      openGate()
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     },

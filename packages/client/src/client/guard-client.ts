@@ -14,6 +14,7 @@ import {
   UserOperationResultSchema,
 } from './guard-responses.js'
 import type { GuardClient, GuardClientOptions } from './guard-types.js'
+import { DEFAULT_OVERLOAD_RETRIES, retryWhenShed } from './overload-retry.js'
 import { paidPreflight } from './paid-preflight.js'
 import { servedNetworkOf } from './served-network.js'
 import { verifyReceipt } from './verify-receipt.js'
@@ -33,6 +34,7 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
   const fetchFn = options.fetch ?? globalThis.fetch
   const timeoutMs = options.timeoutMs ?? 30_000
   const maxPayment = options.maxPayment ?? DEFAULT_MAX_PAYMENT
+  const overloadRetries = options.overloadRetries ?? DEFAULT_OVERLOAD_RETRIES
 
   async function send(url: string, init: RequestInit = {}): Promise<Response> {
     try {
@@ -48,6 +50,23 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     })
+
+  /**
+   * Sends `attempt` again while the guard sheds it (503 `overloaded`: nothing ran, nothing was
+   * charged), as its `Retry-After` asks, no wait ending past `timeoutMs` after `since` (the
+   * call's start, `performance.now()`; default now). `first`: the answer already had.
+   */
+  const unlessShed = async (
+    attempt: () => Promise<Response>,
+    { first, since = performance.now() }: { first?: Response; since?: number } = {},
+  ) =>
+    retryWhenShed(first ?? (await attempt()), attempt, {
+      retries: overloadRetries,
+      deadline: since + timeoutMs,
+    })
+
+  /** A free preflight: POSTed, and sent again if shed. */
+  const preflightPost = (path: string, body: unknown) => unlessShed(() => postJson(path, body))
 
   // The served network never changes while a guard runs: asked once, kept (not a failure).
   let served: Promise<ServedNetwork | undefined> | undefined
@@ -72,31 +91,31 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
     },
 
     async preflight(tx) {
-      const res = await postJson(ROUTES.transactionPreflight, tx)
+      const res = await preflightPost(ROUTES.transactionPreflight, tx)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, PreflightResultSchema, 'preflight answer')
     },
 
     async typedDataPreflight(request) {
-      const res = await postJson(ROUTES.typedDataPreflight, request)
+      const res = await preflightPost(ROUTES.typedDataPreflight, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, TypedDataResultSchema, 'typed-data preflight answer')
     },
 
     async bundlePreflight(bundle) {
-      const res = await postJson(ROUTES.bundlePreflight, bundle)
+      const res = await preflightPost(ROUTES.bundlePreflight, bundle)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, BundleResultSchema, 'bundle preflight answer')
     },
 
     async authorizationPreflight(request) {
-      const res = await postJson(ROUTES.authorizationPreflight, request)
+      const res = await preflightPost(ROUTES.authorizationPreflight, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, AuthorizationResultSchema, 'authorization preflight answer')
     },
 
     async userOperationPreflight(request) {
-      const res = await postJson(ROUTES.userOperationPreflight, request)
+      const res = await preflightPost(ROUTES.userOperationPreflight, request)
       if (!res.ok) throw await errorOf(res)
       return parseBody(res, UserOperationResultSchema, 'user-operation preflight answer')
     },
@@ -125,6 +144,7 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
           payer: options.payer,
           discovery: () => client.discovery(),
           postJson,
+          unlessShed,
         },
         tx,
         opts,

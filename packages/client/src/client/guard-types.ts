@@ -101,6 +101,14 @@ export interface GuardClientOptions {
   timeoutMs?: number
   /** Most one paid call may cost, in USDC atomic units. Default 10000 ($0.01). */
   maxPayment?: bigint
+  /**
+   * How many times a preflight the guard shed (503 `overloaded`: refused at once, nothing run
+   * or charged) is sent again, each after the wait its `Retry-After` asks (at most 5 s, spread
+   * by up to half again), no wait ending past `timeoutMs` after the call began. A paid call is sent
+   * again with the same `PAYMENT-SIGNATURE`, as the guard documents. Default 2; 0: the 503 is
+   * thrown at once (`GuardError` `overloaded`, with `retryAfter`).
+   */
+  overloadRetries?: number
 }
 
 /** The unpaid answer of the paid route, as received. */

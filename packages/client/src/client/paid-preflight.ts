@@ -32,6 +32,11 @@ export interface PaidPreflightContext {
   discovery(): Promise<Discovery>
   /** POSTs JSON to a path of the guard, bounded by `timeoutMs`; no answer is `guard_unreachable`. */
   postJson(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>
+  /** Sends `attempt` again while the guard sheds it (503 `overloaded`), as it asks. */
+  unlessShed(
+    attempt: () => Promise<Response>,
+    opts?: { first?: Response; since?: number },
+  ): Promise<Response>
 }
 
 /**
@@ -45,11 +50,14 @@ export async function paidPreflight(
   opts: PaidPreflightOptions = {},
 ): Promise<PaidPreflight> {
   const { baseUrl, fetch: fetchFn, timeoutMs, maxPayment } = context
+  const since = performance.now()
   const resumed = opts.paymentSignature
   if (resumed !== undefined) {
     const discovery = opts.discovery ?? (await context.discovery())
     const res = await afterPayment(resumed, () =>
-      context.postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': resumed }),
+      context.unlessShed(() =>
+        context.postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': resumed }),
+      ),
     )
     return paidAnswer(res, tx, undefined, resumed)
   }
@@ -138,7 +146,15 @@ export async function paidPreflight(
       status: res.status,
     })
   }
-  return paidAnswer(res, tx, checks, sentSignature)
+  // Shed before the payment was looked at (nothing charged): the same payment, sent again.
+  const signature = sentSignature
+  res = await afterPayment(signature, () =>
+    context.unlessShed(
+      () => context.postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': signature }),
+      { first: res, since },
+    ),
+  )
+  return paidAnswer(res, tx, checks, signature)
 }
 
 /** The answer to a request that carried a payment: every error keeps `paymentSignature`. */
