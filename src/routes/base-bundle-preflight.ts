@@ -45,7 +45,7 @@ export function baseBundlePreflightRoute(
         422: 'Invalid bundle (bad transaction, more than 8, overrides beyond the bounds), or the node refused to simulate it as a whole (`simulation_refused`).',
         502: 'The Base RPC does not offer eth_simulateV1, which bundles need (`simulation_unavailable`).',
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
-        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable; `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT, lowered while its event loop lags: PREFLIGHT_LIMIT_LOOP_DELAY_MS) or its event loop lags (SHED_EVENT_LOOP_DELAY_MS), answered at once without reading the body. Retry-After is set.',
+        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable; `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT, lowered while its event loop lags: PREFLIGHT_LIMIT_LOOP_DELAY_MS) or its event loop lags with another preflight in flight (SHED_EVENT_LOOP_DELAY_MS), answered at once without reading the body. Retry-After is set.',
       }),
     },
   })

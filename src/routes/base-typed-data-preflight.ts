@@ -36,7 +36,7 @@ export function baseTypedDataPreflightRoute(
       ...errorResponses({
         422: `Invalid input: \`invalid_request\` (body shape, signer, chainId other than ${network.chainIdHex}) or \`invalid_typed_data\` (types, values or bounds a strict wallet would refuse; \`issues\` names the path), or the body is not JSON, not an object or too large.`,
         429: 'Too many requests from this client (rate limit). Retry-After and the IETF RateLimit-Policy/RateLimit fields are set.',
-        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT, lowered while its event loop lags: PREFLIGHT_LIMIT_LOOP_DELAY_MS) or its event loop lags (SHED_EVENT_LOOP_DELAY_MS), answered at once without reading the body. Retry-After is set.',
+        503: '`rpc_unavailable`: the Base RPC is temporarily unavailable (unreachable, timing out or answering garbage); `overloaded`: every preflight slot of the instance is taken (MAX_PREFLIGHTS_IN_FLIGHT, lowered while its event loop lags: PREFLIGHT_LIMIT_LOOP_DELAY_MS) or its event loop lags with another preflight in flight (SHED_EVENT_LOOP_DELAY_MS), answered at once without reading the body. Retry-After is set.',
       }),
     },
   })

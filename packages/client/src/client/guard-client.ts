@@ -14,7 +14,7 @@ import {
   UserOperationResultSchema,
 } from './guard-responses.js'
 import type { GuardClient, GuardClientOptions } from './guard-types.js'
-import { DEFAULT_OVERLOAD_RETRIES, retryWhenShed } from './overload-retry.js'
+import { overloadRetriesOf, retryWhenShed } from './overload-retry.js'
 import { paidPreflight } from './paid-preflight.js'
 import { servedNetworkOf } from './served-network.js'
 import { verifyReceipt } from './verify-receipt.js'
@@ -34,39 +34,54 @@ export function createGuardClient(options: GuardClientOptions): GuardClient {
   const fetchFn = options.fetch ?? globalThis.fetch
   const timeoutMs = options.timeoutMs ?? 30_000
   const maxPayment = options.maxPayment ?? DEFAULT_MAX_PAYMENT
-  const overloadRetries = options.overloadRetries ?? DEFAULT_OVERLOAD_RETRIES
+  const overloadRetries = overloadRetriesOf(options.overloadRetries)
 
-  async function send(url: string, init: RequestInit = {}): Promise<Response> {
+  /** One request, bounded by `boundMs` (default `timeoutMs`); no answer is `guard_unreachable`. */
+  async function send(url: string, init: RequestInit = {}, boundMs = timeoutMs) {
     try {
-      return await fetchFn(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+      const signal = AbortSignal.timeout(Math.max(1, Math.ceil(boundMs)))
+      return await fetchFn(url, { ...init, signal })
     } catch (error) {
       throw unreachable(url, error)
     }
   }
 
-  const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    send(`${baseUrl}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    })
+  const postJson = (
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+    boundMs?: number,
+  ) =>
+    send(
+      `${baseUrl}${path}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      },
+      boundMs,
+    )
 
   /**
-   * Sends `attempt` again while the guard sheds it (503 `overloaded`: nothing ran, nothing was
-   * charged), as its `Retry-After` asks, no wait ending past `timeoutMs` after `since` (the
-   * call's start, `performance.now()`; default now). `first`: the answer already had.
+   * Sends `attempt` (given the ms it may take) again while the guard sheds it (503
+   * `overloaded`: nothing ran, nothing was charged), as its `Retry-After` asks. Every try and
+   * wait ends within `timeoutMs` after `since` (the call's start, `performance.now()`; default
+   * now). `first`: the answer already had.
    */
   const unlessShed = async (
-    attempt: () => Promise<Response>,
+    attempt: (boundMs: number) => Promise<Response>,
     { first, since = performance.now() }: { first?: Response; since?: number } = {},
-  ) =>
-    retryWhenShed(first ?? (await attempt()), attempt, {
+  ) => {
+    const deadline = since + timeoutMs
+    return retryWhenShed(first ?? (await attempt(deadline - performance.now())), attempt, {
       retries: overloadRetries,
-      deadline: since + timeoutMs,
+      deadline,
     })
+  }
 
   /** A free preflight: POSTed, and sent again if shed. */
-  const preflightPost = (path: string, body: unknown) => unlessShed(() => postJson(path, body))
+  const preflightPost = (path: string, body: unknown) =>
+    unlessShed((boundMs) => postJson(path, body, {}, boundMs))
 
   // The served network never changes while a guard runs: asked once, kept (not a failure).
   let served: Promise<ServedNetwork | undefined> | undefined

@@ -99,7 +99,8 @@ export function errorMessage(error: unknown): string {
   return `${error.message.split('\n')[0]}${cause}`
 }
 
-function retryAfterSeconds(header: string | null): number | undefined {
+/** `Retry-After` in seconds: its delay, or the time until its HTTP date; undefined if neither. */
+export function retryAfterSeconds(header: string | null): number | undefined {
   if (header === null) return undefined
   if (/^[0-9]+$/.test(header.trim())) return Number(header.trim())
   const at = Date.parse(header)

@@ -97,16 +97,18 @@ export interface GuardClientOptions {
   fetch?: typeof globalThis.fetch
   /** Needed only for {@link GuardClient.paidPreflight}. */
   payer?: GuardPayer
-  /** Bound on each call, the paid call's two requests included. Default 30 s. */
+  /** Bound on each call, the paid call's requests and any retry of a shed one included. Default 30 s. */
   timeoutMs?: number
   /** Most one paid call may cost, in USDC atomic units. Default 10000 ($0.01). */
   maxPayment?: bigint
   /**
    * How many times a preflight the guard shed (503 `overloaded`: refused at once, nothing run
-   * or charged) is sent again, each after the wait its `Retry-After` asks (at most 5 s, spread
-   * by up to half again), no wait ending past `timeoutMs` after the call began. A paid call is sent
-   * again with the same `PAYMENT-SIGNATURE`, as the guard documents. Default 2; 0: the 503 is
-   * thrown at once (`GuardError` `overloaded`, with `retryAfter`).
+   * or charged) is sent again, each after the wait its `Retry-After` asks (kept within 1 and
+   * 5 s, spread by up to half again). Every try and wait stays within `timeoutMs` of the call's
+   * start: a wait that would leave less than a second for the next try is not made. A paid call
+   * is sent again with the same `PAYMENT-SIGNATURE`, as the guard documents. An integer from 0
+   * to 10 (else a RangeError); default 2; 0: the 503 is thrown at once (`GuardError`
+   * `overloaded`, with `retryAfter`).
    */
   overloadRetries?: number
 }

@@ -30,11 +30,22 @@ export interface PaidPreflightContext {
   maxPayment: bigint
   payer: GuardPayer | undefined
   discovery(): Promise<Discovery>
-  /** POSTs JSON to a path of the guard, bounded by `timeoutMs`; no answer is `guard_unreachable`. */
-  postJson(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>
-  /** Sends `attempt` again while the guard sheds it (503 `overloaded`), as it asks. */
+  /**
+   * POSTs JSON to a path of the guard, bounded by `boundMs` (default `timeoutMs`); no answer is
+   * `guard_unreachable`.
+   */
+  postJson(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+    boundMs?: number,
+  ): Promise<Response>
+  /**
+   * Sends `attempt` (given the ms it may take) again while the guard sheds it (503
+   * `overloaded`), as it asks, all within `timeoutMs` after `since`.
+   */
   unlessShed(
-    attempt: () => Promise<Response>,
+    attempt: (boundMs: number) => Promise<Response>,
     opts?: { first?: Response; since?: number },
   ): Promise<Response>
 }
@@ -55,8 +66,10 @@ export async function paidPreflight(
   if (resumed !== undefined) {
     const discovery = opts.discovery ?? (await context.discovery())
     const res = await afterPayment(resumed, () =>
-      context.unlessShed(() =>
-        context.postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': resumed }),
+      context.unlessShed(
+        (boundMs) =>
+          context.postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': resumed }, boundMs),
+        { since },
       ),
     )
     return paidAnswer(res, tx, undefined, resumed)
@@ -150,7 +163,8 @@ export async function paidPreflight(
   const signature = sentSignature
   res = await afterPayment(signature, () =>
     context.unlessShed(
-      () => context.postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': signature }),
+      (boundMs) =>
+        context.postJson(discovery.route, tx, { 'PAYMENT-SIGNATURE': signature }, boundMs),
       { first: res, since },
     ),
   )
