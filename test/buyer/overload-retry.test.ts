@@ -134,8 +134,18 @@ describe('a preflight the guard shed (503 overloaded) is sent again', () => {
     // No cached block number: every read is fresh.
     const chain = createPublicClient({ transport: http(suite.devnet.rpcUrl), cacheTime: 0 })
     const fromBlock = await chain.getBlockNumber()
+    // Every PAYMENT-SIGNATURE the client sends, in order.
+    const signatures: string[] = []
     const client = createGuardClient({
       baseUrl: served.baseUrl,
+      fetch: (input, init) => {
+        // The headers as sent, read without touching a Request's body.
+        const headers = new Headers(input instanceof Request ? input.headers : undefined)
+        for (const [name, value] of new Headers(init?.headers)) headers.set(name, value)
+        const signature = headers.get('PAYMENT-SIGNATURE')
+        if (signature !== null) signatures.push(signature)
+        return fetch(input, init)
+      },
       payer: {
         account: BUYER,
         publicClient: createPublicClient({ transport: http(suite.devnet.rpcUrl) }),
@@ -155,7 +165,9 @@ describe('a preflight the guard shed (503 overloaded) is sent again', () => {
       if (holder === 0) holder = await finish()
     }
     expect(holder).toBe(200)
-    // One settlement on chain for the one payment, sent more than once.
+    // The one payment, sent more than once (never a second one), and settled once on chain.
+    expect(signatures.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(signatures).size).toBe(1)
     expect(await transactionsSince(chain, fromBlock)).toBe(1)
   })
 
