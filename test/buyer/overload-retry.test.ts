@@ -19,6 +19,7 @@ import { BUYER, builtinFacilitator, EXAMPLE_BODY, paidApp } from '../payment/pai
 import { type PaidSuite, startPaidSuite } from '../payment/paid-suite.js'
 import { type CountingRpc, startCountingRpc } from '../support/counting-rpc.js'
 import { type Served, serveApp, transactionsSince } from '../support/served-guard.js'
+import { until } from '../support/until.js'
 
 /**
  * The buyer kit sends a shed preflight again (`overloadRetries`): the real paid app with one
@@ -65,14 +66,6 @@ async function metric(name: string, labels = ''): Promise<number> {
   const escaped = `${name}${labels}`.replace(/[{}"/]/g, (c) => `\\${c}`)
   const line = new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text)
   return line ? Number(line[1]) : 0
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
 }
 
 /**

@@ -18,6 +18,7 @@ import { startHttpServer } from '../../src/http/server.js'
 import { startCountingRpc } from '../support/counting-rpc.js'
 import { preflightApp } from '../support/preflight-app.js'
 import { type Served, serveApp, served } from '../support/served-guard.js'
+import { until } from '../support/until.js'
 
 // Shedding at the door (src/http/preflight-door.ts), over real sockets: the 503 the node:http
 // listener writes itself is the app's own `overloaded` answer, header by header and byte by
@@ -353,7 +354,12 @@ describe('shedding on the event loop’s lag (SHED_EVENT_LOOP_DELAY_MS)', () => 
       headers: { 'content-type': 'application/json' },
       body: FREE_BODY,
     })
-    while ((await metric('preflights_in_flight')) < 1) await sleep(5)
+    await until(
+      async () => (await metric('preflights_in_flight')) >= 1,
+      'the preflight in flight',
+      10_000,
+      5,
+    )
     return { answer }
   }
 

@@ -8,6 +8,7 @@ import { authorizationId } from '../../src/domain/payment/authorization-id.js'
 import type { PaymentLedger } from '../../src/domain/payment/payment-ledger.js'
 import { startFaultyRpc } from '../support/faulty-rpc.js'
 import { serveApp } from '../support/served-guard.js'
+import { until } from '../support/until.js'
 import {
   authorizationOf,
   BUYER,
@@ -91,14 +92,6 @@ async function metric(name: string, labels = ''): Promise<number> {
   const escaped = `${name}${labels}`.replace(/[{}"/]/g, (c) => `\\${c}`)
   const line = new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text)
   return line ? Number(line[1]) : Number.NaN
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 function expectOverloaded(answer: Awaited<ReturnType<typeof post>>) {

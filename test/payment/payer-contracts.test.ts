@@ -31,6 +31,7 @@ import { createSafe, deploySafe } from '../corpus/protocols/support/safe-deploy.
 import { deployCoinbaseSmartWallet } from '../support/coinbase-smart-wallet.js'
 import { deploy } from '../support/contracts.js'
 import { startFaultyRpc } from '../support/faulty-rpc.js'
+import { until } from '../support/until.js'
 import { broadcastRelay } from './broadcast-relay.js'
 import { PAY_TO, type PaidApp, sendPayment, unpaidOffer, usdcBalances } from './paid-stack.js'
 import { type PaidSuite, startPaidSuite } from './paid-suite.js'
@@ -253,7 +254,11 @@ describe('a settlement that reverts on chain although every simulation passed', 
     let answer: Awaited<ReturnType<typeof sendPayment>>
     try {
       const paying = sendPayment(app.app, header)
-      await until(async () => (await settlerNonce()) > before, 10_000)
+      await until(
+        async () => (await settlerNonce()) > before,
+        "the settler's next transaction",
+        10_000,
+      )
       await owner.writeContract({
         address: wallet.address,
         abi: wallet.abi as Abi,
@@ -352,7 +357,11 @@ describe('a settlement sent again by the reconciler that reverts on chain', () =
       await testClient().setAutomine(false)
       try {
         const pass = suite.reconcile(relayed.rail, { staleAfterMs: 0 })
-        await until(async () => (await settlerNonce()) > before, 10_000)
+        await until(
+          async () => (await settlerNonce()) > before,
+          "the settler's next transaction",
+          10_000,
+        )
         await owner.writeContract({
           address: wallet.address,
           abi: wallet.abi as Abi,
@@ -405,11 +414,3 @@ describe('the settlement metrics', () => {
     expect(text).toContain('settlements_reverted_total 1')
   })
 })
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
